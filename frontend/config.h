@@ -1,0 +1,32 @@
+// framelock's config file (TOML). See docs/config.md for the format.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "netplay/result.h"
+
+namespace framelock::frontend {
+
+struct Config {
+    std::string system_dir;               // [paths] system
+    std::string save_dir;                 // [paths] saves
+    std::vector<std::string> core_dirs;   // [paths] cores: extra places to find --core NAME
+    // [core_options."<library_name>"] key = "value": per-core overrides of core options.
+    std::map<std::string, std::map<std::string, std::string>> core_options;
+    std::string source;                   // where it was read from, for messages
+};
+
+Result<Config> parse_config(std::string_view text, const std::string& source_name);
+// A missing file at the default location is an empty config; a missing file the user
+// named explicitly is an error.
+Result<Config> load_config(const std::string& path, bool must_exist);
+
+// $XDG_CONFIG_HOME/framelock/framelock.toml, or ~/.config/framelock/framelock.toml.
+std::string default_config_path();
+// $XDG_DATA_HOME/framelock, or ~/.local/share/framelock (for system/ and saves/).
+std::string default_data_dir();
+
+}  // namespace framelock::frontend

@@ -1,0 +1,97 @@
+#include "frontend/headless.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "netplay/state_hash.h"
+
+namespace framelock::frontend {
+
+void HeadlessVideo::present(const VideoFrame& frame) {
+    ++m_frames;
+    if (!frame.data) {
+        ++m_dupes;
+        return;
+    }
+    if (!m_keep) return;
+    const std::size_t row = static_cast<std::size_t>(frame.width) * bytes_per_pixel(frame.format);
+    m_pixels.resize(row * frame.height);
+    for (unsigned y = 0; y < frame.height; ++y) {
+        std::memcpy(m_pixels.data() + y * row, static_cast<const std::uint8_t*>(frame.data) + y * frame.pitch, row);
+    }
+    m_last = frame;
+    m_last.data = m_pixels.data();
+    m_last.pitch = row;
+}
+
+void HeadlessAudio::play(const std::int16_t* samples, std::size_t frames) {
+    m_frames += frames;
+    if (m_hash_samples) {
+        m_hash ^= netplay::hash_bytes({reinterpret_cast<const std::uint8_t*>(samples), frames * 4}) + m_frames;
+    }
+}
+
+Result<std::unique_ptr<HashLogWriter>> HashLogWriter::open(const std::string& path, bool with_regions) {
+    std::unique_ptr<HashLogWriter> writer(new HashLogWriter());
+    writer->m_file = std::fopen(path.c_str(), "w");
+    if (!writer->m_file) {
+        return make_error(ErrorCode::kIo, "cannot write hash log '" + path + "': " + std::strerror(errno));
+    }
+    writer->m_path = path;
+    writer->m_regions = with_regions;
+    return writer;
+}
+
+HashLogWriter::~HashLogWriter() {
+    if (m_file) std::fclose(m_file);
+}
+
+void HashLogWriter::write(std::uint64_t frame, netplay::Emulator& emulator) {
+    std::fprintf(m_file, "%llu %s", static_cast<unsigned long long>(frame),
+                 netplay::hash_to_hex(emulator.state_hash()).c_str());
+    if (m_regions) {
+        for (const auto& region : netplay::hash_regions(emulator.memory_regions())) {
+            std::fprintf(m_file, " %s=%s", region.name.c_str(), netplay::hash_to_hex(region.hash).c_str());
+        }
+    }
+    std::fputc('\n', m_file);
+}
+
+Status HashLogWriter::close() {
+    if (!m_file) return {};
+    const bool failed = std::ferror(m_file) != 0;
+    const bool close_failed = std::fclose(m_file) != 0;
+    m_file = nullptr;
+    if (failed || close_failed) return make_error(ErrorCode::kIo, "writing hash log '" + m_path + "' failed");
+    return {};
+}
+
+Result<HeadlessRunSummary> run_headless(RetroEmulator& emulator, InputSource& input,
+                                        const HeadlessRunOptions& options) {
+    std::unique_ptr<HashLogWriter> log;
+    if (!options.hash_log.empty()) {
+        auto opened = HashLogWriter::open(options.hash_log, options.hash_regions);
+        if (!opened) return opened.error();
+        log = std::move(opened).value();
+    }
+    HeadlessRunSummary summary;
+    const auto start = std::chrono::steady_clock::now();
+    for (std::uint64_t i = 0; i < options.frames; ++i) {
+        const std::uint64_t frame = emulator.frame_count();
+        emulator.run_frame(input.input_for(frame), true);
+        if (log) log->write(frame, emulator);
+        ++summary.frames;
+        if (emulator.shutdown_requested()) {
+            summary.core_shutdown = true;
+            break;
+        }
+    }
+    summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (log) {
+        if (Status s = log->close(); !s) return s.error();
+    }
+    summary.final_state_hash = emulator.state_hash();
+    return summary;
+}
+
+}  // namespace framelock::frontend
