@@ -1,0 +1,45 @@
+// The chaos core's two core options and the faults they select.
+//
+// Options are declared through the v0 interface (RETRO_ENVIRONMENT_SET_VARIABLES) on purpose:
+// it is the oldest and simplest path, and a real core using it keeps the host's v0 code tested.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+struct retro_variable;
+
+namespace framelock::cores::chaos {
+
+enum class Fault {
+    kNone,       // fully deterministic
+    kWallclock,  // from frame F on, real time is written into CLOCK every frame
+    kUninit,     // at frame F, simulated leftover memory is copied into SCRATCH
+    kUnsaved,    // from frame F on, savestates carry zeros for HIDDEN and loading keeps it
+    kVarsize,    // from frame F on, the savestate grows by 16 bytes every 100 frames
+    kNostate,    // from frame F on, savestates are unsupported (size 0, calls fail)
+    kCrash,      // the retro_run of frame F crashes the process
+};
+
+struct FaultConfig {
+    Fault fault = Fault::kNone;
+    // Frame number (as stored in MAIN: retro_run calls completed since power-on) at which the
+    // fault starts.
+    std::uint32_t frame = 60;
+};
+
+inline constexpr const char* kFaultKey = "chaos_fault";
+inline constexpr const char* kFaultFrameKey = "chaos_fault_frame";
+
+// The option values exactly as offered to the host; nullopt for anything else.
+std::optional<Fault> parse_fault(std::string_view value);
+std::optional<std::uint32_t> parse_fault_frame(std::string_view value);
+
+// The option value naming the fault, e.g. "wallclock". Static storage.
+const char* fault_name(Fault fault);
+
+// The RETRO_ENVIRONMENT_SET_VARIABLES array, terminated by {nullptr, nullptr}. Static storage.
+const retro_variable* option_definitions();
+
+}  // namespace framelock::cores::chaos
