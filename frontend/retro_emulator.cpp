@@ -141,7 +141,14 @@ Status RetroEmulator::start() {
     if (!(av.timing.fps > 0)) {
         return make_error(ErrorCode::kContent, "core reports an invalid frame rate " + std::to_string(av.timing.fps));
     }
-    for (unsigned port = 0; port < m_config.ports; ++port) api.set_controller_port_device(port, RETRO_DEVICE_JOYPAD);
+    // Connect a RetroPad to each port, but only to ports the core described in
+    // SET_CONTROLLER_INFO when it did: some cores index fixed arrays with the port number
+    // unchecked (mednafen_pce_fast reads ports 0-4 and describes two), and some deliver no
+    // input until told (nestopia).
+    const auto& described = m_env.controller_types();
+    const unsigned connect = described.empty() ? m_config.ports
+                                               : std::min<unsigned>(m_config.ports, static_cast<unsigned>(described.size()));
+    for (unsigned port = 0; port < connect; ++port) api.set_controller_port_device(port, RETRO_DEVICE_JOYPAD);
 
     load_sram();
     return {};
