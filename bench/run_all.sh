@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs every benchmark against the build in $1 (default: build) and prints their figures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build}
+ROMS=$B/roms
+"$B/bench_host_overhead" --core arcade --ports 4 --option farcade_players=4 --frames 3000 --rounds 7
+if [ -f "$ROMS/framelock_test.nes" ]; then
+    "$B/bench_host_overhead" --core nestopia --content "$ROMS/framelock_test.nes" --frames 3000 --rounds 7
+fi
+if [ -f "$ROMS/framelock_test.pce" ]; then
+    "$B/bench_host_overhead" --core mednafen_pce_fast --content "$ROMS/framelock_test.pce" --ports 5 --frames 3000 --rounds 7
+fi

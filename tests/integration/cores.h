@@ -1,0 +1,65 @@
+// The real cores the end-to-end tests run, with what each needs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "support/skip.h"
+
+namespace framelock::test {
+
+struct CoreCase {
+    const char* name;
+    std::string core;                 // path
+    std::string content;              // path or empty
+    std::vector<std::string> extra;   // extra CLI arguments (options, ports)
+    unsigned ports;                   // pads the content reads
+    int input_lag;                    // frames between a pad change and its first effect on the state
+    const char* how_to_get;
+};
+
+inline std::vector<CoreCase> all_core_cases() {
+    const std::string sys = FRAMELOCK_SYSTEM_CORE_DIR;
+    return {
+        {"arcade", std::string(FRAMELOCK_CORE_DIR) + "/framelock_arcade_libretro.so", "",
+         {"--option", "farcade_players=4"}, 4, 0, "built by this project"},
+        {"chaos", std::string(FRAMELOCK_CORE_DIR) + "/framelock_chaos_libretro.so", "", {}, 2, 0,
+         "built by this project"},
+        // Both test ROMs fold the pads into RAM in the frame they are read: no lag.
+        {"nestopia", sys + "/nestopia_libretro.so", FRAMELOCK_TEST_NES_ROM, {}, 2, 0,
+         "apt-get install libretro-nestopia cc65"},
+        // Debian's mednafen_pce_fast has the multitap always on: ports 1-5 are pads 1-5.
+        {"pce_fast", sys + "/mednafen_pce_fast_libretro.so", FRAMELOCK_TEST_PCE_ROM, {}, 5, 0,
+         "apt-get install libretro-beetle-pce-fast cc65"},
+    };
+}
+
+inline CoreCase core_case(const std::string& name) {
+    for (auto& c : all_core_cases()) {
+        if (name == c.name) return c;
+    }
+    return {};
+}
+
+inline void require_core_case(const CoreCase& c) {
+    FRAMELOCK_SKIP_UNLESS_FILE(c.core, c.how_to_get);
+    if (!c.content.empty() || std::string(c.name) == "nestopia" || std::string(c.name) == "pce_fast") {
+        FRAMELOCK_SKIP_UNLESS_FILE(c.content, c.how_to_get);
+    }
+}
+
+// framelock run with the case's core, content and options, plus `args`.
+inline std::vector<std::string> run_args(const CoreCase& c, std::vector<std::string> args) {
+    std::vector<std::string> all = {FRAMELOCK_EXE, "run", "--core", c.core, "--no-sram", "-q"};
+    if (!c.content.empty()) {
+        all.push_back("--content");
+        all.push_back(c.content);
+    }
+    all.push_back("--ports");
+    all.push_back(std::to_string(c.ports));
+    all.insert(all.end(), c.extra.begin(), c.extra.end());
+    all.insert(all.end(), args.begin(), args.end());
+    return all;
+}
+
+}  // namespace framelock::test

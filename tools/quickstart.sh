@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# framelock quick start on a fresh Debian 12 machine.
+#   bash tools/quickstart.sh demo   install what is missing, build, run the demo
+#   bash tools/quickstart.sh test   install what is missing, build, run every test suite
+#                                   (normal build, then ASan+UBSan build), then the benchmarks
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Everything comes from Debian; nothing is downloaded at build time.
+PACKAGES=(
+    g++ cmake ninja-build pkg-config
+    retroarch-dev libenet-dev libsdl2-dev zlib1g-dev libfmt-dev libcli11-dev libxxhash-dev
+    nlohmann-json3-dev libtomlplusplus-dev
+    catch2 cc65
+    libretro-nestopia libretro-beetle-pce-fast libretro-gambatte libretro-mgba libretro-core-info
+)
+
+JOBS=$(nproc 2>/dev/null || echo 2)
+
+install_packages() {
+    local missing=()
+    for p in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "== installing: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# build DIR [cmake options...]
+build() {
+    local dir=$1
+    shift
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+    cmake --build "$dir" -j "$JOBS"
+}
+
+demo() {
+    install_packages
+    build build -DFRAMELOCK_TESTS=OFF
+    echo "== framelock demo: the bundled arcade core, headless, 4 bot players, 1800 frames"
+    ./build/framelock run --core arcade --ports 4 --option farcade_players=4 --random 1941 --frames 1800 --no-sram
+}
+
+tests() {
+    install_packages
+    echo "== build (RelWithDebInfo, -Werror)"
+    build build -DFRAMELOCK_TESTS=ON -DFRAMELOCK_WERROR=ON
+    echo "== tests"
+    ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 600
+
+    echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer)"
+    build build-asan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_SANITIZERS=ON -DFRAMELOCK_BENCH=OFF
+    echo "== tests under sanitizers"
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        ctest --test-dir build-asan --output-on-failure -j "$JOBS" --timeout 900
+
+    echo "== benchmarks (figures, not pass/fail)"
+    bash bench/run_all.sh build
+}
+
+case "${1:-}" in
+    demo) demo ;;
+    test) tests ;;
+    *)
+        echo "usage: bash tools/quickstart.sh demo|test" >&2
+        exit 2
+        ;;
+esac
