@@ -91,11 +91,16 @@ Result<std::unique_ptr<RetroEmulator>> RetroEmulator::create(const HostConfig& c
     auto core = LibretroCore::open(config.core_path, {config.private_core_copy});
     if (!core) return core.error();
 
+    // Cores treat a NULL directory as fatal; with none configured they get the content's
+    // directory (or the working directory), as in other frontends.
+    const std::string fallback_dir =
+        config.content_path.empty() ? fs::current_path().string()
+                                    : fs::absolute(config.content_path).parent_path().string();
     EnvironmentConfig env;
-    env.system_dir = config.system_dir;
-    env.save_dir = config.save_dir;
+    env.system_dir = config.system_dir.empty() ? fallback_dir : config.system_dir;
+    env.save_dir = config.save_dir.empty() ? env.system_dir : config.save_dir;
     env.core_path = fs::absolute(config.core_path).string();
-    env.core_assets_dir = config.system_dir;
+    env.core_assets_dir = env.system_dir;
     env.username = config.username;
     env.core_options_version = config.core_options_version;
     env.savestate_context = config.savestate_context;

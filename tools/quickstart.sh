@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
     g++ cmake ninja-build pkg-config
     retroarch-dev libenet-dev libsdl2-dev zlib1g-dev libfmt-dev libcli11-dev libxxhash-dev
-    nlohmann-json3-dev libtomlplusplus-dev
+    libtomlplusplus-dev
     catch2 cc65
     libretro-nestopia libretro-beetle-pce-fast libretro-gambatte libretro-mgba libretro-core-info
 )
