@@ -9,8 +9,8 @@
 #include <dlfcn.h>
 #include <libretro.h>
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -44,10 +44,15 @@ const netplay::InputFrame* g_input = nullptr;
 
 bool environment(unsigned cmd, void* data) {
     switch (cmd) {
-        case RETRO_ENVIRONMENT_SET_PIXEL_FORMAT: return true;
-        case RETRO_ENVIRONMENT_GET_CAN_DUPE: *static_cast<bool*>(data) = true; return true;
-        case RETRO_ENVIRONMENT_SET_SUPPORT_NO_GAME: return true;
-        case RETRO_ENVIRONMENT_GET_INPUT_BITMASKS: return true;
+        case RETRO_ENVIRONMENT_SET_PIXEL_FORMAT:
+            return true;
+        case RETRO_ENVIRONMENT_GET_CAN_DUPE:
+            *static_cast<bool*>(data) = true;
+            return true;
+        case RETRO_ENVIRONMENT_SET_SUPPORT_NO_GAME:
+            return true;
+        case RETRO_ENVIRONMENT_GET_INPUT_BITMASKS:
+            return true;
         case RETRO_ENVIRONMENT_GET_SYSTEM_DIRECTORY:
         case RETRO_ENVIRONMENT_GET_SAVE_DIRECTORY:
             *static_cast<const char**>(data) = g_system_dir.c_str();
@@ -58,18 +63,25 @@ bool environment(unsigned cmd, void* data) {
             var->value = it == g_options.end() ? nullptr : it->second.c_str();
             return var->value != nullptr;
         }
-        case RETRO_ENVIRONMENT_GET_VARIABLE_UPDATE: *static_cast<bool*>(data) = false; return true;
-        default: return false;
+        case RETRO_ENVIRONMENT_GET_VARIABLE_UPDATE:
+            *static_cast<bool*>(data) = false;
+            return true;
+        default:
+            return false;
     }
 }
 void video(const void*, unsigned, unsigned, size_t) {}
 void audio(int16_t, int16_t) {}
-size_t audio_batch(const int16_t*, size_t frames) { return frames; }
+size_t audio_batch(const int16_t*, size_t frames) {
+    return frames;
+}
 void poll() {}
 int16_t input(unsigned port, unsigned device, unsigned, unsigned id) {
-    if (port >= netplay::kMaxPlayers || (device & RETRO_DEVICE_MASK) != RETRO_DEVICE_JOYPAD) return 0;
+    if (port >= netplay::kMaxPlayers || (device & RETRO_DEVICE_MASK) != RETRO_DEVICE_JOYPAD)
+        return 0;
     const auto word = g_input->pads[port];
-    return id == RETRO_DEVICE_ID_JOYPAD_MASK ? static_cast<int16_t>(word) : static_cast<int16_t>((word >> id) & 1);
+    return id == RETRO_DEVICE_ID_JOYPAD_MASK ? static_cast<int16_t>(word)
+                                             : static_cast<int16_t>((word >> id) & 1);
 }
 
 struct Result {
@@ -82,9 +94,11 @@ F symbol(void* handle, const char* name) {
     return reinterpret_cast<F>(::dlsym(handle, name));
 }
 
-Result run(const std::string& core_path, const std::vector<std::uint8_t>& content, const std::string& content_path,
-           bool need_fullpath, unsigned ports, const std::vector<netplay::InputFrame>& inputs) {
-    const fs::path copy = fs::temp_directory_path() / ("framelock-bench-bare-" + std::to_string(::getpid()) + ".so");
+Result run(const std::string& core_path, const std::vector<std::uint8_t>& content,
+           const std::string& content_path, bool need_fullpath, unsigned ports,
+           const std::vector<netplay::InputFrame>& inputs) {
+    const fs::path copy =
+        fs::temp_directory_path() / ("framelock-bench-bare-" + std::to_string(::getpid()) + ".so");
     fs::copy_file(core_path, copy, fs::copy_options::overwrite_existing);
     void* h = ::dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) throw std::runtime_error(::dlerror());
@@ -101,7 +115,8 @@ Result run(const std::string& core_path, const std::vector<std::uint8_t>& conten
         game.data = content.data();
         game.size = content.size();
     }
-    if (!symbol<bool (*)(const retro_game_info*)>(h, "retro_load_game")(content_path.empty() ? nullptr : &game)) {
+    if (!symbol<bool (*)(const retro_game_info*)>(
+            h, "retro_load_game")(content_path.empty() ? nullptr : &game)) {
         throw std::runtime_error("bare loop: core refused the content");
     }
     auto set_device = symbol<void (*)(unsigned, unsigned)>(h, "retro_set_controller_port_device");
@@ -161,7 +176,8 @@ int main(int argc, char** argv) {
     app.add_option("--content", content, "content file");
     app.add_option("--option", options, "core option KEY=VALUE");
     app.add_option("--frames", frames, "frames per run")->capture_default_str();
-    app.add_option("--rounds", rounds, "rounds (each runs host and bare once)")->capture_default_str();
+    app.add_option("--rounds", rounds, "rounds (each runs host and bare once)")
+        ->capture_default_str();
     app.add_option("--ports", ports, "controller ports")->capture_default_str();
     app.add_option("--target", target, "ratio the host must reach")->capture_default_str();
     app.add_flag("--require", require, "exit 1 when the ratio is below the target");
@@ -207,7 +223,8 @@ int main(int argc, char** argv) {
                     need_fullpath = h.need_fullpath;
                 } else {
                     // Round 0 runs the host first, so the bare loop gets the same option values.
-                    auto b = bare::run(config.core_path, content_bytes, content, need_fullpath, ports, inputs);
+                    auto b = bare::run(config.core_path, content_bytes, content, need_fullpath,
+                                       ports, inputs);
                     bare_times.push_back(b.seconds);
                     bare_hash = b.hash;
                 }
@@ -220,10 +237,13 @@ int main(int argc, char** argv) {
     const double host_best = *std::min_element(host_times.begin(), host_times.end());
     const double bare_best = *std::min_element(bare_times.begin(), bare_times.end());
     const double ratio = bare_best / host_best;  // throughput ratio host/bare
-    fmt::print("host_overhead core={} content={} frames={} rounds={}\n", fs::path(config.core_path).filename().string(),
+    fmt::print("host_overhead core={} content={} frames={} rounds={}\n",
+               fs::path(config.core_path).filename().string(),
                content.empty() ? "(none)" : fs::path(content).filename().string(), frames, rounds);
-    fmt::print("  bare loop : {:9.0f} frames/s (best of {})\n", frames / bare_best, bare_times.size());
-    fmt::print("  framelock : {:9.0f} frames/s (best of {})\n", frames / host_best, host_times.size());
+    fmt::print("  bare loop : {:9.0f} frames/s (best of {})\n", frames / bare_best,
+               bare_times.size());
+    fmt::print("  framelock : {:9.0f} frames/s (best of {})\n", frames / host_best,
+               host_times.size());
     fmt::print("  same final state: {} ({} vs {})\n", host_hash == bare_hash ? "yes" : "NO",
                netplay::hash_to_hex(host_hash), netplay::hash_to_hex(bare_hash));
     fmt::print("  throughput ratio framelock/bare = {:.3f} (target >= {:.2f}: {})\n", ratio, target,

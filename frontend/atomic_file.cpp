@@ -34,7 +34,8 @@ bool write_all(int fd, const std::uint8_t* data, std::size_t size) {
 
 Status write_file_atomic(const fs::path& path, std::span<const std::uint8_t> bytes) {
     const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-    const fs::path temp = dir / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()));
+    const fs::path temp =
+        dir / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()));
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return io_error("cannot create", temp, errno);
     if (!write_all(fd, bytes.data(), bytes.size()) || ::fsync(fd) != 0) {
@@ -65,7 +66,8 @@ Status write_file_atomic(const fs::path& path, std::span<const std::uint8_t> byt
 Result<std::vector<std::uint8_t>> read_file(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return io_error("cannot open", path, errno ? errno : ENOENT);
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                    std::istreambuf_iterator<char>());
     if (in.bad()) return io_error("cannot read", path, errno ? errno : EIO);
     return bytes;
 }
@@ -74,7 +76,8 @@ Status ensure_writable_directory(const fs::path& dir, const char* what) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir)) {
-        return make_error(ErrorCode::kIo, std::string(what) + " '" + dir.string() + "' cannot be created: " +
+        return make_error(ErrorCode::kIo, std::string(what) + " '" + dir.string() +
+                                              "' cannot be created: " +
                                               (ec ? ec.message() : std::string("not a directory")));
     }
     const fs::path probe = dir / (".framelock-write-test." + std::to_string(::getpid()));

@@ -1,7 +1,7 @@
 #include "frontend/cli.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <memory>
@@ -32,15 +32,21 @@ struct HostArgs {
     bool quiet = false;
 
     void add_to(CLI::App& app) {
-        app.add_option("--core", core, "core name (arcade, nestopia, ...) or path to a *_libretro.so")
+        app.add_option("--core", core,
+                       "core name (arcade, nestopia, ...) or path to a *_libretro.so")
             ->capture_default_str();
-        app.add_option("--content", content, "game file (ROM, .zip for arcade cores); omit for cores that need none");
-        app.add_option("--config", config_path, "config file (default: " + default_config_path() + ")");
+        app.add_option("--content", content,
+                       "game file (ROM, .zip for arcade cores); omit for cores that need none");
+        app.add_option("--config", config_path,
+                       "config file (default: " + default_config_path() + ")");
         app.add_option("--system-dir", system_dir, "BIOS directory (default: <data>/system)");
         app.add_option("--save-dir", save_dir, "save RAM directory (default: <data>/saves)");
         app.add_option("--option", options, "core option override KEY=VALUE (repeatable)");
-        app.add_option("--ports", ports, "controller ports to connect (1-8)")->check(CLI::Range(1, 8))->capture_default_str();
-        app.add_option("--options-version", options_version, "core options API version to offer the core (0-2)")
+        app.add_option("--ports", ports, "controller ports to connect (1-8)")
+            ->check(CLI::Range(1, 8))
+            ->capture_default_str();
+        app.add_option("--options-version", options_version,
+                       "core options API version to offer the core (0-2)")
             ->check(CLI::Range(0, 2));
         app.add_flag("--no-sram", no_sram, "neither load nor write save RAM");
         app.add_flag("-v,--verbose", verbose, "log debug messages, including the core's");
@@ -48,7 +54,8 @@ struct HostArgs {
     }
 
     Result<HostConfig> to_host_config() const {
-        auto config = load_config(config_path.empty() ? default_config_path() : config_path, !config_path.empty());
+        auto config = load_config(config_path.empty() ? default_config_path() : config_path,
+                                  !config_path.empty());
         if (!config) return config.error();
         auto core_path = locate_core(core, core_search_dirs(config.value().core_dirs));
         if (!core_path) return core_path.error();
@@ -57,16 +64,18 @@ struct HostArgs {
         host.core_path = core_path.value();
         host.content_path = content;
         const std::string data = default_data_dir();
-        host.system_dir = !system_dir.empty() ? system_dir
+        host.system_dir = !system_dir.empty()                  ? system_dir
                           : !config.value().system_dir.empty() ? config.value().system_dir
                                                                : data + "/system";
-        host.save_dir = !save_dir.empty() ? save_dir : !config.value().save_dir.empty() ? config.value().save_dir
-                                                                                       : data + "/saves";
+        host.save_dir = !save_dir.empty()                  ? save_dir
+                        : !config.value().save_dir.empty() ? config.value().save_dir
+                                                           : data + "/saves";
         host.per_core_options = config.value().core_options;
         for (const auto& option : options) {
             const auto eq = option.find('=');
             if (eq == std::string::npos || eq == 0) {
-                return make_error(ErrorCode::kUsage, "--option takes KEY=VALUE, got '" + option + "'");
+                return make_error(ErrorCode::kUsage,
+                                  "--option takes KEY=VALUE, got '" + option + "'");
             }
             host.option_overrides[option.substr(0, eq)] = option.substr(eq + 1);
         }
@@ -126,14 +135,17 @@ int cmd_run(const RunArgs& args) {
     const auto& s = summary.value();
     const double fps = emu.frames_per_second();
     fmt::print("core     {} {}\n", emu.core_info().library_name, emu.core_info().library_version);
-    fmt::print("content  {}\n", host.value().content_path.empty() ? "(none)" : host.value().content_path);
-    fmt::print("options  {} ({} options)\n", netplay::hash_to_hex(emu.options().hash()), emu.options().options().size());
+    fmt::print("content  {}\n",
+               host.value().content_path.empty() ? "(none)" : host.value().content_path);
+    fmt::print("options  {} ({} options)\n", netplay::hash_to_hex(emu.options().hash()),
+               emu.options().options().size());
     fmt::print("frames   {}\n", s.frames);
     fmt::print("state    {}\n", netplay::hash_to_hex(s.final_state_hash));
     fmt::print("speed    {:.0f} frames/s ({:.1f}x the core's {:.3f} fps)\n", s.frames / s.seconds,
                s.frames / s.seconds / fps, fps);
     fmt::print("output   {} video frames, {} audio frames\n", video.frames(), audio.frames());
-    if (s.core_shutdown) fmt::print("note     the core asked to shut down after frame {}\n", s.frames);
+    if (s.core_shutdown)
+        fmt::print("note     the core asked to shut down after frame {}\n", s.frames);
     return 0;
 }
 
@@ -145,14 +157,19 @@ int run_cli(int argc, char** argv) {
     app.set_version_flag("--version", std::string("framelock ") + FRAMELOCK_VERSION);
 
     RunArgs run_args;
-    CLI::App* run = app.add_subcommand("run", "run a core headless at full speed with scripted input");
+    CLI::App* run =
+        app.add_subcommand("run", "run a core headless at full speed with scripted input");
     run_args.host.add_to(*run);
     run->add_option("--frames", run_args.frames, "frames to run")->capture_default_str();
-    auto* input_opt = run->add_option("--input", run_args.input_script, "input script (see docs/input-script.md)");
-    auto* random_opt = run->add_option("--random", run_args.random_seed, "random bot input with this seed");
+    auto* input_opt = run->add_option("--input", run_args.input_script,
+                                      "input script (see docs/input-script.md)");
+    auto* random_opt =
+        run->add_option("--random", run_args.random_seed, "random bot input with this seed");
     input_opt->excludes(random_opt);
-    run->add_option("--hash-log", run_args.hash_log, "write 'FRAME HASH' for every frame to this file");
-    run->add_flag("--hash-regions", run_args.hash_regions, "add each memory region's hash to every hash-log line");
+    run->add_option("--hash-log", run_args.hash_log,
+                    "write 'FRAME HASH' for every frame to this file");
+    run->add_flag("--hash-regions", run_args.hash_regions,
+                  "add each memory region's hash to every hash-log line");
 
     try {
         app.parse(argc, argv);

@@ -1,30 +1,36 @@
 #include "frontend/config.h"
 
+#include <toml++/toml.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
 namespace framelock::frontend {
 namespace {
 
 std::string home_relative(const char* xdg_var, const char* fallback) {
     if (const char* xdg = std::getenv(xdg_var); xdg && *xdg) return xdg;
-    if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/" + fallback;
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return std::string(home) + "/" + fallback;
     return std::string(".") + "/" + fallback;
 }
 
-Error config_error(const std::string& source, const toml::source_region& where, const std::string& why) {
-    return make_error(ErrorCode::kConfig, "config " + source + " line " + std::to_string(where.begin.line) +
-                                              ", column " + std::to_string(where.begin.column) + ": " + why);
+Error config_error(const std::string& source, const toml::source_region& where,
+                   const std::string& why) {
+    return make_error(ErrorCode::kConfig, "config " + source + " line " +
+                                              std::to_string(where.begin.line) + ", column " +
+                                              std::to_string(where.begin.column) + ": " + why);
 }
 
-Result<std::string> string_at(const toml::node& node, const std::string& source, const std::string& what) {
+Result<std::string> string_at(const toml::node& node, const std::string& source,
+                              const std::string& what) {
     if (auto text = node.value<std::string>()) return *text;
     // Core option values are strings in libretro; accept bare numbers and booleans too.
-    if (auto number = node.value<std::int64_t>(); number && node.is_integer()) return std::to_string(*number);
-    if (auto flag = node.value<bool>(); flag && node.is_boolean()) return std::string(*flag ? "enabled" : "disabled");
+    if (auto number = node.value<std::int64_t>(); number && node.is_integer())
+        return std::to_string(*number);
+    if (auto flag = node.value<bool>(); flag && node.is_boolean())
+        return std::string(*flag ? "enabled" : "disabled");
     return config_error(source, node.source(), what + " must be a string");
 }
 
@@ -42,10 +48,12 @@ Result<Config> parse_config(std::string_view text, const std::string& source_nam
     for (const auto& [key, node] : root) {
         const std::string section(key.str());
         if (section != "paths" && section != "core_options") {
-            return config_error(source_name, node.source(),
-                                "unknown section [" + section + "] (known: [paths], [core_options.\"<core>\"])");
+            return config_error(
+                source_name, node.source(),
+                "unknown section [" + section + "] (known: [paths], [core_options.\"<core>\"])");
         }
-        if (!node.is_table()) return config_error(source_name, node.source(), "[" + section + "] must be a table");
+        if (!node.is_table())
+            return config_error(source_name, node.source(), "[" + section + "] must be a table");
     }
     if (const toml::table* paths = root["paths"].as_table()) {
         for (const auto& [key, node] : *paths) {
@@ -56,7 +64,9 @@ Result<Config> parse_config(std::string_view text, const std::string& source_nam
                 (name == "system" ? config.system_dir : config.save_dir) = value.value();
             } else if (name == "cores") {
                 const toml::array* dirs = node.as_array();
-                if (!dirs) return config_error(source_name, node.source(), "paths.cores must be a list of directories");
+                if (!dirs)
+                    return config_error(source_name, node.source(),
+                                        "paths.cores must be a list of directories");
                 for (const auto& dir : *dirs) {
                     auto value = string_at(dir, source_name, "each entry of paths.cores");
                     if (!value) return value.error();
@@ -73,8 +83,8 @@ Result<Config> parse_config(std::string_view text, const std::string& source_nam
             const toml::table* options = node.as_table();
             if (!options) {
                 return config_error(source_name, node.source(),
-                                    "core_options entries are tables: [core_options.\"" + std::string(core.str()) +
-                                        "\"]");
+                                    "core_options entries are tables: [core_options.\"" +
+                                        std::string(core.str()) + "\"]");
             }
             auto& target = config.core_options[std::string(core.str())];
             for (const auto& [key, value_node] : *options) {
@@ -98,8 +108,12 @@ Result<Config> load_config(const std::string& path, bool must_exist) {
     return parse_config(text.str(), "'" + path + "'");
 }
 
-std::string default_config_path() { return home_relative("XDG_CONFIG_HOME", ".config") + "/framelock/framelock.toml"; }
+std::string default_config_path() {
+    return home_relative("XDG_CONFIG_HOME", ".config") + "/framelock/framelock.toml";
+}
 
-std::string default_data_dir() { return home_relative("XDG_DATA_HOME", ".local/share") + "/framelock"; }
+std::string default_data_dir() {
+    return home_relative("XDG_DATA_HOME", ".local/share") + "/framelock";
+}
 
 }  // namespace framelock::frontend

@@ -11,12 +11,12 @@
 namespace framelock::frontend {
 
 struct Config {
-    std::string system_dir;               // [paths] system
-    std::string save_dir;                 // [paths] saves
-    std::vector<std::string> core_dirs;   // [paths] cores: extra places to find --core NAME
+    std::string system_dir;              // [paths] system
+    std::string save_dir;                // [paths] saves
+    std::vector<std::string> core_dirs;  // [paths] cores: extra places to find --core NAME
     // [core_options."<library_name>"] key = "value": per-core overrides of core options.
     std::map<std::string, std::map<std::string, std::string>> core_options;
-    std::string source;                   // where it was read from, for messages
+    std::string source;  // where it was read from, for messages
 };
 
 Result<Config> parse_config(std::string_view text, const std::string& source_name);

@@ -14,7 +14,8 @@ std::vector<std::string> core_search_dirs(const std::vector<std::string>& config
 
 // A value with a '/' or ending in ".so" is a path and returned as is; a name N is looked
 // up as N_libretro.so, then framelock_N_libretro.so, in each directory.
-Result<std::string> locate_core(const std::string& name_or_path, const std::vector<std::string>& dirs);
+Result<std::string> locate_core(const std::string& name_or_path,
+                                const std::vector<std::string>& dirs);
 
 // The bundled arcade game, the default core.
 inline constexpr const char* kDefaultCore = "arcade";

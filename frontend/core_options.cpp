@@ -40,12 +40,14 @@ void CoreOptions::add(CoreOption option) {
         return;
     }
     // libretro: a missing or unknown default means the first value.
-    if (std::find(option.values.begin(), option.values.end(), option.default_value) == option.values.end()) {
+    if (std::find(option.values.begin(), option.values.end(), option.default_value) ==
+        option.values.end()) {
         option.default_value = option.values.front();
     }
     option.value = option.default_value;
     if (auto it = m_overrides.find(option.key); it != m_overrides.end()) {
-        if (std::find(option.values.begin(), option.values.end(), it->second) != option.values.end()) {
+        if (std::find(option.values.begin(), option.values.end(), it->second) !=
+            option.values.end()) {
             option.value = it->second;
         } else {
             std::string allowed;
@@ -102,7 +104,8 @@ void CoreOptions::declare_v2(const retro_core_options_v2* options) {
 }
 
 CoreOption* CoreOptions::find(const std::string& key) {
-    auto it = std::find_if(m_options.begin(), m_options.end(), [&](const CoreOption& o) { return o.key == key; });
+    auto it = std::find_if(m_options.begin(), m_options.end(),
+                           [&](const CoreOption& o) { return o.key == key; });
     return it == m_options.end() ? nullptr : &*it;
 }
 
@@ -118,7 +121,8 @@ const char* CoreOptions::get(const std::string& key) const {
 bool CoreOptions::set(const std::string& key, const std::string& value) {
     CoreOption* option = find(key);
     if (!option) return false;
-    if (std::find(option->values.begin(), option->values.end(), value) == option->values.end()) return false;
+    if (std::find(option->values.begin(), option->values.end(), value) == option->values.end())
+        return false;
     if (option->value != value) {
         option->value = value;
         m_updated = true;

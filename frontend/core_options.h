@@ -17,12 +17,12 @@ struct CoreOption {
     std::string description;
     std::vector<std::string> values;  // allowed values, in the core's order
     std::string default_value;
-    std::string value;                // current value
+    std::string value;  // current value
     bool visible = true;
 };
 
 class CoreOptions {
-public:
+  public:
     // User overrides (config file, command line), applied when the core declares the
     // key. Keys the core never declares are reported by unknown_overrides().
     void set_overrides(std::map<std::string, std::string> overrides);
@@ -50,7 +50,7 @@ public:
     // the same settings.
     std::uint64_t hash() const;
 
-private:
+  private:
     void add(CoreOption option);
     CoreOption* find(const std::string& key);
     const CoreOption* find(const std::string& key) const;

@@ -21,12 +21,21 @@ void core_log(enum retro_log_level level, const char* format, ...) {
     va_end(args);
     std::string line(text);
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
-    const std::string& name = t_logging_environment ? t_logging_environment->core_name() : std::string("core");
+    const std::string& name =
+        t_logging_environment ? t_logging_environment->core_name() : std::string("core");
     switch (level) {
-        case RETRO_LOG_DEBUG: log_debug("[{}] {}", name, line); break;
-        case RETRO_LOG_INFO: log_debug("[{}] {}", name, line); break;  // cores are chatty
-        case RETRO_LOG_WARN: log_warn("[{}] {}", name, line); break;
-        default: log_error("[{}] {}", name, line); break;
+        case RETRO_LOG_DEBUG:
+            log_debug("[{}] {}", name, line);
+            break;
+        case RETRO_LOG_INFO:
+            log_debug("[{}] {}", name, line);
+            break;  // cores are chatty
+        case RETRO_LOG_WARN:
+            log_warn("[{}] {}", name, line);
+            break;
+        default:
+            log_error("[{}] {}", name, line);
+            break;
     }
 }
 
@@ -37,20 +46,31 @@ retro_time_t perf_get_time_usec() {
 }
 retro_perf_tick_t perf_get_counter() {
     using namespace std::chrono;
-    return static_cast<retro_perf_tick_t>(duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count());
+    return static_cast<retro_perf_tick_t>(
+        duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count());
 }
-uint64_t perf_get_cpu_features() { return 0; }
+uint64_t perf_get_cpu_features() {
+    return 0;
+}
 void perf_log() {}
-void perf_register(retro_perf_counter* counter) { counter->registered = true; }
+void perf_register(retro_perf_counter* counter) {
+    counter->registered = true;
+}
 void perf_start(retro_perf_counter* counter) {
     ++counter->call_cnt;
     counter->start = perf_get_counter();
 }
-void perf_stop(retro_perf_counter* counter) { counter->total += perf_get_counter() - counter->start; }
+void perf_stop(retro_perf_counter* counter) {
+    counter->total += perf_get_counter() - counter->start;
+}
 
-bool rumble_set_state(unsigned, retro_rumble_effect, uint16_t) { return false; }
+bool rumble_set_state(unsigned, retro_rumble_effect, uint16_t) {
+    return false;
+}
 
-const char* nonnull(const std::string& s) { return s.empty() ? nullptr : s.c_str(); }
+const char* nonnull(const std::string& s) {
+    return s.empty() ? nullptr : s.c_str();
+}
 
 }  // namespace
 
@@ -143,17 +163,25 @@ bool Environment::handle(unsigned cmd, void* data) {
         // --- video ---
         case RETRO_ENVIRONMENT_SET_PIXEL_FORMAT: {
             switch (*static_cast<const retro_pixel_format*>(data)) {
-                case RETRO_PIXEL_FORMAT_0RGB1555: m_pixel_format = PixelFormat::k0RGB1555; return true;
-                case RETRO_PIXEL_FORMAT_XRGB8888: m_pixel_format = PixelFormat::kXRGB8888; return true;
-                case RETRO_PIXEL_FORMAT_RGB565: m_pixel_format = PixelFormat::kRGB565; return true;
-                default: return false;
+                case RETRO_PIXEL_FORMAT_0RGB1555:
+                    m_pixel_format = PixelFormat::k0RGB1555;
+                    return true;
+                case RETRO_PIXEL_FORMAT_XRGB8888:
+                    m_pixel_format = PixelFormat::kXRGB8888;
+                    return true;
+                case RETRO_PIXEL_FORMAT_RGB565:
+                    m_pixel_format = PixelFormat::kRGB565;
+                    return true;
+                default:
+                    return false;
             }
         }
         case RETRO_ENVIRONMENT_SET_ROTATION:
             m_rotation = *static_cast<const unsigned*>(data) % 4;
             return true;
         case RETRO_ENVIRONMENT_GET_OVERSCAN:
-            *static_cast<bool*>(data) = true;  // show the whole picture; cropping is the window's job
+            *static_cast<bool*>(data) =
+                true;  // show the whole picture; cropping is the window's job
             return true;
         case RETRO_ENVIRONMENT_GET_CAN_DUPE:
             *static_cast<bool*>(data) = true;
@@ -172,14 +200,16 @@ bool Environment::handle(unsigned cmd, void* data) {
             return true;
         case RETRO_ENVIRONMENT_SET_HW_RENDER:
             m_hw_render_requested = true;
-            log_warn("[{}] asks for hardware rendering; framelock hosts software-rendered cores only",
-                     m_core_name);
+            log_warn(
+                "[{}] asks for hardware rendering; framelock hosts software-rendered cores only",
+                m_core_name);
             return false;
         case RETRO_ENVIRONMENT_GET_AUDIO_VIDEO_ENABLE:
             if (data) *static_cast<int*>(data) = m_av_enable;
             return true;
         case RETRO_ENVIRONMENT_GET_TARGET_REFRESH_RATE:
-            *static_cast<float*>(data) = static_cast<float>(m_av_info.timing.fps > 0 ? m_av_info.timing.fps : 60.0);
+            *static_cast<float*>(data) =
+                static_cast<float>(m_av_info.timing.fps > 0 ? m_av_info.timing.fps : 60.0);
             return true;
         case RETRO_ENVIRONMENT_GET_FASTFORWARDING:
             *static_cast<bool*>(data) = false;
@@ -188,17 +218,20 @@ bool Environment::handle(unsigned cmd, void* data) {
         // --- input ---
         case RETRO_ENVIRONMENT_SET_INPUT_DESCRIPTORS: {
             m_input_descriptor_count = 0;
-            for (auto* d = static_cast<const retro_input_descriptor*>(data); d && d->description; ++d) {
+            for (auto* d = static_cast<const retro_input_descriptor*>(data); d && d->description;
+                 ++d) {
                 ++m_input_descriptor_count;
             }
             return true;
         }
         case RETRO_ENVIRONMENT_SET_CONTROLLER_INFO: {
             m_controllers.clear();
-            for (auto* info = static_cast<const retro_controller_info*>(data); info && info->types; ++info) {
+            for (auto* info = static_cast<const retro_controller_info*>(data); info && info->types;
+                 ++info) {
                 std::vector<ControllerType> types;
                 for (unsigned i = 0; i < info->num_types; ++i) {
-                    types.push_back({info->types[i].desc ? info->types[i].desc : "", info->types[i].id});
+                    types.push_back(
+                        {info->types[i].desc ? info->types[i].desc : "", info->types[i].id});
                 }
                 m_controllers.push_back(std::move(types));
             }
@@ -207,7 +240,8 @@ bool Environment::handle(unsigned cmd, void* data) {
         case RETRO_ENVIRONMENT_GET_INPUT_BITMASKS:
             return true;
         case RETRO_ENVIRONMENT_GET_INPUT_DEVICE_CAPABILITIES:
-            *static_cast<uint64_t*>(data) = (1u << RETRO_DEVICE_JOYPAD) | (1u << RETRO_DEVICE_ANALOG);
+            *static_cast<uint64_t*>(data) =
+                (1u << RETRO_DEVICE_JOYPAD) | (1u << RETRO_DEVICE_ANALOG);
             return true;
         case RETRO_ENVIRONMENT_GET_INPUT_MAX_USERS:
             *static_cast<unsigned*>(data) = m_config.max_users;
@@ -249,7 +283,8 @@ bool Environment::handle(unsigned cmd, void* data) {
         case RETRO_ENVIRONMENT_SET_VARIABLE: {
             const auto* variable = static_cast<const retro_variable*>(data);
             if (!variable) return true;  // a NULL query asks whether SET_VARIABLE is supported
-            return variable->key && variable->value && m_options.set(variable->key, variable->value);
+            return variable->key && variable->value &&
+                   m_options.set(variable->key, variable->value);
         }
         case RETRO_ENVIRONMENT_GET_VARIABLE_UPDATE:
             *static_cast<bool*>(data) = m_options.take_updated();
@@ -296,7 +331,8 @@ bool Environment::handle(unsigned cmd, void* data) {
                 region.start = d.start;
                 region.length = d.len;
                 char fallback[32];
-                std::snprintf(fallback, sizeof fallback, "%06llx", static_cast<unsigned long long>(d.start));
+                std::snprintf(fallback, sizeof fallback, "%06llx",
+                              static_cast<unsigned long long>(d.start));
                 region.name = (d.addrspace && *d.addrspace) ? d.addrspace : fallback;
                 m_memory.push_back(std::move(region));
             }

@@ -16,9 +16,9 @@
 namespace framelock::frontend {
 
 struct EnvironmentConfig {
-    std::string system_dir;     // BIOS files (neogeo.zip, syscard3.pce) live here
-    std::string save_dir;       // where the core may keep its own files
-    std::string core_path;      // GET_LIBRETRO_PATH
+    std::string system_dir;  // BIOS files (neogeo.zip, syscard3.pce) live here
+    std::string save_dir;    // where the core may keep its own files
+    std::string core_path;   // GET_LIBRETRO_PATH
     std::string core_assets_dir;
     std::string username = "framelock";
     retro_language language = RETRO_LANGUAGE_ENGLISH;
@@ -42,7 +42,7 @@ struct ControllerType {
 };
 
 class Environment {
-public:
+  public:
     explicit Environment(EnvironmentConfig config) : m_config(std::move(config)) {}
 
     // retro_environment_t body. `cmd` is the full command value: several commands share a
@@ -50,7 +50,9 @@ public:
     bool handle(unsigned cmd, void* data);
 
     // Called by the host before each retro_run.
-    void set_audio_video_enable(bool video, bool audio) { m_av_enable = (video ? 1 : 0) | (audio ? 2 : 0); }
+    void set_audio_video_enable(bool video, bool audio) {
+        m_av_enable = (video ? 1 : 0) | (audio ? 2 : 0);
+    }
     void call_frame_time_callback();
 
     CoreOptions& options() { return m_options; }
@@ -62,7 +64,9 @@ public:
     bool shutdown_requested() const { return m_shutdown; }
     std::uint64_t serialization_quirks() const { return m_serialization_quirks; }
     const std::vector<MemoryDescriptor>& memory_descriptors() const { return m_memory; }
-    const std::vector<std::vector<ControllerType>>& controller_types() const { return m_controllers; }
+    const std::vector<std::vector<ControllerType>>& controller_types() const {
+        return m_controllers;
+    }
     std::size_t input_descriptor_count() const { return m_input_descriptor_count; }
     unsigned rotation() const { return m_rotation; }
     bool hardware_render_requested() const { return m_hw_render_requested; }
@@ -82,7 +86,7 @@ public:
     void set_core_name(std::string name) { m_core_name = std::move(name); }
     const std::string& core_name() const { return m_core_name; }
 
-private:
+  private:
     bool unhandled(unsigned cmd);
 
     EnvironmentConfig m_config;

@@ -17,7 +17,8 @@ void HeadlessVideo::present(const VideoFrame& frame) {
     const std::size_t row = static_cast<std::size_t>(frame.width) * bytes_per_pixel(frame.format);
     m_pixels.resize(row * frame.height);
     for (unsigned y = 0; y < frame.height; ++y) {
-        std::memcpy(m_pixels.data() + y * row, static_cast<const std::uint8_t*>(frame.data) + y * frame.pitch, row);
+        std::memcpy(m_pixels.data() + y * row,
+                    static_cast<const std::uint8_t*>(frame.data) + y * frame.pitch, row);
     }
     m_last = frame;
     m_last.data = m_pixels.data();
@@ -27,15 +28,19 @@ void HeadlessVideo::present(const VideoFrame& frame) {
 void HeadlessAudio::play(const std::int16_t* samples, std::size_t frames) {
     m_frames += frames;
     if (m_hash_samples) {
-        m_hash ^= netplay::hash_bytes({reinterpret_cast<const std::uint8_t*>(samples), frames * 4}) + m_frames;
+        m_hash ^=
+            netplay::hash_bytes({reinterpret_cast<const std::uint8_t*>(samples), frames * 4}) +
+            m_frames;
     }
 }
 
-Result<std::unique_ptr<HashLogWriter>> HashLogWriter::open(const std::string& path, bool with_regions) {
+Result<std::unique_ptr<HashLogWriter>> HashLogWriter::open(const std::string& path,
+                                                           bool with_regions) {
     std::unique_ptr<HashLogWriter> writer(new HashLogWriter());
     writer->m_file = std::fopen(path.c_str(), "w");
     if (!writer->m_file) {
-        return make_error(ErrorCode::kIo, "cannot write hash log '" + path + "': " + std::strerror(errno));
+        return make_error(ErrorCode::kIo,
+                          "cannot write hash log '" + path + "': " + std::strerror(errno));
     }
     writer->m_path = path;
     writer->m_regions = with_regions;
@@ -51,7 +56,8 @@ void HashLogWriter::write(std::uint64_t frame, netplay::Emulator& emulator) {
                  netplay::hash_to_hex(emulator.state_hash()).c_str());
     if (m_regions) {
         for (const auto& region : netplay::hash_regions(emulator.memory_regions())) {
-            std::fprintf(m_file, " %s=%s", region.name.c_str(), netplay::hash_to_hex(region.hash).c_str());
+            std::fprintf(m_file, " %s=%s", region.name.c_str(),
+                         netplay::hash_to_hex(region.hash).c_str());
         }
     }
     std::fputc('\n', m_file);
@@ -62,7 +68,8 @@ Status HashLogWriter::close() {
     const bool failed = std::ferror(m_file) != 0;
     const bool close_failed = std::fclose(m_file) != 0;
     m_file = nullptr;
-    if (failed || close_failed) return make_error(ErrorCode::kIo, "writing hash log '" + m_path + "' failed");
+    if (failed || close_failed)
+        return make_error(ErrorCode::kIo, "writing hash log '" + m_path + "' failed");
     return {};
 }
 
@@ -86,7 +93,8 @@ Result<HeadlessRunSummary> run_headless(RetroEmulator& emulator, InputSource& in
             break;
         }
     }
-    summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    summary.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (log) {
         if (Status s = log->close(); !s) return s.error();
     }

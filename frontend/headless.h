@@ -16,7 +16,7 @@ namespace framelock::frontend {
 
 // Counts frames and keeps nothing, unless asked to keep a copy of the last picture.
 class HeadlessVideo final : public VideoSink {
-public:
+  public:
     void present(const VideoFrame& frame) override;
 
     void keep_last_frame(bool keep) { m_keep = keep; }
@@ -26,7 +26,7 @@ public:
     const std::vector<std::uint8_t>& last_pixels() const { return m_pixels; }
     const VideoFrame& last_frame() const { return m_last; }  // data points into last_pixels()
 
-private:
+  private:
     bool m_keep = false;
     std::uint64_t m_frames = 0;
     std::uint64_t m_dupes = 0;
@@ -36,13 +36,13 @@ private:
 
 // Counts sample frames; hashes them only when asked (tests comparing sound).
 class HeadlessAudio final : public AudioSink {
-public:
+  public:
     void play(const std::int16_t* samples, std::size_t frames) override;
     void hash_samples(bool enabled) { m_hash_samples = enabled; }
     std::uint64_t frames() const { return m_frames; }
     std::uint64_t samples_hash() const { return m_hash; }
 
-private:
+  private:
     bool m_hash_samples = false;
     std::uint64_t m_frames = 0;
     std::uint64_t m_hash = 0;
@@ -52,13 +52,13 @@ private:
 // " NAME=HASH" for each memory region. FRAME is the 0-based number of the frame just
 // run; HASH is the hash of the serialized state after it.
 class HashLogWriter {
-public:
+  public:
     static Result<std::unique_ptr<HashLogWriter>> open(const std::string& path, bool with_regions);
     ~HashLogWriter();
     void write(std::uint64_t frame, netplay::Emulator& emulator);
     Status close();
 
-private:
+  private:
     HashLogWriter() = default;
     std::FILE* m_file = nullptr;
     std::string m_path;
@@ -78,6 +78,7 @@ struct HeadlessRunSummary {
     bool core_shutdown = false;
 };
 
-Result<HeadlessRunSummary> run_headless(RetroEmulator& emulator, InputSource& input, const HeadlessRunOptions& options);
+Result<HeadlessRunSummary> run_headless(RetroEmulator& emulator, InputSource& input,
+                                        const HeadlessRunOptions& options);
 
 }  // namespace framelock::frontend

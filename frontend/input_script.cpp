@@ -9,12 +9,14 @@
 namespace framelock::frontend {
 namespace {
 
-constexpr const char* kButtonNames[16] = {"B", "Y", "SELECT", "START", "UP", "DOWN", "LEFT", "RIGHT",
-                                          "A", "X", "L",      "R",     "L2", "R2",   "L3",   "R3"};
+constexpr const char* kButtonNames[16] = {"B",    "Y",     "SELECT", "START", "UP", "DOWN",
+                                          "LEFT", "RIGHT", "A",      "X",     "L",  "R",
+                                          "L2",   "R2",    "L3",     "R3"};
 
 std::string upper(std::string_view text) {
     std::string out(text);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::toupper(c); });
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return std::toupper(c); });
     return out;
 }
 
@@ -44,7 +46,8 @@ Result<netplay::InputWord> parse_buttons(std::string_view text) {
     if (std::isdigit(static_cast<unsigned char>(text[0]))) {
         unsigned value = 0;
         if (!parse_number(text, value) || value > 0xffff) {
-            return make_error(ErrorCode::kInputScript, "'" + std::string(text) + "' is not a pad word 0..0xffff");
+            return make_error(ErrorCode::kInputScript,
+                              "'" + std::string(text) + "' is not a pad word 0..0xffff");
         }
         return static_cast<netplay::InputWord>(value);
     }
@@ -52,13 +55,15 @@ Result<netplay::InputWord> parse_buttons(std::string_view text) {
     std::size_t start = 0;
     while (start <= text.size()) {
         const std::size_t plus = text.find('+', start);
-        const std::string name = upper(text.substr(start, plus == std::string_view::npos ? plus : plus - start));
+        const std::string name =
+            upper(text.substr(start, plus == std::string_view::npos ? plus : plus - start));
         const auto* found = std::find(std::begin(kButtonNames), std::end(kButtonNames), name);
         if (found == std::end(kButtonNames)) {
-            return make_error(ErrorCode::kInputScript,
-                              "unknown button '" + name +
-                                  "' (known: B Y SELECT START UP DOWN LEFT RIGHT A X L R L2 R2 L3 R3, none, or a "
-                                  "number)");
+            return make_error(
+                ErrorCode::kInputScript,
+                "unknown button '" + name +
+                    "' (known: B Y SELECT START UP DOWN LEFT RIGHT A X L R L2 R2 L3 R3, none, or a "
+                    "number)");
         }
         word |= static_cast<netplay::InputWord>(1u << (found - std::begin(kButtonNames)));
         if (plus == std::string_view::npos) break;
@@ -89,15 +94,18 @@ Result<InputScript> InputScript::parse(std::string_view text, const std::string&
         if (!(fields >> frame_text)) continue;  // blank or comment-only line
         const auto fail = [&](const std::string& why) {
             return make_error(ErrorCode::kInputScript,
-                              "input script " + source_name + " line " + std::to_string(line_number) + ": " + why +
+                              "input script " + source_name + " line " +
+                                  std::to_string(line_number) + ": " + why +
                                   " (expected: FRAME PORT BUTTONS, e.g. '120 1 A+RIGHT')");
         };
         if (!(fields >> port_text >> buttons_text)) return fail("needs three fields");
         if (fields >> extra) return fail("unexpected '" + extra + "' after the buttons");
         InputEvent event;
-        if (!parse_number(std::string_view(frame_text), event.frame)) return fail("'" + frame_text + "' is not a frame number");
+        if (!parse_number(std::string_view(frame_text), event.frame))
+            return fail("'" + frame_text + "' is not a frame number");
         unsigned port = 0;
-        if (!parse_number(std::string_view(port_text), port) || port < 1 || port > netplay::kMaxPlayers) {
+        if (!parse_number(std::string_view(port_text), port) || port < 1 ||
+            port > netplay::kMaxPlayers) {
             return fail("port '" + port_text + "' is not 1..8");
         }
         event.port = port - 1;
@@ -143,7 +151,9 @@ void RandomInput::restart() {
     m_current = {};
 }
 
-std::uint64_t RandomInput::next() { return splitmix64(m_state); }
+std::uint64_t RandomInput::next() {
+    return splitmix64(m_state);
+}
 
 netplay::InputFrame RandomInput::input_for(std::uint64_t frame) {
     // The stream is a pure function of (seed, frame): going back replays from the seed.

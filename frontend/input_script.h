@@ -25,7 +25,7 @@ struct InputEvent {
 };
 
 class InputScript final : public InputSource {
-public:
+  public:
     // `source_name` appears in error messages ("script.txt line 12: ...").
     static Result<InputScript> parse(std::string_view text, const std::string& source_name);
     static Result<InputScript> load(const std::string& path);
@@ -33,7 +33,7 @@ public:
     netplay::InputFrame input_for(std::uint64_t frame) override;
     const std::vector<InputEvent>& events() const { return m_events; }
 
-private:
+  private:
     std::vector<InputEvent> m_events;  // sorted by frame
     std::size_t m_cursor = 0;
     std::uint64_t m_cursor_frame = 0;
@@ -43,11 +43,11 @@ private:
 // A bot that mashes buttons: a fresh random pad word on each of `ports` ports, held for
 // 1 to 8 frames (so one-frame taps happen too). Same seed, same inputs, on any machine.
 class RandomInput final : public InputSource {
-public:
+  public:
     RandomInput(std::uint64_t seed, unsigned ports);
     netplay::InputFrame input_for(std::uint64_t frame) override;
 
-private:
+  private:
     std::uint64_t next();
     void restart();
 

@@ -11,7 +11,9 @@ namespace framelock::frontend {
 
 enum class PixelFormat { k0RGB1555, kXRGB8888, kRGB565 };
 
-inline int bytes_per_pixel(PixelFormat format) { return format == PixelFormat::kXRGB8888 ? 4 : 2; }
+inline int bytes_per_pixel(PixelFormat format) {
+    return format == PixelFormat::kXRGB8888 ? 4 : 2;
+}
 
 // One picture from the core. `data` is owned by the core and valid only during the
 // present() call; data == nullptr means "same picture as last time" (GET_CAN_DUPE).
@@ -24,13 +26,13 @@ struct VideoFrame {
 };
 
 class VideoSink {
-public:
+  public:
     virtual ~VideoSink() = default;
     virtual void present(const VideoFrame& frame) = 0;
 };
 
 class AudioSink {
-public:
+  public:
     virtual ~AudioSink() = default;
     // Interleaved stereo signed 16-bit, `frames` L/R pairs, at the core's sample rate.
     // Valid only during the call.
@@ -39,7 +41,7 @@ public:
 
 // Where each frame's pads come from: a script, a random bot, a keyboard, the network.
 class InputSource {
-public:
+  public:
     virtual ~InputSource() = default;
     virtual netplay::InputFrame input_for(std::uint64_t frame) = 0;
 };

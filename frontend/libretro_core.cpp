@@ -35,7 +35,8 @@ std::string private_copy_path(const std::string& path) {
 
 }  // namespace
 
-Result<std::unique_ptr<LibretroCore>> LibretroCore::open(const std::string& path, OpenOptions options) {
+Result<std::unique_ptr<LibretroCore>> LibretroCore::open(const std::string& path,
+                                                         OpenOptions options) {
     std::error_code ec;
     if (path.empty()) return make_error(ErrorCode::kCoreLoad, "no core given: pass --core PATH");
     if (!fs::exists(path, ec)) {
@@ -55,18 +56,23 @@ Result<std::unique_ptr<LibretroCore>> LibretroCore::open(const std::string& path
         fs::copy_file(path, core->m_private_path, fs::copy_options::overwrite_existing, ec);
         if (ec) {
             return make_error(ErrorCode::kCoreLoad, "cannot make a private copy of core '" + path +
-                                                        "' at '" + core->m_private_path + "': " + ec.message());
+                                                        "' at '" + core->m_private_path +
+                                                        "': " + ec.message());
         }
         load_path = core->m_private_path;
     }
 
     // RTLD_LOCAL: one core's symbols must never satisfy another's. RTLD_NOW: a core
     // with unresolved imports fails here, with dlerror's message, not mid-game.
-    core->m_handle = ::dlopen(load_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // RTLD_NODELETE: the code stays mapped after dlclose, because cores register atexit
+    // handlers and thread-local destructors that would otherwise jump into unmapped
+    // memory at exit, and so that sanitizer reports can still name the core.
+    core->m_handle = ::dlopen(load_path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!core->m_handle) {
         const char* why = ::dlerror();
-        return make_error(ErrorCode::kCoreLoad, "'" + path + "' is not a loadable shared library: " +
-                                                    std::string(why ? why : "unknown dlopen error"));
+        return make_error(ErrorCode::kCoreLoad,
+                          "'" + path + "' is not a loadable shared library: " +
+                              std::string(why ? why : "unknown dlopen error"));
     }
 
     CoreApi& a = core->m_api;
@@ -100,16 +106,18 @@ Result<std::unique_ptr<LibretroCore>> LibretroCore::open(const std::string& path
     for (const auto& symbol : symbols) {
         *symbol.slot = ::dlsym(core->m_handle, symbol.name);
         if (!*symbol.slot) {
-            return make_error(ErrorCode::kCoreLoad, "'" + path + "' is not a libretro core: symbol " +
-                                                        symbol.name + " is missing");
+            return make_error(
+                ErrorCode::kCoreLoad,
+                "'" + path + "' is not a libretro core: symbol " + symbol.name + " is missing");
         }
     }
 
     const unsigned version = a.api_version();
     if (version != RETRO_API_VERSION) {
         return make_error(ErrorCode::kCoreLoad,
-                          "core '" + path + "' implements libretro API version " + std::to_string(version) +
-                              ", framelock implements version " + std::to_string(RETRO_API_VERSION));
+                          "core '" + path + "' implements libretro API version " +
+                              std::to_string(version) + ", framelock implements version " +
+                              std::to_string(RETRO_API_VERSION));
     }
 
     retro_system_info info{};
@@ -120,7 +128,8 @@ Result<std::unique_ptr<LibretroCore>> LibretroCore::open(const std::string& path
     core->m_info.need_fullpath = info.need_fullpath;
     core->m_info.block_extract = info.block_extract;
     if (core->m_info.library_name.empty()) {
-        return make_error(ErrorCode::kCoreLoad, "core '" + path + "' reports an empty library_name");
+        return make_error(ErrorCode::kCoreLoad,
+                          "core '" + path + "' reports an empty library_name");
     }
     return core;
 }

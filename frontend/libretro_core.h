@@ -49,7 +49,7 @@ struct CoreInfo {
 };
 
 class LibretroCore {
-public:
+  public:
     struct OpenOptions {
         // dlopen a private copy of the .so so two instances in one process do not
         // share the core's globals (dlopen of one path twice returns one handle).
@@ -71,7 +71,7 @@ public:
     const CoreInfo& info() const { return m_info; }
     const std::string& path() const { return m_path; }
 
-private:
+  private:
     LibretroCore() = default;
 
     void* m_handle = nullptr;

@@ -16,19 +16,23 @@ void log_line(LogLevel level, std::string_view text);
 
 template <class... Args>
 void log_debug(fmt::format_string<Args...> f, Args&&... args) {
-    if (log_level() <= LogLevel::kDebug) log_line(LogLevel::kDebug, fmt::format(f, std::forward<Args>(args)...));
+    if (log_level() <= LogLevel::kDebug)
+        log_line(LogLevel::kDebug, fmt::format(f, std::forward<Args>(args)...));
 }
 template <class... Args>
 void log_info(fmt::format_string<Args...> f, Args&&... args) {
-    if (log_level() <= LogLevel::kInfo) log_line(LogLevel::kInfo, fmt::format(f, std::forward<Args>(args)...));
+    if (log_level() <= LogLevel::kInfo)
+        log_line(LogLevel::kInfo, fmt::format(f, std::forward<Args>(args)...));
 }
 template <class... Args>
 void log_warn(fmt::format_string<Args...> f, Args&&... args) {
-    if (log_level() <= LogLevel::kWarn) log_line(LogLevel::kWarn, fmt::format(f, std::forward<Args>(args)...));
+    if (log_level() <= LogLevel::kWarn)
+        log_line(LogLevel::kWarn, fmt::format(f, std::forward<Args>(args)...));
 }
 template <class... Args>
 void log_error(fmt::format_string<Args...> f, Args&&... args) {
-    if (log_level() <= LogLevel::kError) log_line(LogLevel::kError, fmt::format(f, std::forward<Args>(args)...));
+    if (log_level() <= LogLevel::kError)
+        log_line(LogLevel::kError, fmt::format(f, std::forward<Args>(args)...));
 }
 
 }  // namespace framelock::frontend

@@ -1,3 +1,5 @@
 #include "frontend/cli.h"
 
-int main(int argc, char** argv) { return framelock::frontend::run_cli(argc, argv); }
+int main(int argc, char** argv) {
+    return framelock::frontend::run_cli(argc, argv);
+}

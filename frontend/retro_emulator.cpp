@@ -15,7 +15,9 @@ namespace fs = std::filesystem;
 struct CallbackRouter {
     static thread_local RetroEmulator* active;
 
-    static bool environment(unsigned cmd, void* data) { return active && active->m_env.handle(cmd, data); }
+    static bool environment(unsigned cmd, void* data) {
+        return active && active->m_env.handle(cmd, data);
+    }
 
     static void video_refresh(const void* data, unsigned width, unsigned height, size_t pitch) {
         RetroEmulator* self = active;
@@ -53,16 +55,19 @@ thread_local RetroEmulator* CallbackRouter::active = nullptr;
 namespace {
 
 class ActiveScope {
-public:
-    explicit ActiveScope(RetroEmulator* self) : m_previous(CallbackRouter::active) { CallbackRouter::active = self; }
+  public:
+    explicit ActiveScope(RetroEmulator* self) : m_previous(CallbackRouter::active) {
+        CallbackRouter::active = self;
+    }
     ~ActiveScope() { CallbackRouter::active = m_previous; }
 
-private:
+  private:
     RetroEmulator* m_previous;
 };
 
 std::string lower(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     return text;
 }
 
@@ -76,16 +81,20 @@ bool extension_allowed(const std::string& valid_extensions, const fs::path& cont
 
 }  // namespace
 
-RetroEmulator::RetroEmulator(HostConfig config, std::unique_ptr<LibretroCore> core, EnvironmentConfig env)
+RetroEmulator::RetroEmulator(HostConfig config, std::unique_ptr<LibretroCore> core,
+                             EnvironmentConfig env)
     : m_config(std::move(config)), m_core(std::move(core)), m_env(std::move(env)) {}
 
 Result<std::unique_ptr<RetroEmulator>> RetroEmulator::create(const HostConfig& config) {
     if (config.ports < 1 || config.ports > netplay::kMaxPlayers) {
-        return make_error(ErrorCode::kUsage, "ports must be 1..8, got " + std::to_string(config.ports));
+        return make_error(ErrorCode::kUsage,
+                          "ports must be 1..8, got " + std::to_string(config.ports));
     }
     if (config.write_sram && !config.save_dir.empty()) {
         if (Status s = ensure_writable_directory(config.save_dir, "save directory"); !s) {
-            return make_error(s.error().code, s.error().message + " (choose another with --save-dir, or --no-sram)");
+            return make_error(
+                s.error().code,
+                s.error().message + " (choose another with --save-dir, or --no-sram)");
         }
     }
     auto core = LibretroCore::open(config.core_path, {config.private_core_copy});
@@ -93,9 +102,9 @@ Result<std::unique_ptr<RetroEmulator>> RetroEmulator::create(const HostConfig& c
 
     // Cores treat a NULL directory as fatal; with none configured they get the content's
     // directory (or the working directory), as in other frontends.
-    const std::string fallback_dir =
-        config.content_path.empty() ? fs::current_path().string()
-                                    : fs::absolute(config.content_path).parent_path().string();
+    const std::string fallback_dir = config.content_path.empty()
+                                         ? fs::current_path().string()
+                                         : fs::absolute(config.content_path).parent_path().string();
     EnvironmentConfig env;
     env.system_dir = config.system_dir.empty() ? fallback_dir : config.system_dir;
     env.save_dir = config.save_dir.empty() ? env.system_dir : config.save_dir;
@@ -105,10 +114,12 @@ Result<std::unique_ptr<RetroEmulator>> RetroEmulator::create(const HostConfig& c
     env.core_options_version = config.core_options_version;
     env.savestate_context = config.savestate_context;
 
-    std::unique_ptr<RetroEmulator> self(new RetroEmulator(config, std::move(core).value(), std::move(env)));
+    std::unique_ptr<RetroEmulator> self(
+        new RetroEmulator(config, std::move(core).value(), std::move(env)));
     self->m_env.set_core_name(self->m_core->info().library_name);
     std::map<std::string, std::string> overrides;
-    if (auto it = config.per_core_options.find(self->m_core->info().library_name); it != config.per_core_options.end()) {
+    if (auto it = config.per_core_options.find(self->m_core->info().library_name);
+        it != config.per_core_options.end()) {
         overrides = it->second;
     }
     for (const auto& [key, value] : config.option_overrides) overrides[key] = value;
@@ -133,27 +144,33 @@ Status RetroEmulator::start() {
     m_game_loaded = true;
 
     for (const auto& key : m_env.options().unknown_overrides()) {
-        log_warn("option '{}' is not an option of core {}; ignored", key, m_core->info().library_name);
+        log_warn("option '{}' is not an option of core {}; ignored", key,
+                 m_core->info().library_name);
     }
     if (m_env.hardware_render_requested()) {
-        return make_error(ErrorCode::kContent, "core " + m_core->info().library_name +
-                                                   " needs hardware rendering, which framelock does not provide");
+        return make_error(ErrorCode::kContent,
+                          "core " + m_core->info().library_name +
+                              " needs hardware rendering, which framelock does not provide");
     }
 
     retro_system_av_info av{};
     api.get_system_av_info(&av);
     m_env.av_info() = av;
     if (!(av.timing.fps > 0)) {
-        return make_error(ErrorCode::kContent, "core reports an invalid frame rate " + std::to_string(av.timing.fps));
+        return make_error(ErrorCode::kContent,
+                          "core reports an invalid frame rate " + std::to_string(av.timing.fps));
     }
     // Connect a RetroPad to each port, but only to ports the core described in
     // SET_CONTROLLER_INFO when it did: some cores index fixed arrays with the port number
     // unchecked (mednafen_pce_fast reads ports 0-4 and describes two), and some deliver no
     // input until told (nestopia).
     const auto& described = m_env.controller_types();
-    const unsigned connect = described.empty() ? m_config.ports
-                                               : std::min<unsigned>(m_config.ports, static_cast<unsigned>(described.size()));
-    for (unsigned port = 0; port < connect; ++port) api.set_controller_port_device(port, RETRO_DEVICE_JOYPAD);
+    const unsigned connect =
+        described.empty()
+            ? m_config.ports
+            : std::min<unsigned>(m_config.ports, static_cast<unsigned>(described.size()));
+    for (unsigned port = 0; port < connect; ++port)
+        api.set_controller_port_device(port, RETRO_DEVICE_JOYPAD);
 
     load_sram();
     return {};
@@ -164,13 +181,15 @@ Status RetroEmulator::load_content() {
     const CoreInfo& info = m_core->info();
     if (m_config.content_path.empty()) {
         if (!m_env.support_no_game()) {
-            return make_error(ErrorCode::kContent, "core " + info.library_name + " needs content (" +
-                                                       (info.valid_extensions.empty() ? std::string("any file")
-                                                                                      : info.valid_extensions) +
-                                                       "): pass --content FILE");
+            return make_error(ErrorCode::kContent,
+                              "core " + info.library_name + " needs content (" +
+                                  (info.valid_extensions.empty() ? std::string("any file")
+                                                                 : info.valid_extensions) +
+                                  "): pass --content FILE");
         }
         if (!api.load_game(nullptr)) {
-            return make_error(ErrorCode::kContent, "core " + info.library_name + " refused to start without content");
+            return make_error(ErrorCode::kContent,
+                              "core " + info.library_name + " refused to start without content");
         }
         return {};
     }
@@ -181,8 +200,8 @@ Status RetroEmulator::load_content() {
         return make_error(ErrorCode::kContent, "content file not found: '" + path.string() + "'");
     }
     if (!extension_allowed(info.valid_extensions, path)) {
-        log_warn("core {} lists extensions '{}'; '{}' may not be accepted", info.library_name, info.valid_extensions,
-                 path.filename().string());
+        log_warn("core {} lists extensions '{}'; '{}' may not be accepted", info.library_name,
+                 info.valid_extensions, path.filename().string());
     }
     // The content hash identifies the game in the netplay handshake, so it is computed
     // even when the core only wants the path.
@@ -199,10 +218,12 @@ Status RetroEmulator::load_content() {
         game.size = m_content.size();
     }
     if (!api.load_game(&game)) {
-        return make_error(ErrorCode::kContent, "core " + info.library_name + " " + info.library_version +
-                                                   " refused content '" + path.string() +
-                                                   "' (wrong system, bad dump, or missing BIOS in the system "
-                                                   "directory '" + m_config.system_dir + "')");
+        return make_error(ErrorCode::kContent,
+                          "core " + info.library_name + " " + info.library_version +
+                              " refused content '" + path.string() +
+                              "' (wrong system, bad dump, or missing BIOS in the system "
+                              "directory '" +
+                              m_config.system_dir + "')");
     }
     if (info.need_fullpath) m_content.clear();  // the core reads the file itself
     return {};
@@ -218,8 +239,9 @@ std::span<std::uint8_t> RetroEmulator::sram() {
 }
 
 void RetroEmulator::load_sram() {
-    const std::string stem = m_config.content_path.empty() ? m_core->info().library_name
-                                                           : fs::path(m_config.content_path).stem().string();
+    const std::string stem = m_config.content_path.empty()
+                                 ? m_core->info().library_name
+                                 : fs::path(m_config.content_path).stem().string();
     if (!m_config.save_dir.empty()) m_sram_path = fs::path(m_config.save_dir) / (stem + ".srm");
     auto memory = sram();
     if (memory.empty()) return;
@@ -229,10 +251,12 @@ void RetroEmulator::load_sram() {
             log_warn("{}; the game starts with fresh save RAM", bytes.error().message);
         } else {
             if (bytes.value().size() != memory.size()) {
-                log_warn("save file '{}' holds {} bytes, the core's save RAM is {}; loading what fits",
-                         m_sram_path.string(), bytes.value().size(), memory.size());
+                log_warn(
+                    "save file '{}' holds {} bytes, the core's save RAM is {}; loading what fits",
+                    m_sram_path.string(), bytes.value().size(), memory.size());
             }
-            std::copy_n(bytes.value().begin(), std::min(bytes.value().size(), memory.size()), memory.begin());
+            std::copy_n(bytes.value().begin(), std::min(bytes.value().size(), memory.size()),
+                        memory.begin());
             log_info("loaded save RAM from {}", m_sram_path.string());
         }
     }
@@ -299,9 +323,10 @@ std::vector<netplay::MemoryRegion> RetroEmulator::memory_regions() {
     for (const auto& d : m_env.memory_descriptors()) {
         if (d.flags & RETRO_MEMDESC_CONST) continue;  // ROM cannot diverge
         // Cores map one buffer at several mirrors; list each buffer once.
-        const bool duplicate = std::any_of(regions.begin(), regions.end(), [&](const netplay::MemoryRegion& r) {
-            return r.bytes.data() == d.ptr && r.bytes.size() == d.length;
-        });
+        const bool duplicate =
+            std::any_of(regions.begin(), regions.end(), [&](const netplay::MemoryRegion& r) {
+                return r.bytes.data() == d.ptr && r.bytes.size() == d.length;
+            });
         if (!duplicate) regions.push_back({d.name, d.start, {d.ptr, d.length}});
     }
     if (!regions.empty()) return regions;

@@ -32,14 +32,15 @@ struct HostConfig {
     unsigned ports = 2;  // controller ports given a RetroPad (1..8)
     bool load_sram = true;
     bool write_sram = true;  // off during netplay unless the user asks
-    std::uint32_t sram_autosave_frames = 600;  // check for changed SRAM this often (0: only on exit)
+    std::uint32_t sram_autosave_frames =
+        600;  // check for changed SRAM this often (0: only on exit)
     std::string username = "framelock";
     bool private_core_copy = false;
     retro_savestate_context savestate_context = RETRO_SAVESTATE_CONTEXT_NORMAL;
 };
 
 class RetroEmulator final : public netplay::Emulator {
-public:
+  public:
     // Loads the core and the content and readies the first frame. Errors say what failed
     // with which file and what to do about it.
     static Result<std::unique_ptr<RetroEmulator>> create(const HostConfig& config);
@@ -74,8 +75,9 @@ public:
     Status flush_sram();
     void set_sram_writes(bool allowed) { m_config.write_sram = allowed; }
 
-private:
-    explicit RetroEmulator(HostConfig config, std::unique_ptr<LibretroCore> core, EnvironmentConfig env);
+  private:
+    explicit RetroEmulator(HostConfig config, std::unique_ptr<LibretroCore> core,
+                           EnvironmentConfig env);
 
     Status start();
     Status load_content();

@@ -21,7 +21,7 @@ struct MemoryRegion {
 };
 
 class Emulator {
-public:
+  public:
     virtual ~Emulator() = default;
 
     // Runs exactly one frame with `inputs` as every port's pad for that frame.

@@ -11,14 +11,14 @@
 namespace framelock {
 
 enum class ErrorCode {
-    kUsage = 2,            // bad command line or option value
-    kCoreLoad = 3,         // core file missing, not a core, missing symbols, wrong API
-    kContent = 4,          // content missing or refused by the core
-    kInputScript = 5,      // malformed input script
-    kIo = 6,               // file system: unwritable directory, failed write
-    kConfig = 7,           // malformed config file
-    kState = 8,            // savestate refused or unsupported
-    kProtocol = 9,         // malformed or unexpected network data
+    kUsage = 2,        // bad command line or option value
+    kCoreLoad = 3,     // core file missing, not a core, missing symbols, wrong API
+    kContent = 4,      // content missing or refused by the core
+    kInputScript = 5,  // malformed input script
+    kIo = 6,           // file system: unwritable directory, failed write
+    kConfig = 7,       // malformed config file
+    kState = 8,        // savestate refused or unsupported
+    kProtocol = 9,     // malformed or unexpected network data
 };
 
 struct Error {
@@ -29,8 +29,8 @@ struct Error {
 // Either a T or an Error. Deliberately small: check ok(), then value() or error().
 template <class T>
 class [[nodiscard]] Result {
-public:
-    Result(T value) : m_data(std::move(value)) {}  // NOLINT: implicit by design
+  public:
+    Result(T value) : m_data(std::move(value)) {}      // NOLINT: implicit by design
     Result(Error error) : m_data(std::move(error)) {}  // NOLINT
 
     bool ok() const { return std::holds_alternative<T>(m_data); }
@@ -53,13 +53,13 @@ public:
         return std::get<Error>(m_data);
     }
 
-private:
+  private:
     std::variant<T, Error> m_data;
 };
 
 // Result of an operation that yields nothing but may fail.
 class [[nodiscard]] Status {
-public:
+  public:
     Status() = default;
     Status(Error error) : m_error(std::move(error)) {}  // NOLINT: implicit by design
 
@@ -70,10 +70,12 @@ public:
         return *m_error;
     }
 
-private:
+  private:
     std::optional<Error> m_error;
 };
 
-inline Error make_error(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
+inline Error make_error(ErrorCode code, std::string message) {
+    return Error{code, std::move(message)};
+}
 
 }  // namespace framelock

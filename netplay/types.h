@@ -24,7 +24,7 @@ struct InputFrame {
 // Two frames compare by their signed distance, so ordering is only meaningful for
 // frames less than 2^31 apart -- about 414 days at 60 fps, far beyond any session.
 class Frame {
-public:
+  public:
     constexpr Frame() = default;
     constexpr explicit Frame(std::uint32_t value) : m_value(value) {}
 
@@ -45,11 +45,9 @@ public:
         return *this;
     }
     constexpr bool operator==(const Frame&) const = default;
-    constexpr std::strong_ordering operator<=>(Frame other) const {
-        return (*this - other) <=> 0;
-    }
+    constexpr std::strong_ordering operator<=>(Frame other) const { return (*this - other) <=> 0; }
 
-private:
+  private:
     std::uint32_t m_value = 0;
 };
 

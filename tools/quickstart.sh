@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 # Everything comes from Debian; nothing is downloaded at build time.
 PACKAGES=(
-    g++ cmake ninja-build pkg-config
+    g++ cmake ninja-build pkg-config clang-format git
     retroarch-dev libenet-dev libsdl2-dev zlib1g-dev libfmt-dev libcli11-dev libxxhash-dev
     libtomlplusplus-dev
     catch2 cc65
@@ -45,8 +45,14 @@ demo() {
     ./build/framelock run --core arcade --ports 4 --option farcade_players=4 --random 1941 --frames 1800 --no-sram
 }
 
+check_format() {
+    echo "== clang-format (.clang-format)"
+    git ls-files '*.c' '*.h' '*.cpp' | xargs clang-format --dry-run --Werror
+}
+
 tests() {
     install_packages
+    check_format
     echo "== build (RelWithDebInfo, -Werror)"
     build build -DFRAMELOCK_TESTS=ON -DFRAMELOCK_WERROR=ON
     echo "== tests"
@@ -55,8 +61,7 @@ tests() {
     echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer)"
     build build-asan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_SANITIZERS=ON -DFRAMELOCK_BENCH=OFF
     echo "== tests under sanitizers"
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        ctest --test-dir build-asan --output-on-failure -j "$JOBS" --timeout 900
+    ctest --test-dir build-asan --output-on-failure -j "$JOBS" --timeout 900
 
     echo "== benchmarks (figures, not pass/fail)"
     bash bench/run_all.sh build

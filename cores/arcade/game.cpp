@@ -610,7 +610,8 @@ void step(Ram& ram, const uint16_t pads[kMaxPlayers]) {
     for (int i = 0; i < kMaxPlayers; ++i) {
         ram.ships[i].prev_pad = ram.ships[i].pad;
         ram.ships[i].pad = pads[i];
-        ram.sys.input_digest = (ram.sys.input_digest ^ (pads[i] + (static_cast<uint32_t>(i) << 16))) * 16777619u;
+        ram.sys.input_digest =
+            (ram.sys.input_digest ^ (pads[i] + (static_cast<uint32_t>(i) << 16))) * 16777619u;
     }
     for (int i = 0; i < ram.sys.players; ++i) update_ship(ram, i);
     move_projectiles(ram);

@@ -10,26 +10,46 @@ namespace framelock::test {
 
 struct CoreCase {
     const char* name;
-    std::string core;                 // path
-    std::string content;              // path or empty
-    std::vector<std::string> extra;   // extra CLI arguments (options, ports)
-    unsigned ports;                   // pads the content reads
-    int input_lag;                    // frames between a pad change and its first effect on the state
+    std::string core;                // path
+    std::string content;             // path or empty
+    std::vector<std::string> extra;  // extra CLI arguments (options, ports)
+    unsigned ports;                  // pads the content reads
+    int input_lag;  // frames between a pad change and its first effect on the state
     const char* how_to_get;
 };
 
 inline std::vector<CoreCase> all_core_cases() {
     const std::string sys = FRAMELOCK_SYSTEM_CORE_DIR;
     return {
-        {"arcade", std::string(FRAMELOCK_CORE_DIR) + "/framelock_arcade_libretro.so", "",
-         {"--option", "farcade_players=4"}, 4, 0, "built by this project"},
-        {"chaos", std::string(FRAMELOCK_CORE_DIR) + "/framelock_chaos_libretro.so", "", {}, 2, 0,
+        {"arcade",
+         std::string(FRAMELOCK_CORE_DIR) + "/framelock_arcade_libretro.so",
+         "",
+         {"--option", "farcade_players=4"},
+         4,
+         0,
+         "built by this project"},
+        {"chaos",
+         std::string(FRAMELOCK_CORE_DIR) + "/framelock_chaos_libretro.so",
+         "",
+         {},
+         2,
+         0,
          "built by this project"},
         // Both test ROMs fold the pads into RAM in the frame they are read: no lag.
-        {"nestopia", sys + "/nestopia_libretro.so", FRAMELOCK_TEST_NES_ROM, {}, 2, 0,
+        {"nestopia",
+         sys + "/nestopia_libretro.so",
+         FRAMELOCK_TEST_NES_ROM,
+         {},
+         2,
+         0,
          "apt-get install libretro-nestopia cc65"},
         // Debian's mednafen_pce_fast has the multitap always on: ports 1-5 are pads 1-5.
-        {"pce_fast", sys + "/mednafen_pce_fast_libretro.so", FRAMELOCK_TEST_PCE_ROM, {}, 5, 0,
+        {"pce_fast",
+         sys + "/mednafen_pce_fast_libretro.so",
+         FRAMELOCK_TEST_PCE_ROM,
+         {},
+         5,
+         0,
          "apt-get install libretro-beetle-pce-fast cc65"},
     };
 }
@@ -43,7 +63,8 @@ inline CoreCase core_case(const std::string& name) {
 
 inline void require_core_case(const CoreCase& c) {
     FRAMELOCK_SKIP_UNLESS_FILE(c.core, c.how_to_get);
-    if (!c.content.empty() || std::string(c.name) == "nestopia" || std::string(c.name) == "pce_fast") {
+    if (!c.content.empty() || std::string(c.name) == "nestopia" ||
+        std::string(c.name) == "pce_fast") {
         FRAMELOCK_SKIP_UNLESS_FILE(c.content, c.how_to_get);
     }
 }

@@ -40,7 +40,8 @@ TEST_CASE("The arcade core's memory map becomes named regions", "[integration][e
     CHECK(emu->pixel_format() == PixelFormat::kXRGB8888);
 }
 
-TEST_CASE("Save, run, load, re-run gives the same hashes; a bad state is refused", "[integration][emulator]") {
+TEST_CASE("Save, run, load, re-run gives the same hashes; a bad state is refused",
+          "[integration][emulator]") {
     framelock::test::require_core_case(core_case("arcade"));
     auto emu = make("arcade");
     RandomInput input(11, 4);
@@ -58,7 +59,8 @@ TEST_CASE("Save, run, load, re-run gives the same hashes; a bad state is refused
         second.push_back(emu->state_hash());
     }
     CHECK(first == second);
-    CHECK(std::adjacent_find(first.begin(), first.end()) == first.end());  // the state moves every frame
+    CHECK(std::adjacent_find(first.begin(), first.end()) ==
+          first.end());  // the state moves every frame
 
     std::vector<std::uint8_t> garbage(saved.size(), 0x77);
     CHECK_FALSE(emu->load_state(garbage));
@@ -66,7 +68,8 @@ TEST_CASE("Save, run, load, re-run gives the same hashes; a bad state is refused
     CHECK(emu->state_hash() == second.back());  // a refused state changed nothing
 }
 
-TEST_CASE("Two private instances of one core run side by side without sharing state", "[integration][emulator]") {
+TEST_CASE("Two private instances of one core run side by side without sharing state",
+          "[integration][emulator]") {
     framelock::test::require_core_case(core_case("arcade"));
     auto a = make("arcade", true);
     auto b = make("arcade", true);

@@ -79,7 +79,8 @@ TEST_CASE("Malformed input script names the line", "[integration][errors]") {
     CHECK(r.exit_code == 5);
     CHECK_THAT(r.err, Catch::Contains("line 2") && Catch::Contains("JUMP"));
 
-    auto missing = run_framelock({"--core", FAKE_GOOD_CORE, "--no-sram", "--input", dir.file("none.txt")});
+    auto missing =
+        run_framelock({"--core", FAKE_GOOD_CORE, "--no-sram", "--input", dir.file("none.txt")});
     CHECK(missing.exit_code == 5);
     CHECK_THAT(missing.err, Catch::Contains("none.txt"));
 }
@@ -95,7 +96,8 @@ TEST_CASE("Unwritable save directory", "[integration][errors]") {
 TEST_CASE("Malformed config file names the line", "[integration][errors]") {
     TempDir dir("config");
     write_text(dir.file("framelock.toml"), "[paths]\nsystem = \"/srv\"\nsaves = [\n");
-    auto r = run_framelock({"--core", FAKE_GOOD_CORE, "--no-sram", "--config", dir.file("framelock.toml")});
+    auto r = run_framelock(
+        {"--core", FAKE_GOOD_CORE, "--no-sram", "--config", dir.file("framelock.toml")});
     CHECK(r.exit_code == 7);
     CHECK_THAT(r.err, Catch::Contains("framelock.toml") && Catch::Contains("line"));
 }

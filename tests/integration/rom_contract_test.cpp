@@ -17,11 +17,13 @@ using framelock::test::core_case;
 namespace {
 
 // RetroPad bit for each ROM pad-byte bit, bit 7 first.
-constexpr int kNesOrder[8] = {RETRO_DEVICE_ID_JOYPAD_A,     RETRO_DEVICE_ID_JOYPAD_B,  RETRO_DEVICE_ID_JOYPAD_SELECT,
-                              RETRO_DEVICE_ID_JOYPAD_START, RETRO_DEVICE_ID_JOYPAD_UP, RETRO_DEVICE_ID_JOYPAD_DOWN,
-                              RETRO_DEVICE_ID_JOYPAD_LEFT,  RETRO_DEVICE_ID_JOYPAD_RIGHT};
-constexpr int kPceOrder[8] = {RETRO_DEVICE_ID_JOYPAD_LEFT,  RETRO_DEVICE_ID_JOYPAD_DOWN,   RETRO_DEVICE_ID_JOYPAD_RIGHT,
-                              RETRO_DEVICE_ID_JOYPAD_UP,    RETRO_DEVICE_ID_JOYPAD_START,  RETRO_DEVICE_ID_JOYPAD_SELECT,
+constexpr int kNesOrder[8] = {RETRO_DEVICE_ID_JOYPAD_A,      RETRO_DEVICE_ID_JOYPAD_B,
+                              RETRO_DEVICE_ID_JOYPAD_SELECT, RETRO_DEVICE_ID_JOYPAD_START,
+                              RETRO_DEVICE_ID_JOYPAD_UP,     RETRO_DEVICE_ID_JOYPAD_DOWN,
+                              RETRO_DEVICE_ID_JOYPAD_LEFT,   RETRO_DEVICE_ID_JOYPAD_RIGHT};
+constexpr int kPceOrder[8] = {RETRO_DEVICE_ID_JOYPAD_LEFT,  RETRO_DEVICE_ID_JOYPAD_DOWN,
+                              RETRO_DEVICE_ID_JOYPAD_RIGHT, RETRO_DEVICE_ID_JOYPAD_UP,
+                              RETRO_DEVICE_ID_JOYPAD_START, RETRO_DEVICE_ID_JOYPAD_SELECT,
                               RETRO_DEVICE_ID_JOYPAD_B,     RETRO_DEVICE_ID_JOYPAD_A};
 
 std::uint8_t pad_byte(netplay::InputWord word, const int (&order)[8]) {
@@ -48,14 +50,18 @@ std::uint32_t le32(const std::uint8_t* p) {
 netplay::InputWord nes_pad(netplay::InputWord w) {
     w &= 0x01ff;  // B, SELECT, START, d-pad, A (Y, X, shoulders off)
     w &= static_cast<netplay::InputWord>(~(1u << RETRO_DEVICE_ID_JOYPAD_Y));
-    if ((w >> RETRO_DEVICE_ID_JOYPAD_UP & 1) && (w >> RETRO_DEVICE_ID_JOYPAD_DOWN & 1)) w &= ~(1u << RETRO_DEVICE_ID_JOYPAD_DOWN);
-    if ((w >> RETRO_DEVICE_ID_JOYPAD_LEFT & 1) && (w >> RETRO_DEVICE_ID_JOYPAD_RIGHT & 1)) w &= ~(1u << RETRO_DEVICE_ID_JOYPAD_RIGHT);
+    if ((w >> RETRO_DEVICE_ID_JOYPAD_UP & 1) && (w >> RETRO_DEVICE_ID_JOYPAD_DOWN & 1))
+        w &= ~(1u << RETRO_DEVICE_ID_JOYPAD_DOWN);
+    if ((w >> RETRO_DEVICE_ID_JOYPAD_LEFT & 1) && (w >> RETRO_DEVICE_ID_JOYPAD_RIGHT & 1))
+        w &= ~(1u << RETRO_DEVICE_ID_JOYPAD_RIGHT);
     return w;
 }
-netplay::InputWord pce_pad(netplay::InputWord w) { return w & 0x0fff; }
+netplay::InputWord pce_pad(netplay::InputWord w) {
+    return w & 0x0fff;
+}
 
-void check_contract(const char* name, std::size_t block_offset, unsigned pads, const int (&order)[8],
-                    netplay::InputWord (*physical)(netplay::InputWord)) {
+void check_contract(const char* name, std::size_t block_offset, unsigned pads,
+                    const int (&order)[8], netplay::InputWord (*physical)(netplay::InputWord)) {
     const auto c = core_case(name);
     framelock::test::require_core_case(c);
     HostConfig config;
@@ -110,6 +116,7 @@ TEST_CASE("NES ROM's pad checksum equals one computed from the inputs sent", "[i
     check_contract("nestopia", 0x10, 2, kNesOrder, nes_pad);
 }
 
-TEST_CASE("PCE ROM's 5-pad checksum equals one computed from the inputs sent", "[integration][rom]") {
+TEST_CASE("PCE ROM's 5-pad checksum equals one computed from the inputs sent",
+          "[integration][rom]") {
     check_contract("pce_fast", 0x200, 5, kPceOrder, pce_pad);
 }

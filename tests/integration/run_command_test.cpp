@@ -32,7 +32,8 @@ std::vector<std::uint16_t> random_pads(std::uint64_t seed, unsigned ports) {
 std::string script_text(const std::vector<std::uint16_t>& pads, unsigned ports) {
     std::ostringstream out;
     for (int f = 0; f < kFrames; ++f) {
-        for (unsigned p = 0; p < ports; ++p) out << f << ' ' << p + 1 << ' ' << pads[f * ports + p] << '\n';
+        for (unsigned p = 0; p < ports; ++p)
+            out << f << ' ' << p + 1 << ' ' << pads[f * ports + p] << '\n';
     }
     return out.str();
 }
@@ -40,8 +41,9 @@ std::string script_text(const std::vector<std::uint16_t>& pads, unsigned ports) 
 std::vector<std::string> run_logged(const CoreCase& c, const TempDir& dir, const std::string& name,
                                     const std::string& script) {
     write_text(dir.file(name + ".txt"), script);
-    const auto result = run_process(run_args(c, {"--frames", std::to_string(kFrames), "--input",
-                                                 dir.file(name + ".txt"), "--hash-log", dir.file(name + ".log")}));
+    const auto result =
+        run_process(run_args(c, {"--frames", std::to_string(kFrames), "--input",
+                                 dir.file(name + ".txt"), "--hash-log", dir.file(name + ".log")}));
     INFO(result.err);
     REQUIRE_FALSE(result.signaled);
     REQUIRE_FALSE(result.timed_out);
@@ -49,7 +51,8 @@ std::vector<std::string> run_logged(const CoreCase& c, const TempDir& dir, const
     auto lines = read_lines(dir.file(name + ".log"));
     REQUIRE(lines.size() == static_cast<std::size_t>(kFrames));
     // The summary's final state hash is the log's last hash.
-    CHECK_THAT(result.out, Catch::Contains("state    " + lines.back().substr(lines.back().find(' ') + 1)));
+    CHECK_THAT(result.out,
+               Catch::Contains("state    " + lines.back().substr(lines.back().find(' ') + 1)));
     return lines;
 }
 
@@ -82,7 +85,8 @@ void check_hash_logs(const char* name) {
             INFO(c.name << ": port " << port + 1 << " bit " << bit << " at frame " << frame);
             CHECK(first_difference(base, log) == frame + c.input_lag);
             int still_equal_after = 0;
-            for (int f = frame + c.input_lag; f < kFrames; ++f) still_equal_after += base[f] == log[f];
+            for (int f = frame + c.input_lag; f < kFrames; ++f)
+                still_equal_after += base[f] == log[f];
             CHECK(still_equal_after == 0);
         }
     }
@@ -90,16 +94,20 @@ void check_hash_logs(const char* name) {
 
 }  // namespace
 
-TEST_CASE("run: bundled arcade core, hash logs repeat and follow every input bit", "[integration][run]") {
+TEST_CASE("run: bundled arcade core, hash logs repeat and follow every input bit",
+          "[integration][run]") {
     check_hash_logs("arcade");
 }
-TEST_CASE("run: chaos core without faults, hash logs repeat and follow every input bit", "[integration][run]") {
+TEST_CASE("run: chaos core without faults, hash logs repeat and follow every input bit",
+          "[integration][run]") {
     check_hash_logs("chaos");
 }
-TEST_CASE("run: nestopia + NES test ROM, hash logs repeat and follow every input bit", "[integration][run]") {
+TEST_CASE("run: nestopia + NES test ROM, hash logs repeat and follow every input bit",
+          "[integration][run]") {
     check_hash_logs("nestopia");
 }
-TEST_CASE("run: mednafen_pce_fast + PCE test ROM (multitap), hash logs repeat and follow every input bit",
-          "[integration][run]") {
+TEST_CASE(
+    "run: mednafen_pce_fast + PCE test ROM (multitap), hash logs repeat and follow every input bit",
+    "[integration][run]") {
     check_hash_logs("pce_fast");
 }

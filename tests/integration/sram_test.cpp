@@ -13,8 +13,9 @@ namespace fs = std::filesystem;
 namespace {
 
 ProcessResult run_arcade(const std::string& save_dir, std::vector<std::string> extra) {
-    std::vector<std::string> args = {FRAMELOCK_EXE, "run", "--core", core_case("arcade").core, "--save-dir", save_dir,
-                                     "--random", "3", "--frames", "3000", "-q"};
+    std::vector<std::string> args = {FRAMELOCK_EXE, "run",    "--core",   core_case("arcade").core,
+                                     "--save-dir",  save_dir, "--random", "3",
+                                     "--frames",    "3000",   "-q"};
     args.insert(args.end(), extra.begin(), extra.end());
     auto result = run_process(args);
     INFO(result.err);
@@ -24,7 +25,8 @@ ProcessResult run_arcade(const std::string& save_dir, std::vector<std::string> e
 }
 
 std::size_t files_in(const std::string& dir) {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+    return static_cast<std::size_t>(
+        std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
 
 }  // namespace

@@ -60,8 +60,8 @@ ProcessResult run_process(const std::vector<std::string>& args, std::chrono::mil
 
 TempDir::TempDir(const std::string& name) {
     static std::atomic<int> counter{0};
-    m_path = (fs::temp_directory_path() /
-              ("framelock-" + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)))
+    m_path = (fs::temp_directory_path() / ("framelock-" + name + "-" + std::to_string(::getpid()) +
+                                           "-" + std::to_string(counter++)))
                  .string();
     fs::remove_all(m_path);
     fs::create_directories(m_path);
@@ -79,7 +79,9 @@ std::string read_text(const std::string& path) {
     return s.str();
 }
 
-void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary) << text;
+}
 
 std::vector<std::string> read_lines(const std::string& path) {
     std::ifstream in(path);

@@ -9,7 +9,7 @@
 namespace framelock::test {
 
 struct ProcessResult {
-    int exit_code = -1;    // valid when !signaled && !timed_out
+    int exit_code = -1;     // valid when !signaled && !timed_out
     bool signaled = false;  // killed by a signal (a crash)
     int signal = 0;
     bool timed_out = false;
@@ -22,13 +22,13 @@ ProcessResult run_process(const std::vector<std::string>& args,
 
 // A fresh empty directory under the system temp dir, removed by the destructor.
 class TempDir {
-public:
+  public:
     explicit TempDir(const std::string& name);
     ~TempDir();
     const std::string& path() const { return m_path; }
     std::string file(const std::string& name) const { return m_path + "/" + name; }
 
-private:
+  private:
     std::string m_path;
 };
 

@@ -7,12 +7,13 @@
 #include <filesystem>
 #include <string>
 
-#define FRAMELOCK_SKIP_UNLESS_FILE(path, how_to_get)                                                       \
-    do {                                                                                                   \
-        const std::string framelock_skip_path = (path);                                                    \
-        if (framelock_skip_path.empty() || !std::filesystem::exists(framelock_skip_path)) {                \
-            std::printf("SKIPPED: '%s' is missing (%s)\n", framelock_skip_path.c_str(), (how_to_get));     \
-            std::fflush(stdout);                                                                           \
-            std::_Exit(77);                                                                                \
-        }                                                                                                  \
+#define FRAMELOCK_SKIP_UNLESS_FILE(path, how_to_get)                                        \
+    do {                                                                                    \
+        const std::string framelock_skip_path = (path);                                     \
+        if (framelock_skip_path.empty() || !std::filesystem::exists(framelock_skip_path)) { \
+            std::printf("SKIPPED: '%s' is missing (%s)\n", framelock_skip_path.c_str(),     \
+                        (how_to_get));                                                      \
+            std::fflush(stdout);                                                            \
+            std::_Exit(77);                                                                 \
+        }                                                                                   \
     } while (0)

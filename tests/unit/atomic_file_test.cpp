@@ -12,7 +12,8 @@ namespace fs = std::filesystem;
 
 namespace {
 fs::path fresh_dir(const char* name) {
-    const fs::path dir = fs::temp_directory_path() / ("framelock-test-" + std::to_string(::getpid()) + "-" + name);
+    const fs::path dir =
+        fs::temp_directory_path() / ("framelock-test-" + std::to_string(::getpid()) + "-" + name);
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
@@ -43,7 +44,8 @@ TEST_CASE("A directory under a regular file is reported as not usable", "[fronte
     std::ofstream(dir / "plain") << "x";
     auto status = ensure_writable_directory(dir / "plain" / "saves", "save directory");
     REQUIRE_FALSE(status.ok());
-    CHECK_THAT(status.error().message, Catch::Contains("save directory") && Catch::Contains("plain/saves"));
+    CHECK_THAT(status.error().message,
+               Catch::Contains("save directory") && Catch::Contains("plain/saves"));
     CHECK(ensure_writable_directory(dir / "new" / "saves", "save directory").ok());
     CHECK(fs::is_directory(dir / "new" / "saves"));
     fs::remove_all(dir);

@@ -47,7 +47,8 @@ TEST_CASE("Config errors carry the line number", "[frontend][config]") {
     CHECK_THAT(wrong_type.error().message, Catch::Contains("line 2"));
 }
 
-TEST_CASE("A missing default config is empty, a missing named one is an error", "[frontend][config]") {
+TEST_CASE("A missing default config is empty, a missing named one is an error",
+          "[frontend][config]") {
     CHECK(load_config("/nonexistent/framelock.toml", false).ok());
     auto named = load_config("/nonexistent/framelock.toml", true);
     REQUIRE_FALSE(named.ok());

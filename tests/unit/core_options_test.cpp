@@ -20,7 +20,8 @@ TEST_CASE("v0 options: description, values, first value is the default", "[front
     CHECK(options.get("unknown") == nullptr);
 }
 
-TEST_CASE("Overrides apply when valid and fall back to the default when not", "[frontend][options]") {
+TEST_CASE("Overrides apply when valid and fall back to the default when not",
+          "[frontend][options]") {
     const retro_variable vars[] = {{"a", "A; x|y|z"}, {"b", "B; 1|2"}, {nullptr, nullptr}};
     CoreOptions options;
     options.set_overrides({{"a", "z"}, {"b", "7"}, {"ghost", "1"}});

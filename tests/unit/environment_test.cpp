@@ -44,7 +44,8 @@ TEST_CASE("All three pixel formats are accepted, others refused", "[frontend][en
     CHECK(env.pixel_format() == PixelFormat::kXRGB8888);
 }
 
-TEST_CASE("Commands that differ only by the EXPERIMENTAL bit are told apart", "[frontend][environment]") {
+TEST_CASE("Commands that differ only by the EXPERIMENTAL bit are told apart",
+          "[frontend][environment]") {
     Environment env = make_env();
     // 44 = SET_SERIALIZATION_QUIRKS; 44|EXPERIMENTAL = SET_HW_SHARED_CONTEXT (unsupported).
     std::uint64_t quirks = RETRO_SERIALIZATION_QUIRK_CORE_VARIABLE_SIZE | (1ull << 40);
@@ -63,7 +64,8 @@ TEST_CASE("Unhandled commands return false and are recorded once", "[frontend][e
     CHECK(env.unhandled_commands().size() == 2);
 }
 
-TEST_CASE("Options through the environment, with the offered API version", "[frontend][environment]") {
+TEST_CASE("Options through the environment, with the offered API version",
+          "[frontend][environment]") {
     EnvironmentConfig config;
     config.core_options_version = 0;
     Environment env(config);
@@ -91,7 +93,8 @@ TEST_CASE("Options through the environment, with the offered API version", "[fro
     CHECK_FALSE(env.handle(RETRO_ENVIRONMENT_GET_VARIABLE, &unknown));
 }
 
-TEST_CASE("Memory maps keep names, apply offsets and skip empty descriptors", "[frontend][environment]") {
+TEST_CASE("Memory maps keep names, apply offsets and skip empty descriptors",
+          "[frontend][environment]") {
     Environment env = make_env();
     static std::uint8_t wram[64];
     static std::uint8_t vram[32];
@@ -115,7 +118,8 @@ TEST_CASE("Memory maps keep names, apply offsets and skip empty descriptors", "[
     CHECK(env.memory_descriptors()[1].name == "002000");  // no addrspace: named by address
 }
 
-TEST_CASE("AV info, geometry, audio/video enable and savestate context", "[frontend][environment]") {
+TEST_CASE("AV info, geometry, audio/video enable and savestate context",
+          "[frontend][environment]") {
     EnvironmentConfig config;
     config.savestate_context = RETRO_SAVESTATE_CONTEXT_ROLLBACK_NETPLAY;
     Environment env(config);
@@ -145,15 +149,19 @@ TEST_CASE("AV info, geometry, audio/video enable and savestate context", "[front
 
 TEST_CASE("Controller info and input descriptors are recorded", "[frontend][environment]") {
     Environment env = make_env();
-    const retro_controller_description pad_types[] = {{"RetroPad", RETRO_DEVICE_JOYPAD},
-                                                      {"Multitap", RETRO_DEVICE_SUBCLASS(RETRO_DEVICE_JOYPAD, 1)}};
+    const retro_controller_description pad_types[] = {
+        {"RetroPad", RETRO_DEVICE_JOYPAD},
+        {"Multitap", RETRO_DEVICE_SUBCLASS(RETRO_DEVICE_JOYPAD, 1)}};
     const retro_controller_info info[] = {{pad_types, 2}, {pad_types, 1}, {nullptr, 0}};
-    REQUIRE(env.handle(RETRO_ENVIRONMENT_SET_CONTROLLER_INFO, const_cast<retro_controller_info*>(info)));
+    REQUIRE(env.handle(RETRO_ENVIRONMENT_SET_CONTROLLER_INFO,
+                       const_cast<retro_controller_info*>(info)));
     REQUIRE(env.controller_types().size() == 2);
     CHECK(env.controller_types()[0][1].description == "Multitap");
-    const retro_input_descriptor descriptors[] = {{0, RETRO_DEVICE_JOYPAD, 0, RETRO_DEVICE_ID_JOYPAD_A, "Fire"},
-                                                  {1, RETRO_DEVICE_JOYPAD, 0, RETRO_DEVICE_ID_JOYPAD_B, "Jump"},
-                                                  {0, 0, 0, 0, nullptr}};
-    REQUIRE(env.handle(RETRO_ENVIRONMENT_SET_INPUT_DESCRIPTORS, const_cast<retro_input_descriptor*>(descriptors)));
+    const retro_input_descriptor descriptors[] = {
+        {0, RETRO_DEVICE_JOYPAD, 0, RETRO_DEVICE_ID_JOYPAD_A, "Fire"},
+        {1, RETRO_DEVICE_JOYPAD, 0, RETRO_DEVICE_ID_JOYPAD_B, "Jump"},
+        {0, 0, 0, 0, nullptr}};
+    REQUIRE(env.handle(RETRO_ENVIRONMENT_SET_INPUT_DESCRIPTORS,
+                       const_cast<retro_input_descriptor*>(descriptors)));
     CHECK(env.input_descriptor_count() == 2);
 }

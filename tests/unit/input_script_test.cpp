@@ -34,7 +34,8 @@ TEST_CASE("Button names combine with '+', case-insensitively", "[frontend][input
 TEST_CASE("Malformed scripts fail with the line number and the reason", "[frontend][input]") {
     auto bad_button = InputScript::parse("0 1 A\n\n5 1 JUMP\n", "s.txt");
     REQUIRE_FALSE(bad_button.ok());
-    CHECK_THAT(bad_button.error().message, Catch::Contains("line 3") && Catch::Contains("unknown button 'JUMP'"));
+    CHECK_THAT(bad_button.error().message,
+               Catch::Contains("line 3") && Catch::Contains("unknown button 'JUMP'"));
 
     auto bad_port = InputScript::parse("0 9 A\n", "s.txt");
     REQUIRE_FALSE(bad_port.ok());

@@ -17,7 +17,8 @@ TEST_CASE("Load errors name the file and what is wrong", "[frontend][core]") {
     auto missing = LibretroCore::open("/nonexistent/x_libretro.so");
     REQUIRE_FALSE(missing.ok());
     CHECK(missing.error().code == ErrorCode::kCoreLoad);
-    CHECK_THAT(missing.error().message, Catch::Contains("not found") && Catch::Contains("/nonexistent/x_libretro.so"));
+    CHECK_THAT(missing.error().message,
+               Catch::Contains("not found") && Catch::Contains("/nonexistent/x_libretro.so"));
 
     auto not_elf = LibretroCore::open(__FILE__);
     REQUIRE_FALSE(not_elf.ok());
@@ -29,7 +30,8 @@ TEST_CASE("Load errors name the file and what is wrong", "[frontend][core]") {
 
     auto api2 = LibretroCore::open(FAKE_API2_CORE);
     REQUIRE_FALSE(api2.ok());
-    CHECK_THAT(api2.error().message, Catch::Contains("API version 2") && Catch::Contains("version 1"));
+    CHECK_THAT(api2.error().message,
+               Catch::Contains("API version 2") && Catch::Contains("version 1"));
 }
 
 TEST_CASE("Private copies give two independent instances of one core", "[frontend][core]") {
@@ -38,10 +40,13 @@ TEST_CASE("Private copies give two independent instances of one core", "[fronten
     REQUIRE(a.ok());
     REQUIRE(b.ok());
     // Distinct copies: distinct code, so distinct globals.
-    CHECK(reinterpret_cast<void*>(a.value()->api().run) != reinterpret_cast<void*>(b.value()->api().run));
+    CHECK(reinterpret_cast<void*>(a.value()->api().run) !=
+          reinterpret_cast<void*>(b.value()->api().run));
     a.value()->api().init();
     b.value()->api().init();
-    auto* ram_a = static_cast<std::uint8_t*>(a.value()->api().get_memory_data(RETRO_MEMORY_SYSTEM_RAM));
-    auto* ram_b = static_cast<std::uint8_t*>(b.value()->api().get_memory_data(RETRO_MEMORY_SYSTEM_RAM));
+    auto* ram_a =
+        static_cast<std::uint8_t*>(a.value()->api().get_memory_data(RETRO_MEMORY_SYSTEM_RAM));
+    auto* ram_b =
+        static_cast<std::uint8_t*>(b.value()->api().get_memory_data(RETRO_MEMORY_SYSTEM_RAM));
     CHECK(ram_a != ram_b);
 }

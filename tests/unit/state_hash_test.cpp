@@ -7,7 +7,8 @@
 
 using namespace framelock::netplay;
 
-TEST_CASE("State hash is stable, sensitive to one bit, and printed as 16 hex digits", "[netplay][hash]") {
+TEST_CASE("State hash is stable, sensitive to one bit, and printed as 16 hex digits",
+          "[netplay][hash]") {
     std::vector<std::uint8_t> bytes(4096);
     for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7);
     const std::uint64_t a = hash_bytes(bytes);
