@@ -7,9 +7,15 @@ extern "C" {
 // while loading content, and ASan applies no library-scoped suppression to that report.
 // Our own code is covered for this bug at compile time by -Wmismatched-new-delete
 // (part of -Wall; -Werror in CI). Every other ASan check stays on.
-const char* __asan_default_options() { return "detect_leaks=1:alloc_dealloc_mismatch=0"; }
+const char* __asan_default_options() {
+    return "detect_leaks=1:alloc_dealloc_mismatch=0";
+}
 
-const char* __lsan_default_options() { return "suppressions=" FRAMELOCK_SANITIZER_DIR "/lsan.supp"; }
+const char* __lsan_default_options() {
+    return "suppressions=" FRAMELOCK_SANITIZER_DIR "/lsan.supp";
+}
 
-const char* __ubsan_default_options() { return "print_stacktrace=1:halt_on_error=1"; }
+const char* __ubsan_default_options() {
+    return "print_stacktrace=1:halt_on_error=1";
+}
 }
