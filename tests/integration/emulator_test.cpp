@@ -40,7 +40,7 @@ TEST_CASE("The arcade core's memory map becomes named regions", "[integration][e
     CHECK(emu->pixel_format() == PixelFormat::kXRGB8888);
 }
 
-TEST_CASE("Save, run, load, re-run gives the same hashes; a bad state is refused",
+TEST_CASE("Save, run, load, re-run gives the same hashes, and a bad state is refused",
           "[integration][emulator]") {
     framelock::test::require_core_case(core_case("arcade"));
     auto emu = make("arcade");

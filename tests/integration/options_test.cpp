@@ -40,7 +40,7 @@ TEST_CASE("Options v0, v1 and v2 give the same game for the same values",
     CHECK(default_seed != v2);
 }
 
-TEST_CASE("Config file overrides per core; the command line wins", "[integration][options]") {
+TEST_CASE("Config file overrides per core, and the command line wins", "[integration][options]") {
     require_core_case(core_case("arcade"));
     TempDir dir("config-options");
     write_text(dir.file("framelock.toml"),
