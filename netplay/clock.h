@@ -10,20 +10,20 @@ namespace framelock::netplay {
 using Micros = std::int64_t;
 
 class Clock {
-public:
+  public:
     virtual ~Clock() = default;
     virtual Micros now_us() const = 0;
 };
 
 // A clock that moves only when told to. Not thread-safe; one simulation, one thread.
 class ManualClock final : public Clock {
-public:
+  public:
     explicit ManualClock(Micros start = 0) : m_now(start) {}
     Micros now_us() const override { return m_now; }
     void advance(Micros delta) { m_now += delta; }
     void set(Micros now) { m_now = now; }
 
-private:
+  private:
     Micros m_now;
 };
 

@@ -42,7 +42,7 @@ struct PeerStats {
 };
 
 class Transport {
-public:
+  public:
     virtual ~Transport() = default;
 
     // Client side: starts connecting to `address` (transport-specific, e.g. "127.0.0.1:7845").

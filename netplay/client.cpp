@@ -1,0 +1,354 @@
+#include "netplay/client.h"
+
+#include <algorithm>
+
+namespace framelock::netplay {
+namespace {
+constexpr Micros kLobbyHeartbeatUs = 100'000;
+constexpr Micros kStatsIntervalUs = 1'000'000;
+constexpr Micros kStallToleranceUs = 1'000;  // the loop's own timing granularity
+constexpr long kMinRttSamples = 8;
+}  // namespace
+
+Client::Client(Transport& transport, const Clock& clock, Emulator& emulator, ClientConfig config)
+    : m_transport(transport), m_clock(clock), m_emulator(emulator), m_config(std::move(config)) {}
+
+void Client::start() {
+    m_state = State::kConnecting;
+    m_last_heard = m_clock.now_us();
+    auto peer = m_transport.connect(m_config.server_address);
+    if (!peer) {
+        end("cannot connect to " + m_config.server_address + ": " + peer.error().message);
+        return;
+    }
+    m_server = peer.value();
+}
+
+void Client::end(const std::string& reason) {
+    if (m_state == State::kEnded) return;
+    m_state = State::kEnded;
+    m_end_reason = reason;
+    emit({ClientEvent::Type::kDisconnected, m_slot, m_next_frame, 0, 0, reason});
+}
+
+void Client::leave(const std::string& reason) {
+    if (m_state == State::kEnded || m_state == State::kIdle) return;
+    m_transport.send(m_server, Channel::kControl, encode(Bye{ByeReason::kQuit, reason}));
+    m_transport.flush();
+    m_transport.disconnect(m_server);
+    end("left: " + reason);
+}
+
+std::optional<ClientEvent> Client::poll_event() {
+    if (m_events.empty()) return std::nullopt;
+    ClientEvent event = std::move(m_events.front());
+    m_events.pop_front();
+    return event;
+}
+
+int Client::delay_at(std::uint32_t frame) const {
+    auto it = m_schedule.upper_bound(frame);
+    if (it == m_schedule.begin()) return m_start.delay;
+    return std::prev(it)->second;
+}
+
+bool Client::schedule_known_for(std::uint32_t frame) const {
+    const std::uint32_t keyframe = frame - frame % m_welcome.keyframe_interval;
+    return keyframe == 0 || m_schedule.count(keyframe) > 0;
+}
+
+Micros Client::frame_due_local(std::uint32_t frame) const {
+    const Micros server_time =
+        m_start.start_time_us +
+        static_cast<Micros>(static_cast<std::int64_t>(frame) * m_start.frame_time_ns / 1000);
+    return m_sync.to_local(server_time);
+}
+
+int Client::tick(InputWord local_pad) {
+    const Micros now = m_clock.now_us();
+    while (auto event = m_transport.poll()) {
+        if (event->peer != m_server) continue;
+        switch (event->type) {
+            case TransportEvent::Type::kConnected: {
+                Hello hello;
+                hello.requested_slot = m_config.requested_slot;
+                hello.player_name = m_config.player_name;
+                hello.content_name = m_config.content_name;
+                hello.identity = m_config.identity;
+                m_transport.send(m_server, Channel::kControl, encode(hello));
+                m_last_heard = now;
+                break;
+            }
+            case TransportEvent::Type::kDisconnected:
+                end(m_state == State::kConnecting
+                        ? "cannot reach the server at " + m_config.server_address
+                        : "connection to the server lost");
+                break;
+            case TransportEvent::Type::kMessage:
+                handle_message(event->data);
+                break;
+        }
+        if (m_state == State::kEnded) return 0;
+    }
+    if (m_state == State::kEnded || m_state == State::kIdle) return 0;
+    if (now - m_last_heard > m_config.server_timeout_us) {
+        end("the server has been silent for " + std::to_string((now - m_last_heard) / 1000) +
+            " ms");
+        return 0;
+    }
+    if (m_state == State::kLobby) {
+        if (m_last_send < 0 || now - m_last_send >= kLobbyHeartbeatUs) send_input();
+        m_transport.flush();
+        return 0;
+    }
+    if (m_state != State::kRunning) return 0;
+
+    const Micros frame_us = m_start.frame_time_ns / 1000;
+    int ran = 0;
+    while (ran < m_config.max_catch_up_frames) {
+        const Micros due = frame_due_local(m_next_frame);
+        if (now < due) break;
+        if (!(Frame(m_confirmed_end) > Frame(m_next_frame)) || !schedule_known_for(m_next_frame)) {
+            if (m_blocked_since < 0) {
+                m_blocked_since = due;
+                ++m_stats.stall_events;
+            }
+            break;
+        }
+        if (m_blocked_since >= 0) {
+            const Micros waited = now - m_blocked_since;
+            if (waited > kStallToleranceUs)
+                m_stats.stall_frames +=
+                    static_cast<std::uint32_t>((waited + frame_us - 1) / frame_us);
+            m_blocked_since = -1;
+        }
+        const std::uint32_t frame = m_next_frame;
+        sample_input(frame, local_pad);
+        const InputFrame inputs = m_confirmed.front();
+        m_confirmed.pop_front();
+        // Another frame already due: this one will not be looked at.
+        const bool behind = now >= frame_due_local(frame + 1);
+        m_emulator.run_frame(inputs, !behind);
+        if (behind) ++m_stats.frames_fast_forwarded;
+        ++m_stats.frames_run;
+        ++m_next_frame;
+        ++ran;
+        if (m_welcome.hash_interval && frame % m_welcome.hash_interval == 0) {
+            m_transport.send(m_server, Channel::kControl,
+                             encode(HashReport{frame, m_emulator.state_hash()}));
+        }
+        if (frame % m_welcome.send_interval ==
+            static_cast<std::uint32_t>(m_welcome.send_interval - 1))
+            send_input();
+    }
+    // Keep inputs, acknowledgements and round-trip samples flowing while stalled too. A
+    // frame late, so it never doubles the frame-paced sends.
+    if (m_last_send < 0 || now - m_last_send >= (m_welcome.send_interval + 1) * frame_us)
+        send_input();
+    if (now - m_last_stats >= kStatsIntervalUs) send_stats();
+    m_transport.flush();
+    return ran;
+}
+
+Micros Client::next_wakeup() const {
+    const Micros now = m_clock.now_us();
+    if (m_state != State::kRunning) return now + 1000;
+    const Micros frame_us = m_start.frame_time_ns / 1000;
+    Micros wake = std::min(frame_due_local(m_next_frame),
+                           m_last_send + (m_welcome.send_interval + 1) * frame_us);
+    return std::max(wake, now);
+}
+
+void Client::sample_input(std::uint32_t frame, InputWord pad) {
+    const std::uint32_t target = frame + static_cast<std::uint32_t>(delay_at(frame));
+    const InputWord presses = static_cast<InputWord>(pad & ~m_last_sample);
+    m_last_sample = pad;
+    if (Frame(target) < Frame(m_own_next)) {
+        // The delay fell: this sample has no frame of its own. A button pressed now is
+        // carried into the next frame that gets one, so no tap is ever lost.
+        m_carried_presses |= presses;
+        return;
+    }
+    const InputWord word = static_cast<InputWord>(pad | m_carried_presses);
+    m_carried_presses = 0;
+    // The delay rose: frames between the last sample's target and this one's get this
+    // sample too.
+    while (Frame(m_own_next) <= Frame(target)) {
+        m_own.push_back(word);
+        ++m_own_next;
+    }
+}
+
+void Client::send_input() {
+    const Micros now = m_clock.now_us();
+    ClientInput input;
+    input.seq = m_seq++;
+    input.client_time = static_cast<std::uint32_t>(now);
+    m_sent_times.push_back(input.client_time);
+    if (m_sent_times.size() > 64) m_sent_times.pop_front();
+    input.confirmed_ack = static_cast<std::uint16_t>(m_confirmed_end - 1);
+    // RFC 6298 starts RTTVAR at half the first sample; a few samples in, the safe RTT
+    // means something. Until then the server hears "unknown" and waits (briefly).
+    if (m_rtt.samples() >= kMinRttSamples) {
+        input.safe_rtt_100us =
+            static_cast<std::uint16_t>(std::clamp<Micros>(m_rtt.safe() / 100, 1, 65535));
+    }
+    input.first_frame = static_cast<std::uint16_t>(m_own_acked_end);
+    const std::size_t count = std::min(m_own.size(), kMaxFramesPerMessage);
+    input.inputs.assign(m_own.begin(), m_own.begin() + static_cast<std::ptrdiff_t>(count));
+    m_transport.send(m_server, Channel::kInput, encode(input));
+    m_last_send = now;
+}
+
+void Client::send_stats() {
+    ClientStats stats;
+    stats.frames_run = m_stats.frames_run;
+    stats.stall_frames = m_stats.stall_frames;
+    stats.srtt_100us = static_cast<std::uint16_t>(std::clamp<Micros>(m_rtt.srtt() / 100, 0, 65535));
+    stats.rttvar_100us =
+        static_cast<std::uint16_t>(std::clamp<Micros>(m_rtt.rttvar() / 100, 0, 65535));
+    const std::uint64_t expected = m_stats.updates_received + m_stats.updates_lost;
+    stats.down_loss_permille =
+        expected ? static_cast<std::uint16_t>(m_stats.updates_lost * 1000 / expected)
+                 : std::uint16_t{0};
+    m_transport.send(m_server, Channel::kControl, encode(stats));
+    m_last_stats = m_clock.now_us();
+}
+
+void Client::handle_message(std::span<const std::uint8_t> bytes) {
+    const Micros now = m_clock.now_us();
+    m_last_heard = now;
+    const auto id = peek_id(bytes);
+    if (!id) return;  // unknown: dropped
+    switch (*id) {
+        case MsgId::kWelcome: {
+            auto welcome = decode_welcome(bytes);
+            if (!welcome || m_state != State::kConnecting) return;
+            m_welcome = *welcome;
+            m_slot = welcome->slot;
+            m_players = welcome->players;
+            m_sync.seed(welcome->server_time_us, now);
+            m_state = State::kLobby;
+            emit({ClientEvent::Type::kWelcome, m_slot, 0, 0, 0, {}});
+            return;
+        }
+        case MsgId::kReject: {
+            auto reject = decode_reject(bytes);
+            const std::string why = reject ? reject->message : "rejected by the server";
+            emit({ClientEvent::Type::kRejected, 0, 0, 0, 0, why});
+            end("rejected: " + why);
+            return;
+        }
+        case MsgId::kStart: {
+            auto start = decode_start(bytes);
+            if (!start || m_state != State::kLobby) return;
+            m_start = *start;
+            m_schedule = {{0u, start->delay}};
+            m_next_frame = 0;
+            m_confirmed.assign(start->delay, InputFrame{});
+            m_confirmed_end = start->delay;
+            m_own.clear();
+            m_own_acked_end = m_own_next = start->delay;
+            m_state = State::kRunning;
+            emit({ClientEvent::Type::kStarted, m_slot, 0, start->delay, 0, {}});
+            return;
+        }
+        case MsgId::kServerUpdate: {
+            auto update = decode_server_update(bytes);
+            if (update) handle_update(*update);
+            return;
+        }
+        case MsgId::kBye: {
+            auto bye = decode_bye(bytes);
+            end(bye ? "the server closed the connection: " + bye->message
+                    : "the server closed the connection");
+            return;
+        }
+        case MsgId::kPlayerLeft: {
+            if (auto left = decode_player_left(bytes)) {
+                emit({ClientEvent::Type::kPlayerLeft, left->slot, left->frame, 0, 0, left->reason});
+            }
+            return;
+        }
+        case MsgId::kDesync: {
+            if (auto desync = decode_desync(bytes)) {
+                emit({ClientEvent::Type::kDesync, 0, desync->frame, 0, desync->differing_slots,
+                      "desync at frame " + std::to_string(desync->frame)});
+            }
+            return;
+        }
+        default:
+            return;
+    }
+}
+
+void Client::handle_update(const ServerUpdate& update) {
+    const Micros now = m_clock.now_us();
+    ++m_stats.updates_received;
+    if (m_last_update_seq) {
+        const std::uint8_t gap = static_cast<std::uint8_t>(update.seq - *m_last_update_seq);
+        if (gap >= 1 && gap < 128) {
+            m_stats.updates_lost += gap - 1u;
+            m_last_update_seq = update.seq;
+        }
+    } else {
+        m_last_update_seq = update.seq;
+    }
+
+    // Round trip and clock offset from the echoed client time: only an echo of a time this
+    // client sent counts (before the server heard from us it echoes nothing meaningful).
+    const bool echo_valid = std::find(m_sent_times.begin(), m_sent_times.end(),
+                                      update.echo_client_time) != m_sent_times.end();
+    if (echo_valid) {
+        const Micros t0 = expand_time(update.echo_client_time, now);
+        const Micros hold = static_cast<Micros>(update.echo_hold_10us) * 10;
+        const Micros rtt = now - t0 - hold;
+        if (t0 <= now && rtt >= 0 && rtt < 10'000'000) {
+            m_rtt.add_sample(rtt);
+            if (m_sync.synced()) {
+                const Micros t2 = expand_time(update.server_time, m_sync.to_server(now));
+                m_sync.add_sample(t0, t2 - hold, t2, now);
+            }
+        }
+    }
+    if (m_state != State::kRunning) return;
+
+    // Own inputs the server holds need not be sent again.
+    const std::uint32_t acked_end = expand_frame(update.input_ack, Frame(m_own_next)).value() + 1;
+    while (Frame(m_own_acked_end) < Frame(acked_end) && !m_own.empty()) {
+        m_own.pop_front();
+        ++m_own_acked_end;
+    }
+    for (const auto& entry : update.schedule) {
+        auto [it, inserted] = m_schedule.emplace(entry.frame, entry.delay);
+        if (inserted && it != m_schedule.begin() && std::prev(it)->second != entry.delay) {
+            emit({ClientEvent::Type::kDelayChanged, 0, entry.frame, entry.delay, 0, {}});
+        }
+    }
+    // Schedule entries the client has run past are no longer needed.
+    while (m_schedule.size() > 2 &&
+           Frame(std::next(m_schedule.begin())->first) <= Frame(m_next_frame)) {
+        m_schedule.erase(m_schedule.begin());
+    }
+    const Frame first = expand_frame(update.first_frame, Frame(m_confirmed_end));
+    for (std::size_t i = 0; i < update.frames.size(); ++i) {
+        const Frame frame = first + static_cast<std::int32_t>(i);
+        if (frame < Frame(m_confirmed_end)) continue;
+        if (frame > Frame(m_confirmed_end)) break;
+        m_confirmed.push_back(update.frames[i]);
+        ++m_confirmed_end;
+    }
+}
+
+ClientStatsSnapshot Client::stats() const {
+    ClientStatsSnapshot s = m_stats;
+    s.srtt = m_rtt.srtt();
+    s.rttvar = m_rtt.rttvar();
+    s.safe_rtt = m_rtt.safe();
+    s.clock_offset = m_sync.offset();
+    s.delay = m_state == State::kRunning ? delay_at(m_next_frame) : 0;
+    s.traffic = m_transport.stats(m_server);
+    return s;
+}
+
+}  // namespace framelock::netplay

@@ -1,0 +1,143 @@
+// A frame-lock client: runs its Emulator one frame at a time on the server's timeline,
+// only ever with every player's confirmed input for that frame.
+//
+// Each frame it runs, it samples the local pad for frame f + D (D: the delay in force at
+// f, from the server's keyframe schedule), sends its unacknowledged inputs every
+// `send_interval` frames, and reports a state hash every `hash_interval` frames. When a
+// frame is due but its inputs have not arrived it waits (a stall); when it is more than a
+// frame behind it runs frames without presenting them until it has caught up.
+//
+// Driven by tick(): no threads, no callbacks; results come out of poll_event().
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "netplay/clock.h"
+#include "netplay/clock_sync.h"
+#include "netplay/emulator.h"
+#include "netplay/protocol.h"
+#include "netplay/rtt_estimator.h"
+#include "netplay/transport.h"
+
+namespace framelock::netplay {
+
+struct ClientConfig {
+    std::string server_address;
+    std::uint8_t requested_slot = 0;  // 0: any
+    std::string player_name;
+    std::string content_name;
+    SessionIdentity identity;
+    Micros server_timeout_us = 5'000'000;
+    int max_catch_up_frames = 8;  // frames run per tick when behind
+};
+
+struct ClientEvent {
+    enum class Type {
+        kWelcome,
+        kRejected,
+        kStarted,
+        kDelayChanged,
+        kPlayerLeft,
+        kDesync,
+        kDisconnected
+    };
+    Type type;
+    int slot = 0;
+    std::uint32_t frame = 0;
+    int delay = 0;
+    std::uint8_t differing_slots = 0;
+    std::string message;
+};
+
+struct ClientStatsSnapshot {
+    std::uint32_t frames_run = 0;
+    std::uint32_t stall_frames = 0;  // frame periods spent waiting for inputs
+    std::uint32_t stall_events = 0;  // times a due frame had to wait
+    std::uint32_t frames_fast_forwarded = 0;
+    Micros srtt = 0, rttvar = 0, safe_rtt = 0;
+    Micros clock_offset = 0;
+    int delay = 0;
+    std::uint64_t updates_received = 0, updates_lost = 0;
+    PeerStats traffic;
+};
+
+class Client {
+  public:
+    enum class State { kIdle, kConnecting, kLobby, kRunning, kEnded };
+
+    Client(Transport& transport, const Clock& clock, Emulator& emulator, ClientConfig config);
+
+    void start();  // connect and say Hello
+    // Processes the network, then runs every frame that is due and possible. `local_pad`
+    // is this player's pad now. Returns how many frames were run.
+    int tick(InputWord local_pad);
+    // When tick() next has timed work to do (the next frame, the next datagram).
+    Micros next_wakeup() const;
+    // Says goodbye (reliable) and closes.
+    void leave(const std::string& reason);
+
+    std::optional<ClientEvent> poll_event();
+
+    State state() const { return m_state; }
+    int slot() const { return m_slot; }
+    int players() const { return m_players; }
+    std::uint32_t next_frame() const { return m_next_frame; }
+    int delay_at(std::uint32_t frame) const;
+    ClientStatsSnapshot stats() const;
+    const std::string& end_reason() const { return m_end_reason; }
+
+  private:
+    void handle_message(std::span<const std::uint8_t> bytes);
+    void handle_update(const ServerUpdate& update);
+    bool schedule_known_for(std::uint32_t frame) const;
+    void sample_input(std::uint32_t frame, InputWord pad);
+    void send_input();
+    void send_stats();
+    Micros frame_due_local(std::uint32_t frame) const;
+    void end(const std::string& reason);
+    void emit(ClientEvent event) { m_events.push_back(std::move(event)); }
+
+    Transport& m_transport;
+    const Clock& m_clock;
+    Emulator& m_emulator;
+    ClientConfig m_config;
+    State m_state = State::kIdle;
+    PeerId m_server = 0;
+    std::string m_end_reason;
+
+    Welcome m_welcome{};
+    Start m_start{};
+    int m_slot = 0;
+    int m_players = 0;
+    std::map<std::uint32_t, std::uint8_t> m_schedule;  // keyframe -> delay
+
+    // Confirmed inputs for frames [m_next_frame, m_next_frame + size).
+    std::deque<InputFrame> m_confirmed;
+    std::uint32_t m_confirmed_end = 0;  // every frame < this is held (contiguous)
+    std::uint32_t m_next_frame = 0;     // the next frame to run
+
+    // Own inputs not yet acknowledged: frames [m_own_acked_end, m_own_next).
+    std::deque<InputWord> m_own;
+    std::uint32_t m_own_acked_end = 0;
+    std::uint32_t m_own_next = 0;  // next frame that needs a sampled input
+    InputWord m_last_sample = 0;
+    InputWord m_carried_presses = 0;  // presses sampled while the delay was falling
+
+    RttEstimator m_rtt;
+    ClockSync m_sync;
+    std::uint8_t m_seq = 0;
+    std::deque<std::uint32_t> m_sent_times;  // recent client_time values, to trust only real echoes
+    std::optional<std::uint8_t> m_last_update_seq;
+    Micros m_last_send = -1;
+    Micros m_last_stats = 0;
+    Micros m_last_heard = 0;
+    Micros m_blocked_since = -1;  // due time of the frame waiting for inputs
+    ClientStatsSnapshot m_stats;
+    std::deque<ClientEvent> m_events;
+};
+
+}  // namespace framelock::netplay

@@ -1,0 +1,542 @@
+#include "netplay/io/enet_transport.h"
+
+#include <arpa/inet.h>
+#include <enet/enet.h>
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <utility>
+
+namespace framelock::netplay {
+namespace {
+
+static_assert(kChannelCount == 3, "one ENet channel per Channel value");
+static_assert(static_cast<int>(Channel::kControl) == 0 && static_cast<int>(Channel::kInput) == 1 &&
+                  static_cast<int>(Channel::kBulk) == 2,
+              "Channel values are the ENet channel numbers");
+
+enet_uint32 packet_flags(Channel channel) {
+    // Inputs are unsequenced rather than merely unreliable: ENet drops an unreliable packet
+    // that arrives after a newer one, but a late input still fills a hole (the app dedupes by
+    // frame number).
+    return channel == Channel::kInput ? ENET_PACKET_FLAG_UNSEQUENCED : ENET_PACKET_FLAG_RELIABLE;
+}
+
+// enet_initialize once per process; enet_deinitialize at exit.
+bool enet_ready() {
+    static std::once_flag once;
+    static bool ok = false;
+    std::call_once(once, [] {
+        ok = enet_initialize() == 0;
+        if (ok) std::atexit(enet_deinitialize);
+    });
+    return ok;
+}
+
+// The transport inside enet_host_service on this thread. ENet's intercept callback receives
+// the host but no user pointer; one transport is serviced at a time per thread.
+thread_local EnetTransport* t_servicing = nullptr;
+
+enum class AddressUse { kListen, kConnect };
+
+bool is_dotted_number(const std::string& host) {
+    return std::all_of(host.begin(), host.end(),
+                       [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+}
+
+bool is_host_name(const std::string& host) {
+    if (host.size() > 253) return false;
+    return std::all_of(host.begin(), host.end(), [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+               c == '-' || c == '.';
+    });
+}
+
+// "host:port" → ENetAddress. Listening allows an empty host (all interfaces) and port 0 (the
+// OS picks). Dotted numbers are parsed here, without DNS, so a typo never waits on a resolver.
+Result<ENetAddress> parse_address(const std::string& text, AddressUse use) {
+    const auto invalid = [&text](const std::string& why) {
+        return make_error(ErrorCode::kUsage, "invalid address '" + text + "': " + why);
+    };
+    const std::size_t colon = text.rfind(':');
+    if (colon == std::string::npos) return invalid("expected host:port, e.g. 127.0.0.1:7845");
+    const std::string host = text.substr(0, colon);
+    const std::string port_text = text.substr(colon + 1);
+    if (host.find_first_of(":[]") != std::string::npos) {
+        return invalid(
+            "IPv6 is not supported (ENet 1.3 is IPv4 only); use an IPv4 address or "
+            "a host name");
+    }
+
+    const unsigned min_port = use == AddressUse::kConnect ? 1 : 0;
+    const std::string port_range = std::to_string(min_port) + " to 65535";
+    if (port_text.empty() || port_text.size() > 5 ||
+        !std::all_of(port_text.begin(), port_text.end(),
+                     [](char c) { return c >= '0' && c <= '9'; })) {
+        return invalid("port '" + port_text + "' is not a number from " + port_range);
+    }
+    const unsigned long port = std::stoul(port_text);
+    if (port < min_port || port > 65535) {
+        return invalid("port " + port_text + " is out of range (" + port_range + ")");
+    }
+
+    ENetAddress address{};
+    address.port = static_cast<enet_uint16>(port);
+    if (host.empty()) {
+        if (use == AddressUse::kConnect) {
+            return invalid("no host to connect to; expected host:port, e.g. 127.0.0.1:7845");
+        }
+        address.host = ENET_HOST_ANY;
+        return address;
+    }
+    if (is_dotted_number(host)) {
+        in_addr ip{};
+        if (inet_pton(AF_INET, host.c_str(), &ip) != 1) {
+            return invalid("'" + host + "' is not an IPv4 address (four numbers 0-255)");
+        }
+        address.host = ip.s_addr;  // both in network byte order
+        return address;
+    }
+    if (!is_host_name(host)) return invalid("'" + host + "' is not a valid host name");
+    if (enet_address_set_host(&address, host.c_str()) != 0) {
+        return make_error(ErrorCode::kUsage,
+                          "cannot resolve host '" + host + "' in address '" + text + "'");
+    }
+    return address;
+}
+
+Error listen_error(const std::string& bind_address, int error) {
+    const std::string where = "cannot listen on " + bind_address + ": ";
+    switch (error) {
+        case EADDRINUSE:
+            return make_error(ErrorCode::kUsage,
+                              where +
+                                  "the address is already in use (another server on this "
+                                  "port?); pick another port with --port");
+        case EACCES:
+            return make_error(ErrorCode::kUsage,
+                              where +
+                                  "permission denied (ports below 1024 need privileges); "
+                                  "pick another port with --port");
+        case EADDRNOTAVAIL:
+            return make_error(ErrorCode::kUsage,
+                              where + "no network interface of this machine has that address");
+        case 0:
+            return make_error(ErrorCode::kIo, where + "ENet could not create the host");
+        default:
+            return make_error(ErrorCode::kIo, where + std::strerror(error));
+    }
+}
+
+TransportEvent status_event(TransportEvent::Type type, PeerId peer) {
+    TransportEvent event;
+    event.type = type;
+    event.peer = peer;
+    return event;
+}
+
+void* id_to_data(PeerId id) {
+    return reinterpret_cast<void*>(static_cast<std::uintptr_t>(id));
+}
+
+}  // namespace
+
+// ---- creation and destruction ----------------------------------------------------------
+
+Result<std::unique_ptr<EnetTransport>> EnetTransport::listen(const std::string& bind_address,
+                                                             std::size_t max_peers,
+                                                             EnetOptions options) {
+    if (max_peers < 1 || max_peers > ENET_PROTOCOL_MAXIMUM_PEER_ID) {
+        return make_error(ErrorCode::kUsage, "cannot listen on " + bind_address + " for " +
+                                                 std::to_string(max_peers) +
+                                                 " peers: ENet allows 1 to 4095");
+    }
+    if (!enet_ready()) return make_error(ErrorCode::kIo, "enet_initialize failed");
+    auto address = parse_address(bind_address, AddressUse::kListen);
+    if (!address) return address.error();
+
+    errno = 0;
+    ENetHost* host = enet_host_create(&address.value(), max_peers, kChannelCount, 0, 0);
+    if (host == nullptr) return listen_error(bind_address, errno);
+    return std::unique_ptr<EnetTransport>(new EnetTransport(host, options));
+}
+
+Result<std::unique_ptr<EnetTransport>> EnetTransport::client(EnetOptions options) {
+    if (!enet_ready()) return make_error(ErrorCode::kIo, "enet_initialize failed");
+    errno = 0;
+    ENetHost* host = enet_host_create(nullptr, 1, kChannelCount, 0, 0);
+    if (host == nullptr) {
+        const int error = errno;
+        return make_error(ErrorCode::kIo, std::string("cannot create the client's UDP socket: ") +
+                                              (error != 0 ? std::strerror(error) : "ENet failed"));
+    }
+    return std::unique_ptr<EnetTransport>(new EnetTransport(host, options));
+}
+
+EnetTransport::EnetTransport(ENetHost* host, EnetOptions options)
+    : m_host(host), m_options(options), m_slot_last_send(host->peerCount, 0) {
+    m_options.peer_timeout_us = std::max<Micros>(m_options.peer_timeout_us, 1000);
+    m_host->intercept = &EnetTransport::count_datagram;
+}
+
+EnetTransport::~EnetTransport() {
+    // Queued data first: enet_peer_disconnect discards what is still queued for a peer.
+    enet_host_flush(m_host);
+    for (auto& entry : m_peers) {
+        if (entry.second.peer != nullptr) enet_peer_disconnect(entry.second.peer, 0);
+    }
+    enet_host_flush(m_host);
+    enet_host_destroy(m_host);
+}
+
+// ---- Transport ----------------------------------------------------------------------------
+
+Result<PeerId> EnetTransport::connect(const std::string& address_text) {
+    auto address = parse_address(address_text, AddressUse::kConnect);
+    if (!address) return address.error();
+    ENetPeer* peer = enet_host_connect(m_host, &address.value(), kChannelCount, 0);
+    if (peer == nullptr) {
+        return make_error(ErrorCode::kUsage, "cannot connect to " + address_text + ": all " +
+                                                 std::to_string(m_host->peerCount) +
+                                                 " peer slots of this transport are in use");
+    }
+    apply_peer_settings(peer);
+    return new_record(peer);
+}
+
+void EnetTransport::send(PeerId peer, Channel channel, std::span<const std::uint8_t> data) {
+    PeerRecord* record = find_open(peer);
+    if (record == nullptr || record->peer->state != ENET_PEER_STATE_CONNECTED) return;
+    ENetPacket* packet = enet_packet_create(data.data(), data.size(), packet_flags(channel));
+    if (packet == nullptr) return;
+    // On failure ENet leaves the packet to us; on success it owns it.
+    if (enet_peer_send(record->peer, static_cast<enet_uint8>(channel), packet) != 0) {
+        enet_packet_destroy(packet);
+        return;
+    }
+    record->stats.payload_bytes_sent += data.size();
+    m_host_stats.payload_bytes_sent += data.size();
+}
+
+std::optional<TransportEvent> EnetTransport::poll() {
+    while (m_pending.empty() && service(0)) {
+    }
+    // Only once ENet has read everything waiting in the socket: a peer whose datagrams sat
+    // there while the application was busy is not silent.
+    if (m_pending.empty()) tend_peers();
+    if (m_pending.empty()) return std::nullopt;
+    TransportEvent event = std::move(m_pending.front());
+    m_pending.pop_front();
+    return event;
+}
+
+bool EnetTransport::wait(Micros max_wait) {
+    if (!m_pending.empty()) return true;
+    const Micros deadline = m_clock.now_us() + std::max<Micros>(max_wait, 0);
+    for (;;) {
+        const Micros left_ms = std::max<Micros>(deadline - m_clock.now_us(), 0) / 1000;
+        const auto timeout_ms = static_cast<std::uint32_t>(
+            std::min<Micros>(left_ms, std::numeric_limits<std::uint32_t>::max()));
+        const bool had_event = service(timeout_ms);
+        if (!m_pending.empty()) return true;
+        if (!had_event) break;  // waited the full time (or ENet failed)
+    }
+    tend_peers();
+    return !m_pending.empty();
+}
+
+void EnetTransport::flush() {
+    enet_host_flush(m_host);
+    harvest_sent(nullptr);
+}
+
+void EnetTransport::disconnect(PeerId peer) {
+    PeerRecord* record = find_open(peer);
+    if (record == nullptr) return;
+    record->open = false;
+    if (record->peer->state == ENET_PEER_STATE_CONNECTED) {
+        record->closing_since_us = m_clock.now_us();  // tend_peers() takes it from here
+        return;
+    }
+    // Still connecting: ENet resets the peer on the spot (after one disconnect notice).
+    enet_peer_disconnect(record->peer, 0);
+    harvest_sent(record->peer);
+    if (record->peer->state == ENET_PEER_STATE_DISCONNECTED) release(*record);
+}
+
+void EnetTransport::disconnect_now(PeerId peer) {
+    PeerRecord* record = find_open(peer);
+    if (record != nullptr) drop_now(*record);
+}
+
+// ---- diagnostics --------------------------------------------------------------------------
+
+PeerStats EnetTransport::stats(PeerId peer) const {
+    const auto it = m_peers.find(peer);
+    return it == m_peers.end() ? PeerStats{} : it->second.stats;
+}
+
+PeerStats EnetTransport::host_stats() const {
+    return m_host_stats;
+}
+
+std::optional<std::uint32_t> EnetTransport::round_trip_ms(PeerId peer) const {
+    const PeerRecord* record = find_live(peer);
+    if (record == nullptr) return std::nullopt;
+    return record->peer->roundTripTime;
+}
+
+std::string EnetTransport::peer_address(PeerId peer) const {
+    const PeerRecord* record = find_live(peer);
+    if (record == nullptr) return {};
+    char ip[64] = {};
+    if (enet_address_get_host_ip(&record->peer->address, ip, sizeof ip) != 0) return {};
+    return std::string(ip) + ":" + std::to_string(record->peer->address.port);
+}
+
+std::uint16_t EnetTransport::local_port() const {
+    ENetAddress address{};
+    if (enet_socket_get_address(m_host->socket, &address) != 0) return 0;
+    return address.port;
+}
+
+void EnetTransport::set_peer_timeout(Micros timeout_us) {
+    m_options.peer_timeout_us = std::max<Micros>(timeout_us, 1000);
+    for (auto& entry : m_peers) {
+        if (entry.second.peer != nullptr) apply_peer_settings(entry.second.peer);
+    }
+}
+
+// ---- internals ----------------------------------------------------------------------------
+
+bool EnetTransport::service(std::uint32_t timeout_ms) {
+    ENetEvent event{};
+    t_servicing = this;
+    const int result = enet_host_service(m_host, &event, timeout_ms);
+    t_servicing = nullptr;
+    // Before translate(): a peer ENet just reset still carries our id for attribution.
+    harvest_sent(nullptr);
+    harvest_received();
+    if (result <= 0) return false;
+    translate(event);
+    return true;
+}
+
+void EnetTransport::translate(const ENetEvent& event) {
+    ENetPeer* peer = event.peer;
+    switch (event.type) {
+        case ENET_EVENT_TYPE_CONNECT: {
+            PeerId id = id_of(peer);
+            if (id == 0) {  // an incoming connection: its id is made now
+                id = new_record(peer);
+                apply_peer_settings(peer);
+            }
+            PeerRecord& record = m_peers.at(id);
+            record.last_heard_us = m_clock.now_us();
+            // Never throttle (drop) unreliable packets when the RTT rises; the default
+            // deceleration would. The settings travel to the remote side too.
+            enet_peer_throttle_configure(peer, ENET_PEER_PACKET_THROTTLE_INTERVAL,
+                                         ENET_PEER_PACKET_THROTTLE_ACCELERATION, 0);
+            if (record.open)
+                m_pending.push_back(status_event(TransportEvent::Type::kConnected, id));
+            break;
+        }
+        case ENET_EVENT_TYPE_DISCONNECT: {
+            const PeerId id = id_of(peer);
+            peer->data = nullptr;
+            if (id == 0) break;
+            PeerRecord& record = m_peers.at(id);
+            const bool report = record.open;
+            release(record);
+            if (report) m_pending.push_back(status_event(TransportEvent::Type::kDisconnected, id));
+            break;
+        }
+        case ENET_EVENT_TYPE_RECEIVE: {
+            const PeerId id = id_of(peer);
+            ENetPacket* packet = event.packet;
+            if (id != 0 && m_peers.at(id).open && event.channelID < kChannelCount) {
+                TransportEvent message{
+                    TransportEvent::Type::kMessage, id, static_cast<Channel>(event.channelID), {}};
+                message.data.assign(packet->data, packet->data + packet->dataLength);
+                m_peers.at(id).stats.payload_bytes_received += packet->dataLength;
+                m_host_stats.payload_bytes_received += packet->dataLength;
+                m_pending.push_back(std::move(message));
+            }
+            enet_packet_destroy(packet);
+            break;
+        }
+        case ENET_EVENT_TYPE_NONE:
+            break;
+    }
+}
+
+void EnetTransport::harvest_sent(ENetPeer* only_peer) {
+    // ENet's totals are 32-bit ("user should reset as needed"): move them into ours.
+    const std::uint64_t bytes = m_host->totalSentData;
+    const std::uint64_t datagrams = m_host->totalSentPackets;
+    m_host->totalSentData = 0;
+    m_host->totalSentPackets = 0;
+
+    // Which peers did ENet send to? It stamps a peer's lastSendTime with the service time
+    // whenever it sends it a datagram.
+    m_senders.clear();
+    if (only_peer != nullptr) {
+        m_senders.push_back(only_peer);
+    } else if (m_host->peerCount == 1) {
+        m_senders.push_back(&m_host->peers[0]);
+    } else {
+        for (std::size_t i = 0; i < m_host->peerCount; ++i) {
+            ENetPeer& slot = m_host->peers[i];
+            const bool stamped = slot.lastSendTime != m_slot_last_send[i] ||
+                                 (slot.state != ENET_PEER_STATE_DISCONNECTED &&
+                                  slot.lastSendTime == m_host->serviceTime);
+            if (stamped) m_senders.push_back(&slot);
+        }
+        if (m_senders.empty()) {
+            for (std::size_t i = 0; i < m_host->peerCount; ++i) {
+                if (m_host->peers[i].state != ENET_PEER_STATE_DISCONNECTED) {
+                    m_senders.push_back(&m_host->peers[i]);
+                }
+            }
+        }
+    }
+    for (std::size_t i = 0; i < m_host->peerCount; ++i) {
+        m_slot_last_send[i] = m_host->peers[i].lastSendTime;
+    }
+    if (datagrams == 0) return;
+
+    m_host_stats.datagrams_sent += datagrams;
+    m_host_stats.wire_bytes_sent += bytes + kIpUdpHeaderBytes * datagrams;
+    const std::uint64_t count = m_senders.size();
+    for (std::uint64_t k = 0; k < count; ++k) {
+        const PeerId id = id_of(m_senders[k]);
+        if (id == 0) continue;  // a slot the application never saw (a connection request)
+        // Even shares; the remainders go to the first senders so the shares add up.
+        const std::uint64_t share_datagrams = datagrams / count + (k < datagrams % count ? 1 : 0);
+        const std::uint64_t share_bytes = bytes / count + (k < bytes % count ? 1 : 0);
+        PeerStats& stats = m_peers.at(id).stats;
+        stats.datagrams_sent += share_datagrams;
+        stats.wire_bytes_sent += share_bytes + kIpUdpHeaderBytes * share_datagrams;
+    }
+}
+
+void EnetTransport::harvest_received() {
+    const std::uint64_t bytes = m_host->totalReceivedData;
+    const std::uint64_t datagrams = m_host->totalReceivedPackets;
+    m_host->totalReceivedData = 0;
+    m_host->totalReceivedPackets = 0;
+    m_host_stats.datagrams_received += datagrams;
+    m_host_stats.wire_bytes_received += bytes + kIpUdpHeaderBytes * datagrams;
+}
+
+// Called by ENet for every datagram it reads, before it parses it. Per-peer receive counters
+// and the silence watchdog live here. Returns 0: ENet processes the datagram as usual.
+int EnetTransport::count_datagram(ENetHost* host, ENetEvent* /*event*/) {
+    EnetTransport* self = t_servicing;
+    if (self == nullptr || self->m_host != host) return 0;
+    const ENetAddress& from = host->receivedAddress;
+    for (std::size_t i = 0; i < host->peerCount; ++i) {
+        const ENetPeer& slot = host->peers[i];
+        // ENet itself only accepts a peer's datagrams from the peer's address.
+        if (slot.state == ENET_PEER_STATE_DISCONNECTED || slot.address.host != from.host ||
+            slot.address.port != from.port) {
+            continue;
+        }
+        if (const PeerId id = self->id_of(&slot); id != 0) {
+            PeerRecord& record = self->m_peers.at(id);
+            record.stats.datagrams_received += 1;
+            record.stats.wire_bytes_received += host->receivedDataLength + kIpUdpHeaderBytes;
+            record.last_heard_us = self->m_clock.now_us();
+        }
+        break;
+    }
+    return 0;
+}
+
+void EnetTransport::tend_peers() {
+    const Micros now = m_clock.now_us();
+    for (auto& [id, record] : m_peers) {
+        if (record.peer == nullptr) continue;
+        if (now - record.last_heard_us >= m_options.peer_timeout_us) {
+            const bool report = record.open;
+            if (record.peer->state == ENET_PEER_STATE_CONNECTED) {
+                drop_now(record);
+            } else {  // connecting, or closing and no longer answering: nobody to notify
+                enet_peer_reset(record.peer);
+                release(record);
+            }
+            if (report) m_pending.push_back(status_event(TransportEvent::Type::kDisconnected, id));
+        } else if (record.closing_since_us && now - *record.closing_since_us >= kCloseLingerUs) {
+            record.closing_since_us.reset();
+            // ENet sends the disconnect once everything queued is acknowledged; its
+            // DISCONNECT event for this peer is then swallowed (the record is closed).
+            enet_peer_disconnect_later(record.peer, 0);
+            if (record.peer->state == ENET_PEER_STATE_DISCONNECTED) release(record);
+        }
+    }
+}
+
+void EnetTransport::drop_now(PeerRecord& record) {
+    enet_host_flush(m_host);
+    harvest_sent(nullptr);
+    ENetPeer* peer = record.peer;
+    enet_peer_disconnect_now(peer, 0);
+    harvest_sent(peer);
+    release(record);
+}
+
+void EnetTransport::apply_peer_settings(ENetPeer* peer) const {
+    // ENet declares a peer dead when a reliable command (data or a ping) stays unacknowledged
+    // this long; tend_peers() enforces the same bound on silence to the millisecond, since
+    // ENet only checks when a retransmit timer fires.
+    const auto timeout_ms = static_cast<enet_uint32>(std::clamp<Micros>(
+        m_options.peer_timeout_us / 1000, 1, std::numeric_limits<enet_uint32>::max()));
+    enet_peer_timeout(peer, 0, timeout_ms, timeout_ms);
+    // ENet pings a peer it has not heard from for this long: often enough that a live, idle
+    // peer is heard several times per timeout.
+    const enet_uint32 ping_ms =
+        std::clamp<enet_uint32>(timeout_ms / 4, 10, ENET_PEER_PING_INTERVAL);
+    enet_peer_ping_interval(peer, ping_ms);
+}
+
+void EnetTransport::release(PeerRecord& record) {
+    if (record.peer != nullptr) record.peer->data = nullptr;
+    record.peer = nullptr;
+    record.open = false;
+}
+
+PeerId EnetTransport::new_record(ENetPeer* peer) {
+    const PeerId id = m_next_id++;
+    peer->data = id_to_data(id);
+    PeerRecord record;
+    record.peer = peer;
+    record.last_heard_us = m_clock.now_us();
+    m_peers.emplace(id, record);
+    return id;
+}
+
+PeerId EnetTransport::id_of(const ENetPeer* peer) const {
+    const auto id = static_cast<PeerId>(reinterpret_cast<std::uintptr_t>(peer->data));
+    if (id == 0) return 0;
+    const auto it = m_peers.find(id);
+    return it != m_peers.end() && it->second.peer == peer ? id : 0;
+}
+
+EnetTransport::PeerRecord* EnetTransport::find_open(PeerId id) {
+    const auto it = m_peers.find(id);
+    if (it == m_peers.end() || !it->second.open || it->second.peer == nullptr) return nullptr;
+    return &it->second;
+}
+
+const EnetTransport::PeerRecord* EnetTransport::find_live(PeerId id) const {
+    const auto it = m_peers.find(id);
+    if (it == m_peers.end() || it->second.peer == nullptr) return nullptr;
+    return &it->second;
+}
+
+}  // namespace framelock::netplay

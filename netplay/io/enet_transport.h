@@ -1,0 +1,187 @@
+// Transport over ENet (UDP): the real network behind sessions, servers and spectators.
+//
+// Channels: kControl = reliable, ordered (ENet channel 0); kInput = unreliable and unsequenced
+// (channel 1: a late packet is still delivered, the application dedupes by frame number);
+// kBulk = reliable, ordered, its own queue (channel 2). ENet's packet throttle, which would
+// drop unreliable packets whenever the RTT rises, is switched off: inputs carry their own
+// redundancy, and dropping them on jitter only delays everyone.
+//
+// Addresses are "host:port" with an IPv4 address or a host name (ENet 1.3 is IPv4 only).
+// Host names are resolved with a blocking DNS lookup inside listen()/connect().
+//
+// Threading: none. One transport belongs to one thread; nothing here locks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "netplay/clock.h"
+#include "netplay/io/real_clock.h"
+#include "netplay/result.h"
+#include "netplay/transport.h"
+
+// ENet's own struct tags; <enet/enet.h> stays out of this header (ENet is a private dependency).
+struct _ENetHost;
+struct _ENetPeer;
+struct _ENetEvent;
+
+namespace framelock::netplay {
+
+struct EnetOptions {
+    // A peer we hear nothing from for this long is dropped (kDisconnected), and a connect() that
+    // gets no answer fails after the same time. ENet pings an idle peer twice a second, so a
+    // live peer is never silent that long (for timeouts under 2 s ENet pings four times per
+    // timeout instead). Microseconds, applied in whole milliseconds.
+    // GGPO drops after 5 s. The application must poll at least every few hundred ms: ENet
+    // measures its own retransmit timeouts against the time of the next poll.
+    Micros peer_timeout_us = 5'000'000;
+};
+
+// How long disconnect() waits before ENet sends the disconnect (see disconnect()).
+inline constexpr Micros kCloseLingerUs = 200'000;
+
+// IPv4 (20) + UDP (8) header bytes added to every datagram in the wire counters. Link-layer
+// framing (Ethernet, Wi-Fi, PPPoE) is not counted.
+inline constexpr std::uint64_t kIpUdpHeaderBytes = 28;
+
+class EnetTransport final : public Transport {
+  public:
+    // A server bound to `bind_address`: "127.0.0.1:7845", ":7845" (all interfaces) or
+    // "0.0.0.0:0" (any interface, port picked by the OS; see local_port()). Accepts up to
+    // `max_peers` simultaneous connections (1..4095) and can also connect() out.
+    // Errors (kUsage) name the address: malformed, unresolvable, or already in use.
+    static Result<std::unique_ptr<EnetTransport>> listen(const std::string& bind_address,
+                                                         std::size_t max_peers,
+                                                         EnetOptions options = {});
+
+    // A client: unbound (the OS picks the local port at the first send), one peer slot.
+    static Result<std::unique_ptr<EnetTransport>> client(EnetOptions options = {});
+
+    // Sends a disconnect to every peer (one flush, no waiting for acknowledgements) and
+    // closes the socket. Remote peers see kDisconnected.
+    ~EnetTransport() override;
+
+    EnetTransport(const EnetTransport&) = delete;
+    EnetTransport& operator=(const EnetTransport&) = delete;
+
+    // Starts connecting to "host:port". kConnected or kDisconnected (refused, unanswered for
+    // the peer timeout) for the returned id follows from poll(). Errors (kUsage): malformed or
+    // unresolvable address, no free peer slot.
+    Result<PeerId> connect(const std::string& address) override;
+
+    // Copies `data` into an ENet packet and queues it. Does nothing for an unknown,
+    // disconnected or not-yet-connected peer, or beyond ENet's 32 MiB packet limit.
+    void send(PeerId peer, Channel channel, std::span<const std::uint8_t> data) override;
+
+    // Buffered events first; otherwise services ENet without blocking (sends what is queued,
+    // reads what arrived) and hands out the next event. Messages are copies; ENet's packet is
+    // already freed. PeerIds count up from 1 and are never reused by this transport.
+    std::optional<TransportEvent> poll() override;
+
+    // Blocks up to `max_wait` (rounded down to whole milliseconds, so the caller wakes at most
+    // 1 ms early, never late) until an event is ready, servicing ENet meanwhile. Returns true
+    // when poll() now has an event. Meant for the frontend loop: sleep until the next frame or
+    // the next packet, whichever comes first.
+    bool wait(Micros max_wait);
+
+    void flush() override;
+
+    // Graceful: the peer sees kDisconnected after everything already queued for it. This side
+    // gets no further event for `peer`, and sends to it do nothing. Keep polling: the transport
+    // lingers kCloseLingerUs, then lets ENet send the disconnect once all queued data has been
+    // acknowledged. The linger matters because the receiving ENet discards whatever it has
+    // not yet handed out when a disconnect arrives: it gives the remote application time to
+    // poll out a last message (e.g. the reason for a kick).
+    void disconnect(PeerId peer) override;
+    // Immediate: sends what is queued, then one unreliable disconnect notice, and forgets the
+    // peer (nothing is retransmitted). No event here. A message sent just before may be
+    // discarded by the receiver along with the connection; use disconnect() to deliver one.
+    void disconnect_now(PeerId peer);
+
+    // Traffic for one peer; zeros for an id never handed out. Kept after the peer disconnects.
+    //   payload_bytes_sent      bytes of the messages send() queued to ENet for this peer
+    //   payload_bytes_received  bytes of the kMessage events poll() handed out for this peer
+    //   datagrams_received,     exact: every UDP datagram read from the peer's address
+    //   wire_bytes_received     (data, acknowledgements, pings, retransmits, disconnect),
+    //                           counting UDP payload + kIpUdpHeaderBytes. On a server, the very
+    //                           first datagram of a connection (the request, before ENet has a
+    //                           peer for it) is only in host_stats().
+    //   datagrams_sent,         exact on a transport with one peer slot (client()): everything
+    //   wire_bytes_sent         the socket sent, UDP payload + kIpUdpHeaderBytes per datagram.
+    //                           With several peers ENet does not say which datagram went where,
+    //                           so each service call's sent totals are split evenly among the
+    //                           peers ENet sent to during it (an estimate; exact when traffic
+    //                           per peer is alike, e.g. a broadcast update); host_stats() has
+    //                           the exact sum.
+    PeerStats stats(PeerId peer) const override;
+
+    // Exact totals for the whole socket, all peers, including connection requests.
+    // payload_* are the sums over peers.
+    PeerStats host_stats() const;
+
+    // ENet's smoothed round-trip time to `peer` in milliseconds (starts at ENet's default of
+    // 500 ms until acknowledgements arrive). nullopt for an unknown or disconnected peer.
+    // For diagnostics; the session measures its own RTT.
+    std::optional<std::uint32_t> round_trip_ms(PeerId peer) const;
+
+    // "a.b.c.d:port" of a peer, empty for an unknown or disconnected one. For logs.
+    std::string peer_address(PeerId peer) const;
+
+    // The bound UDP port (the OS's pick after listen("…:0")); 0 for a client before it sent.
+    std::uint16_t local_port() const;
+
+    // Changes the peer timeout for current and future peers.
+    void set_peer_timeout(Micros timeout_us);
+
+  private:
+    struct PeerRecord {
+        _ENetPeer* peer = nullptr;  // null once ENet has released the slot
+        bool open = true;           // false after disconnect(): no sends, no further events
+        Micros last_heard_us = 0;   // steady clock; last datagram from the peer (or connect)
+        std::optional<Micros> closing_since_us;  // disconnect() called, ENet not yet told
+        PeerStats stats;
+    };
+
+    EnetTransport(_ENetHost* host, EnetOptions options);
+
+    // One enet_host_service call; what it yields for the application lands in m_pending.
+    // False when ENet had no event (or failed).
+    bool service(std::uint32_t timeout_ms);
+    void translate(const _ENetEvent& event);
+    // Moves ENet's 32-bit host counters into ours and attributes sent datagrams to peers
+    // (to `only_peer` when given).
+    void harvest_sent(_ENetPeer* only_peer);
+    void harvest_received();
+    // After ENet has read everything waiting: drops silent peers, closes lingering ones.
+    void tend_peers();
+    // Sends what is queued (for everyone), then one unreliable disconnect notice, then
+    // forgets the peer.
+    void drop_now(PeerRecord& record);
+    void apply_peer_settings(_ENetPeer* peer) const;
+    void release(PeerRecord& record);
+    PeerId new_record(_ENetPeer* peer);
+    PeerId id_of(const _ENetPeer* peer) const;  // 0 when the slot is not ours
+    PeerRecord* find_open(PeerId id);
+    const PeerRecord* find_live(PeerId id) const;
+
+    static int count_datagram(_ENetHost* host, _ENetEvent* event);
+
+    _ENetHost* m_host;
+    EnetOptions m_options;
+    SteadyClock m_clock;
+    PeerId m_next_id = 1;
+    std::map<PeerId, PeerRecord> m_peers;
+    std::deque<TransportEvent> m_pending;         // events taken from ENet, not yet handed out
+    std::vector<std::uint32_t> m_slot_last_send;  // ENet's lastSendTime per slot, last harvest
+    std::vector<_ENetPeer*> m_senders;            // scratch for harvest_sent
+    PeerStats m_host_stats;
+};
+
+}  // namespace framelock::netplay

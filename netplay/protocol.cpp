@@ -1,0 +1,370 @@
+#include "netplay/protocol.h"
+
+#include "netplay/wire.h"
+
+namespace framelock::netplay {
+namespace {
+
+WireWriter start(MsgId id) {
+    WireWriter w;
+    w.u8(static_cast<std::uint8_t>(id));
+    return w;
+}
+
+// A reader positioned after the id byte, or a failed one if the id is not `id`.
+WireReader open(std::span<const std::uint8_t> bytes, MsgId id) {
+    WireReader r(bytes);
+    if (r.u8() != static_cast<std::uint8_t>(id)) r.fail();
+    return r;
+}
+
+template <class T>
+std::optional<T> finish(const WireReader& r, T value) {
+    if (!r.done()) return std::nullopt;
+    return value;
+}
+
+void write_identity(WireWriter& w, const SessionIdentity& id) {
+    w.string(id.core_name);
+    w.string(id.core_version);
+    w.u64(id.content_hash);
+    w.u64(id.options_hash);
+    w.u32(id.fps_milli);
+}
+
+SessionIdentity read_identity(WireReader& r) {
+    SessionIdentity id;
+    id.core_name = r.string();
+    id.core_version = r.string();
+    id.content_hash = r.u64();
+    id.options_hash = r.u64();
+    id.fps_milli = r.u32();
+    return id;
+}
+
+// Run-length coding of one player's words: run count, then (word, length 1..255) pairs.
+void write_runs(WireWriter& w, const std::vector<InputWord>& words) {
+    std::vector<std::pair<InputWord, std::uint8_t>> runs;
+    for (InputWord word : words) {
+        if (!runs.empty() && runs.back().first == word && runs.back().second < 255) {
+            ++runs.back().second;
+        } else {
+            runs.push_back({word, 1});
+        }
+    }
+    w.u8(static_cast<std::uint8_t>(runs.size()));
+    for (const auto& [word, length] : runs) {
+        w.u16(word);
+        w.u8(length);
+    }
+}
+
+// Reads runs that must add up to exactly `count` words.
+bool read_runs(WireReader& r, std::size_t count, std::vector<InputWord>& out) {
+    out.clear();
+    const std::size_t runs = r.u8();
+    for (std::size_t i = 0; i < runs && !r.failed(); ++i) {
+        const InputWord word = r.u16();
+        const std::size_t length = r.u8();
+        if (length == 0 || out.size() + length > count) return false;
+        out.insert(out.end(), length, word);
+    }
+    return !r.failed() && out.size() == count;
+}
+
+}  // namespace
+
+std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes) {
+    if (bytes.empty()) return std::nullopt;
+    switch (static_cast<MsgId>(bytes[0])) {
+        case MsgId::kHello:
+        case MsgId::kWelcome:
+        case MsgId::kReject:
+        case MsgId::kStart:
+        case MsgId::kBye:
+        case MsgId::kPlayerLeft:
+        case MsgId::kClientInput:
+        case MsgId::kServerUpdate:
+        case MsgId::kHashReport:
+        case MsgId::kDesync:
+        case MsgId::kClientStats:
+            return static_cast<MsgId>(bytes[0]);
+    }
+    return std::nullopt;
+}
+
+std::vector<std::uint8_t> encode(const Hello& m) {
+    WireWriter w = start(MsgId::kHello);
+    w.u32(m.magic);
+    w.u16(m.version);
+    w.u8(m.requested_slot);
+    w.string(m.player_name, 32);
+    w.string(m.content_name);
+    write_identity(w, m.identity);
+    return w.take();
+}
+
+std::optional<Hello> decode_hello(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kHello);
+    Hello m;
+    m.magic = r.u32();
+    m.version = r.u16();
+    // Only the fields every version shares are read for a foreign version, so the
+    // server can still answer with a clear "version mismatch".
+    if (r.failed() || m.magic != kProtocolMagic) return std::nullopt;
+    if (m.version != kProtocolVersion) return m;
+    m.requested_slot = r.u8();
+    m.player_name = r.string(32);
+    m.content_name = r.string();
+    m.identity = read_identity(r);
+    if (m.requested_slot > kMaxPlayers) r.fail();
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const Welcome& m) {
+    WireWriter w = start(MsgId::kWelcome);
+    w.u8(m.slot);
+    w.u8(m.players);
+    w.u16(m.hash_interval);
+    w.u16(m.keyframe_interval);
+    w.u8(m.send_interval);
+    w.i64(m.server_time_us);
+    return w.take();
+}
+
+std::optional<Welcome> decode_welcome(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kWelcome);
+    Welcome m;
+    m.slot = r.u8();
+    m.players = r.u8();
+    m.hash_interval = r.u16();
+    m.keyframe_interval = r.u16();
+    m.send_interval = r.u8();
+    m.server_time_us = r.i64();
+    if (m.slot < 1 || m.slot > kMaxPlayers || m.players < 1 || m.players > kMaxPlayers ||
+        m.slot > m.players || m.keyframe_interval == 0 || m.send_interval == 0) {
+        r.fail();
+    }
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const Reject& m) {
+    WireWriter w = start(MsgId::kReject);
+    w.u8(static_cast<std::uint8_t>(m.reason));
+    w.string(m.message, 1024);
+    return w.take();
+}
+
+std::optional<Reject> decode_reject(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kReject);
+    Reject m;
+    m.reason = static_cast<RejectReason>(r.u8());
+    m.message = r.string(1024);
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const Start& m) {
+    WireWriter w = start(MsgId::kStart);
+    w.i64(m.start_time_us);
+    w.u32(m.frame_time_ns);
+    w.u8(m.delay);
+    w.u8(m.players);
+    return w.take();
+}
+
+std::optional<Start> decode_start(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kStart);
+    Start m;
+    m.start_time_us = r.i64();
+    m.frame_time_ns = r.u32();
+    m.delay = r.u8();
+    m.players = r.u8();
+    // 1 ms .. 1 s per frame covers every real machine (1000 Hz .. 1 Hz).
+    if (m.frame_time_ns < 1'000'000 || m.frame_time_ns > 1'000'000'000 || m.players < 1 ||
+        m.players > kMaxPlayers) {
+        r.fail();
+    }
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const Bye& m) {
+    WireWriter w = start(MsgId::kBye);
+    w.u8(static_cast<std::uint8_t>(m.reason));
+    w.string(m.message, 1024);
+    return w.take();
+}
+
+std::optional<Bye> decode_bye(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kBye);
+    Bye m;
+    m.reason = static_cast<ByeReason>(r.u8());
+    m.message = r.string(1024);
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const PlayerLeft& m) {
+    WireWriter w = start(MsgId::kPlayerLeft);
+    w.u8(m.slot);
+    w.u32(m.frame);
+    w.string(m.reason);
+    return w.take();
+}
+
+std::optional<PlayerLeft> decode_player_left(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kPlayerLeft);
+    PlayerLeft m;
+    m.slot = r.u8();
+    m.frame = r.u32();
+    m.reason = r.string();
+    if (m.slot < 1 || m.slot > kMaxPlayers) r.fail();
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const ClientInput& m) {
+    WireWriter w = start(MsgId::kClientInput);
+    w.u8(m.seq);
+    w.u32(m.client_time);
+    w.u16(m.confirmed_ack);
+    w.u16(m.safe_rtt_100us);
+    w.u16(m.first_frame);
+    w.u8(static_cast<std::uint8_t>(m.inputs.size()));
+    write_runs(w, m.inputs);
+    return w.take();
+}
+
+std::optional<ClientInput> decode_client_input(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kClientInput);
+    ClientInput m;
+    m.seq = r.u8();
+    m.client_time = r.u32();
+    m.confirmed_ack = r.u16();
+    m.safe_rtt_100us = r.u16();
+    m.first_frame = r.u16();
+    const std::size_t count = r.u8();
+    if (!read_runs(r, count, m.inputs)) r.fail();
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const ServerUpdate& m) {
+    WireWriter w = start(MsgId::kServerUpdate);
+    w.u8(m.seq);
+    w.u32(m.server_time);
+    w.u32(m.echo_client_time);
+    w.u16(m.echo_hold_10us);
+    w.u16(m.input_ack);
+    w.u8(static_cast<std::uint8_t>(m.schedule.size()));
+    for (const auto& entry : m.schedule) {
+        w.u32(entry.frame);
+        w.u8(entry.delay);
+    }
+    w.u16(m.first_frame);
+    w.u8(m.players);
+    w.u8(static_cast<std::uint8_t>(m.frames.size()));
+    std::vector<InputWord> column(m.frames.size());
+    for (int p = 0; p < m.players; ++p) {
+        for (std::size_t f = 0; f < m.frames.size(); ++f) column[f] = m.frames[f].pads[p];
+        write_runs(w, column);
+    }
+    return w.take();
+}
+
+std::optional<ServerUpdate> decode_server_update(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kServerUpdate);
+    ServerUpdate m;
+    m.seq = r.u8();
+    m.server_time = r.u32();
+    m.echo_client_time = r.u32();
+    m.echo_hold_10us = r.u16();
+    m.input_ack = r.u16();
+    const std::size_t entries = r.u8();
+    if (entries > kMaxScheduleEntries) return std::nullopt;
+    for (std::size_t i = 0; i < entries && !r.failed(); ++i) {
+        ScheduleEntry entry;
+        entry.frame = r.u32();
+        entry.delay = r.u8();
+        m.schedule.push_back(entry);
+    }
+    m.first_frame = r.u16();
+    m.players = r.u8();
+    const std::size_t count = r.u8();
+    if (m.players > kMaxPlayers || count > kMaxFramesPerMessage) return std::nullopt;
+    m.frames.resize(count);
+    std::vector<InputWord> column;
+    for (int p = 0; p < m.players && !r.failed(); ++p) {
+        if (!read_runs(r, count, column)) {
+            r.fail();
+            break;
+        }
+        for (std::size_t f = 0; f < count; ++f) m.frames[f].pads[p] = column[f];
+    }
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const HashReport& m) {
+    WireWriter w = start(MsgId::kHashReport);
+    w.u32(m.frame);
+    w.u64(m.hash);
+    return w.take();
+}
+
+std::optional<HashReport> decode_hash_report(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kHashReport);
+    HashReport m;
+    m.frame = r.u32();
+    m.hash = r.u64();
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const Desync& m) {
+    WireWriter w = start(MsgId::kDesync);
+    w.u32(m.frame);
+    w.u8(m.differing_slots);
+    w.u8(static_cast<std::uint8_t>(m.hashes.size()));
+    for (auto h : m.hashes) w.u64(h);
+    return w.take();
+}
+
+std::optional<Desync> decode_desync(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kDesync);
+    Desync m;
+    m.frame = r.u32();
+    m.differing_slots = r.u8();
+    const std::size_t n = r.u8();
+    if (n > kMaxPlayers) return std::nullopt;
+    for (std::size_t i = 0; i < n; ++i) m.hashes.push_back(r.u64());
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const ClientStats& m) {
+    WireWriter w = start(MsgId::kClientStats);
+    w.u32(m.frames_run);
+    w.u32(m.stall_frames);
+    w.u16(m.srtt_100us);
+    w.u16(m.rttvar_100us);
+    w.u16(m.down_loss_permille);
+    return w.take();
+}
+
+std::optional<ClientStats> decode_client_stats(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kClientStats);
+    ClientStats m;
+    m.frames_run = r.u32();
+    m.stall_frames = r.u32();
+    m.srtt_100us = r.u16();
+    m.rttvar_100us = r.u16();
+    m.down_loss_permille = r.u16();
+    return finish(r, m);
+}
+
+Frame expand_frame(std::uint16_t low, Frame reference) {
+    const auto delta =
+        static_cast<std::int16_t>(static_cast<std::uint16_t>(low - (reference.value() & 0xffff)));
+    return reference + delta;
+}
+
+std::int64_t expand_time(std::uint32_t low, std::int64_t reference) {
+    const auto delta = static_cast<std::int32_t>(low - static_cast<std::uint32_t>(reference));
+    return reference + delta;
+}
+
+}  // namespace framelock::netplay

@@ -1,0 +1,191 @@
+// The netplay wire protocol: message structs and their encoders/decoders.
+//
+// Every message starts with a one-byte id. Ids are grouped by range:
+//   0x01-0x0f  session control, reliable (Channel::kControl)
+//   0x10-0x1f  real-time traffic, unreliable (Channel::kInput)
+//   0x20-0x2f  integrity and statistics, reliable (Channel::kControl)
+// The handshake (Hello) carries a magic number and the protocol version. Decoders return
+// nullopt for anything malformed: truncated, trailing bytes, counts out of range.
+//
+// Upstream bandwidth is the budget that shapes the real-time messages (2 KB/s per player
+// including UDP/IP headers): frame numbers travel as their low 16 bits and are expanded
+// against the receiver's own frame (valid within +-32767 frames, 9 minutes at 60 fps),
+// times as the low 32 bits of microseconds, and input words run-length coded.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "netplay/types.h"
+
+namespace framelock::netplay {
+
+inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
+inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr std::size_t kMaxFramesPerMessage = 240;
+inline constexpr std::size_t kMaxScheduleEntries = 8;
+
+enum class MsgId : std::uint8_t {
+    kHello = 0x01,
+    kWelcome = 0x02,
+    kReject = 0x03,
+    kStart = 0x04,
+    kBye = 0x05,
+    kPlayerLeft = 0x06,
+    kClientInput = 0x10,
+    kServerUpdate = 0x11,
+    kHashReport = 0x20,
+    kDesync = 0x21,
+    kClientStats = 0x22,
+};
+
+// What must be equal on every peer for emulators to stay identical.
+struct SessionIdentity {
+    std::string core_name;
+    std::string core_version;
+    std::uint64_t content_hash = 0;
+    std::uint64_t options_hash = 0;
+    std::uint32_t fps_milli = 0;  // frames per second x 1000, rounded
+    friend bool operator==(const SessionIdentity&, const SessionIdentity&) = default;
+};
+
+struct Hello {
+    std::uint32_t magic = kProtocolMagic;
+    std::uint16_t version = kProtocolVersion;
+    std::uint8_t requested_slot = 0;  // 1..8, 0 = any free slot
+    std::string player_name;
+    std::string content_name;  // for messages only ("game.nes")
+    SessionIdentity identity;
+};
+
+struct Welcome {
+    std::uint8_t slot = 0;     // 1..8
+    std::uint8_t players = 0;  // slots in the session
+    std::uint16_t hash_interval = 0;
+    std::uint16_t keyframe_interval = 0;
+    std::uint8_t send_interval = 0;  // frames between input datagrams
+    std::int64_t server_time_us = 0;
+};
+
+enum class RejectReason : std::uint8_t {
+    kVersion = 1,
+    kMismatch = 2,
+    kFull = 3,
+    kSlotTaken = 4,
+    kAlreadyStarted = 5,
+    kBadHello = 6,
+};
+
+struct Reject {
+    RejectReason reason = RejectReason::kBadHello;
+    std::string message;  // for the person: names both sides' values
+};
+
+struct Start {
+    std::int64_t start_time_us = 0;  // server clock time of frame 0
+    std::uint32_t frame_time_ns = 0;
+    std::uint8_t delay = 0;  // input delay from frame 0 on
+    std::uint8_t players = 0;
+};
+
+enum class ByeReason : std::uint8_t {
+    kQuit = 1,
+    kTimeout = 2,
+    kProtocolError = 3,
+    kServerShutdown = 4,
+    kRejected = 5,
+};
+
+struct Bye {
+    ByeReason reason = ByeReason::kQuit;
+    std::string message;
+};
+
+struct PlayerLeft {
+    std::uint8_t slot = 0;
+    std::uint32_t frame = 0;  // from this frame on the slot's input is neutral
+    std::string reason;
+};
+
+// One delay decision: from `frame` on, inputs sampled at frame f are for frame f + delay.
+struct ScheduleEntry {
+    std::uint32_t frame = 0;
+    std::uint8_t delay = 0;
+    friend bool operator==(const ScheduleEntry&, const ScheduleEntry&) = default;
+};
+
+struct ClientInput {
+    std::uint8_t seq = 0;              // per datagram, for the server's upstream loss count
+    std::uint32_t client_time = 0;     // low 32 bits of the client clock, us
+    std::uint16_t confirmed_ack = 0;   // low 16 bits: every confirmed frame <= this is held
+    std::uint16_t safe_rtt_100us = 0;  // client's SRTT + 4 RTTVAR in 0.1 ms, 0 = unknown
+    std::uint16_t first_frame = 0;     // low 16 bits of the frame of inputs[0]
+    std::vector<InputWord> inputs;     // this player's pads from first_frame on
+};
+
+struct ServerUpdate {
+    std::uint8_t seq = 0;                 // per datagram to this client, for its loss count
+    std::uint32_t server_time = 0;        // low 32 bits of the server clock at sending, us
+    std::uint32_t echo_client_time = 0;   // newest client_time received from this client
+    std::uint16_t echo_hold_10us = 0;     // how long the server held it, 10 us units
+    std::uint16_t input_ack = 0;          // low 16 bits: this client's inputs are held up to here
+    std::vector<ScheduleEntry> schedule;  // decisions the client may not have yet
+    std::uint16_t first_frame = 0;        // low 16 bits of the first confirmed frame below
+    std::uint8_t players = 0;
+    std::vector<InputFrame> frames;  // confirmed inputs, every slot, from first_frame on
+};
+
+struct HashReport {
+    std::uint32_t frame = 0;
+    std::uint64_t hash = 0;
+};
+
+struct Desync {
+    std::uint32_t frame = 0;            // first frame whose hashes disagreed
+    std::uint8_t differing_slots = 0;   // bit s-1 set: slot s differs from the majority
+    std::vector<std::uint64_t> hashes;  // per slot, 0 = not reported
+};
+
+struct ClientStats {
+    std::uint32_t frames_run = 0;
+    std::uint32_t stall_frames = 0;
+    std::uint16_t srtt_100us = 0;
+    std::uint16_t rttvar_100us = 0;
+    std::uint16_t down_loss_permille = 0;  // server datagrams lost on the way to this client
+};
+
+std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes);
+
+std::vector<std::uint8_t> encode(const Hello& m);
+std::vector<std::uint8_t> encode(const Welcome& m);
+std::vector<std::uint8_t> encode(const Reject& m);
+std::vector<std::uint8_t> encode(const Start& m);
+std::vector<std::uint8_t> encode(const Bye& m);
+std::vector<std::uint8_t> encode(const PlayerLeft& m);
+std::vector<std::uint8_t> encode(const ClientInput& m);
+std::vector<std::uint8_t> encode(const ServerUpdate& m);
+std::vector<std::uint8_t> encode(const HashReport& m);
+std::vector<std::uint8_t> encode(const Desync& m);
+std::vector<std::uint8_t> encode(const ClientStats& m);
+
+std::optional<Hello> decode_hello(std::span<const std::uint8_t> bytes);
+std::optional<Welcome> decode_welcome(std::span<const std::uint8_t> bytes);
+std::optional<Reject> decode_reject(std::span<const std::uint8_t> bytes);
+std::optional<Start> decode_start(std::span<const std::uint8_t> bytes);
+std::optional<Bye> decode_bye(std::span<const std::uint8_t> bytes);
+std::optional<PlayerLeft> decode_player_left(std::span<const std::uint8_t> bytes);
+std::optional<ClientInput> decode_client_input(std::span<const std::uint8_t> bytes);
+std::optional<ServerUpdate> decode_server_update(std::span<const std::uint8_t> bytes);
+std::optional<HashReport> decode_hash_report(std::span<const std::uint8_t> bytes);
+std::optional<Desync> decode_desync(std::span<const std::uint8_t> bytes);
+std::optional<ClientStats> decode_client_stats(std::span<const std::uint8_t> bytes);
+
+// The full frame whose low 16 bits are `low`, nearest to `reference`.
+Frame expand_frame(std::uint16_t low, Frame reference);
+// The full time whose low 32 bits are `low`, nearest to `reference`.
+std::int64_t expand_time(std::uint32_t low, std::int64_t reference);
+
+}  // namespace framelock::netplay

@@ -1,0 +1,554 @@
+#include "netplay/server.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+
+#include "netplay/state_hash.h"
+
+namespace framelock::netplay {
+namespace {
+
+constexpr Micros kLobbyHeartbeatUs = 100'000;
+constexpr std::size_t kMaxEvents = 4096;
+
+std::string describe(const SessionIdentity& id, const std::string& content_name) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "%s %s, content %s (%016" PRIx64 "), options %016" PRIx64 ", %.3f fps",
+                  id.core_name.c_str(), id.core_version.c_str(),
+                  content_name.empty() ? "-" : content_name.c_str(), id.content_hash,
+                  id.options_hash, id.fps_milli / 1000.0);
+    return text;
+}
+
+// Why two identities differ, naming both sides' values.
+std::string identity_mismatch(const SessionIdentity& session, const std::string& session_content,
+                              const SessionIdentity& yours, const std::string& your_content) {
+    std::string why;
+    const auto add = [&](const std::string& line) { why += (why.empty() ? "" : "; ") + line; };
+    if (session.core_name != yours.core_name || session.core_version != yours.core_version) {
+        add("core: session runs '" + session.core_name + " " + session.core_version +
+            "', you run '" + yours.core_name + " " + yours.core_version + "'");
+    }
+    if (session.content_hash != yours.content_hash) {
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "content: session plays %s (hash %016" PRIx64
+                      "), you have %s (hash %016" PRIx64 ")",
+                      session_content.c_str(), session.content_hash, your_content.c_str(),
+                      yours.content_hash);
+        add(text);
+    }
+    if (session.options_hash != yours.options_hash) {
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "core options: session hash %016" PRIx64 ", yours %016" PRIx64
+                      " (make [core_options] and --option match the host's)",
+                      session.options_hash, yours.options_hash);
+        add(text);
+    }
+    if (session.fps_milli != yours.fps_milli) {
+        char text[120];
+        std::snprintf(text, sizeof text, "frame rate: session %.3f fps, yours %.3f fps",
+                      session.fps_milli / 1000.0, yours.fps_milli / 1000.0);
+        add(text);
+    }
+    return why;
+}
+
+}  // namespace
+
+Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
+    : m_transport(transport), m_clock(clock), m_config(config), m_delay(config.delay) {
+    m_config.players = std::clamp(m_config.players, 1, kMaxPlayers);
+    if (m_config.keyframe_interval == 0) m_config.keyframe_interval = 1;
+    if (m_config.send_interval == 0) m_config.send_interval = 1;
+}
+
+int Server::slot_of(PeerId peer) const {
+    for (int s = 0; s < m_config.players; ++s) {
+        if (m_slots[s].occupied && !m_slots[s].left && m_slots[s].peer == peer) return s + 1;
+    }
+    return 0;
+}
+
+void Server::update() {
+    const Micros now = m_clock.now_us();
+    while (auto event = m_transport.poll()) {
+        switch (event->type) {
+            case TransportEvent::Type::kConnected:
+                break;  // a Hello follows
+            case TransportEvent::Type::kDisconnected:
+                handle_disconnect(event->peer, "connection lost");
+                break;
+            case TransportEvent::Type::kMessage:
+                handle_message(event->peer, event->channel, event->data);
+                break;
+        }
+    }
+    for (int s = 1; s <= m_config.players; ++s) {
+        Slot& slot = m_slots[s - 1];
+        if (slot.occupied && !slot.left && now - slot.last_heard > m_config.client_timeout_us) {
+            char why[96];
+            std::snprintf(why, sizeof why, "no data for %.1f s", (now - slot.last_heard) / 1e6);
+            drop(s, ByeReason::kTimeout, why);
+        }
+    }
+    if (!m_started) {
+        maybe_start();
+        for (int s = 0; s < m_config.players; ++s) {
+            Slot& slot = m_slots[s];
+            if (slot.occupied && now - slot.last_update_sent >= kLobbyHeartbeatUs)
+                send_update(s + 1, slot);
+        }
+        return;
+    }
+    confirm_frames();
+    for (int s = 0; s < m_config.players; ++s) {
+        Slot& slot = m_slots[s];
+        if (!slot.occupied || slot.left) continue;
+        const bool news = m_confirmed_end > m_last_sent_end;
+        if (news || now - slot.last_update_sent >= m_config.delay.frame_time_us)
+            send_update(s + 1, slot);
+    }
+    m_last_sent_end = m_confirmed_end;
+    m_transport.flush();
+}
+
+Micros Server::next_wakeup() const {
+    return m_clock.now_us() + 1000;
+}
+
+std::optional<ServerEvent> Server::poll_event() {
+    if (m_events.empty()) return std::nullopt;
+    ServerEvent event = std::move(m_events.front());
+    m_events.pop_front();
+    return event;
+}
+
+void Server::handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes) {
+    const int s = slot_of(peer);
+    const auto id = peek_id(bytes);
+    const auto malformed = [&](const std::string& what) {
+        if (s) ++m_slots[s - 1].malformed;
+        if (m_events.size() < kMaxEvents) emit({ServerEvent::Type::kMalformed, s, 0, 0, 0, what});
+    };
+    if (!id) {
+        char text[64];
+        std::snprintf(text, sizeof text, "unknown message id 0x%02x (%zu bytes) dropped",
+                      bytes.empty() ? 0 : bytes[0], bytes.size());
+        malformed(text);
+        return;
+    }
+    if (*id == MsgId::kHello) {
+        if (s) return;  // a repeated Hello changes nothing
+        auto hello = decode_hello(bytes);
+        if (!hello) {
+            reject(peer, RejectReason::kBadHello, "malformed Hello (not a framelock client?)");
+            return;
+        }
+        handle_hello(peer, *hello);
+        return;
+    }
+    if (!s) {
+        malformed("message from a peer without a slot dropped");
+        return;
+    }
+    Slot& slot = m_slots[s - 1];
+    slot.last_heard = m_clock.now_us();
+    switch (*id) {
+        case MsgId::kClientInput: {
+            if (channel != Channel::kInput) break;
+            auto input = decode_client_input(bytes);
+            if (!input) return malformed("malformed ClientInput dropped");
+            handle_input(slot, *input);
+            return;
+        }
+        case MsgId::kHashReport: {
+            auto report = decode_hash_report(bytes);
+            if (!report) return malformed("malformed HashReport dropped");
+            handle_hash(slot, s, *report);
+            return;
+        }
+        case MsgId::kClientStats: {
+            auto stats = decode_client_stats(bytes);
+            if (!stats) return malformed("malformed ClientStats dropped");
+            slot.frames_run = stats->frames_run;
+            slot.stall_frames = stats->stall_frames;
+            slot.down_loss_permille = stats->down_loss_permille;
+            slot.reported = {};
+            slot.reported.add_sample(static_cast<Micros>(stats->srtt_100us) * 100);
+            return;
+        }
+        case MsgId::kBye: {
+            auto bye = decode_bye(bytes);
+            drop(s, ByeReason::kQuit,
+                 bye ? (bye->message.empty() ? "left" : bye->message) : "left");
+            return;
+        }
+        default:
+            break;
+    }
+    malformed("unexpected message id dropped");
+}
+
+void Server::reject(PeerId peer, RejectReason reason, const std::string& message) {
+    m_transport.send(peer, Channel::kControl, encode(Reject{reason, message}));
+    m_transport.flush();
+    m_transport.disconnect(peer);
+    emit({ServerEvent::Type::kRejected, 0, 0, 0, 0, message});
+}
+
+void Server::handle_hello(PeerId peer, const Hello& hello) {
+    if (hello.version != kProtocolVersion) {
+        reject(peer, RejectReason::kVersion,
+               "protocol version mismatch: you speak " + std::to_string(hello.version) +
+                   ", this server speaks " + std::to_string(kProtocolVersion) +
+                   " (update framelock on the older side)");
+        return;
+    }
+    if (m_started) {
+        reject(peer, RejectReason::kAlreadyStarted, "the session is already running");
+        return;
+    }
+    if (m_identity && !(*m_identity == hello.identity)) {
+        reject(
+            peer, RejectReason::kMismatch,
+            "this session does not match your game: " +
+                identity_mismatch(*m_identity, m_content_name, hello.identity, hello.content_name));
+        return;
+    }
+    if (hello.identity.fps_milli < 1000 || hello.identity.fps_milli > 1'000'000) {
+        reject(peer, RejectReason::kBadHello,
+               "frame rate " + std::to_string(hello.identity.fps_milli / 1000.0) +
+                   " fps is out of range");
+        return;
+    }
+    int s = hello.requested_slot;
+    if (s > m_config.players) {
+        reject(peer, RejectReason::kFull,
+               "slot " + std::to_string(s) + " does not exist: the session has " +
+                   std::to_string(m_config.players) + " player slots");
+        return;
+    }
+    if (s > 0 && m_slots[s - 1].occupied) {
+        reject(peer, RejectReason::kSlotTaken,
+               "slot " + std::to_string(s) + " is taken by '" + m_slots[s - 1].name +
+                   "'; pick another or omit --slot");
+        return;
+    }
+    if (s == 0) {
+        for (int i = 0; i < m_config.players && s == 0; ++i) {
+            if (!m_slots[i].occupied) s = i + 1;
+        }
+        if (s == 0) {
+            reject(peer, RejectReason::kFull,
+                   "the session is full (" + std::to_string(m_config.players) + "/" +
+                       std::to_string(m_config.players) + " players)");
+            return;
+        }
+    }
+    if (!m_identity) {
+        m_identity = hello.identity;
+        m_content_name = hello.content_name;
+        m_config.delay.frame_time_us =
+            static_cast<Micros>(std::llround(1e9 / hello.identity.fps_milli));
+        m_delay = DelayController(m_config.delay);
+    }
+    Slot& slot = m_slots[s - 1];
+    slot = Slot{};
+    slot.occupied = true;
+    slot.peer = peer;
+    slot.name = hello.player_name.empty() ? "player " + std::to_string(s) : hello.player_name;
+    slot.last_heard = m_clock.now_us();
+    Welcome welcome;
+    welcome.slot = static_cast<std::uint8_t>(s);
+    welcome.players = static_cast<std::uint8_t>(m_config.players);
+    welcome.hash_interval = m_config.hash_interval;
+    welcome.keyframe_interval = m_config.keyframe_interval;
+    welcome.send_interval = m_config.send_interval;
+    welcome.server_time_us = m_clock.now_us();
+    m_transport.send(peer, Channel::kControl, encode(welcome));
+    emit({ServerEvent::Type::kPlayerJoined, s, 0, 0, 0,
+          slot.name + " joined: " + describe(hello.identity, hello.content_name)});
+}
+
+std::vector<LinkReport> Server::link_reports() const {
+    std::vector<LinkReport> links;
+    for (int s = 0; s < m_config.players; ++s) {
+        const Slot& slot = m_slots[s];
+        if (!slot.occupied || slot.left) continue;
+        LinkReport link;
+        link.safe_rtt = slot.safe_rtt;
+        const std::uint64_t sent = slot.datagrams + slot.lost_up;
+        link.up_loss = sent ? static_cast<double>(slot.lost_up) / static_cast<double>(sent) : 0.0;
+        link.down_loss = slot.down_loss_permille / 1000.0;
+        links.push_back(link);
+    }
+    return links;
+}
+
+void Server::maybe_start() {
+    const Micros now = m_clock.now_us();
+    for (int s = 0; s < m_config.players; ++s) {
+        if (!m_slots[s].occupied) {
+            m_lobby_full_since = -1;
+            return;
+        }
+    }
+    if (m_lobby_full_since < 0) m_lobby_full_since = now;
+    // Wait (briefly) until every client has measured its round trip: the first delay
+    // should already fit the network.
+    bool all_measured = true;
+    Micros worst = 0;
+    for (int s = 0; s < m_config.players; ++s) {
+        all_measured &= m_slots[s].safe_rtt > 0;
+        worst = std::max(worst, m_slots[s].safe_rtt);
+    }
+    if (!all_measured && now - m_lobby_full_since < m_config.max_lobby_rtt_wait_us) return;
+
+    const auto links = link_reports();
+    const int delay = m_delay.target(links);
+    m_start.start_time_us = now + std::max(m_config.start_lead_us, 2 * worst);
+    m_start.frame_time_ns = static_cast<std::uint32_t>(std::llround(1e12 / m_identity->fps_milli));
+    m_start.delay = static_cast<std::uint8_t>(delay);
+    m_start.players = static_cast<std::uint8_t>(m_config.players);
+    // Keyframes inside the first, pre-confirmed frames keep the starting delay; they
+    // still get entries, because a client runs a keyframe only once it holds its entry.
+    m_schedule.clear();
+    for (std::uint32_t k = 0; k < static_cast<std::uint32_t>(std::max(delay, 1));
+         k += m_config.keyframe_interval) {
+        m_schedule.push_back({k, static_cast<std::uint8_t>(delay)});
+    }
+    // Frames before the first sampled input are neutral for everyone.
+    m_confirmed_base = 0;
+    m_confirmed.assign(static_cast<std::size_t>(delay), InputFrame{});
+    m_confirmed_end = static_cast<std::uint32_t>(delay);
+    for (int s = 0; s < m_config.players; ++s) {
+        m_slots[s].inputs_end = m_confirmed_end;
+        m_slots[s].pending.clear();
+        m_transport.send(m_slots[s].peer, Channel::kControl, encode(m_start));
+    }
+    m_started = true;
+    emit({ServerEvent::Type::kStarted, 0, 0, delay, 0, "session started"});
+}
+
+void Server::handle_input(Slot& slot, const ClientInput& input) {
+    const Micros now = m_clock.now_us();
+    ++slot.datagrams;
+    bool newest = !slot.last_seq.has_value();
+    if (slot.last_seq) {
+        const std::uint8_t gap = static_cast<std::uint8_t>(input.seq - *slot.last_seq);
+        if (gap >= 1 && gap < 128) {
+            slot.lost_up += gap - 1u;
+            newest = true;
+        }
+    }
+    if (newest) {
+        slot.last_seq = input.seq;
+        slot.last_client_time = input.client_time;
+        slot.last_client_time_at = now;
+    }
+    if (input.safe_rtt_100us) slot.safe_rtt = static_cast<Micros>(input.safe_rtt_100us) * 100;
+    if (!m_started) return;
+
+    const Frame acked = expand_frame(input.confirmed_ack, Frame(m_confirmed_end));
+    const std::uint32_t ack_end = acked.value() + 1;
+    if (Frame(ack_end) <= Frame(m_confirmed_end) && Frame(ack_end) > Frame(slot.client_ack_end)) {
+        slot.client_ack_end = ack_end;
+    }
+    const std::uint32_t first = expand_frame(input.first_frame, Frame(slot.inputs_end)).value();
+    for (std::size_t i = 0; i < input.inputs.size(); ++i) {
+        const Frame frame = Frame(first) + static_cast<std::int32_t>(i);
+        if (frame < Frame(slot.inputs_end)) continue;  // already held
+        if (frame > Frame(slot.inputs_end)) break;     // a gap: the next datagram repeats it
+        if (frame - Frame(m_confirmed_end) > static_cast<std::int32_t>(m_config.max_frames_ahead)) {
+            ++slot.malformed;
+            emit({ServerEvent::Type::kMalformed, slot_of(slot.peer), frame.value(), 0, 0,
+                  "input too far ahead of the session dropped"});
+            break;
+        }
+        slot.pending.push_back(input.inputs[i]);
+        ++slot.inputs_end;
+    }
+}
+
+void Server::confirm_frames() {
+    const Micros now = m_clock.now_us();
+    for (;;) {
+        const std::uint32_t g = m_confirmed_end;
+        for (int s = 0; s < m_config.players; ++s) {
+            const Slot& slot = m_slots[s];
+            if (!slot.left && Frame(slot.inputs_end) <= Frame(g))
+                return;  // someone's input is missing
+        }
+        // The delay that holds from a keyframe is fixed before the keyframe is confirmed:
+        // a client may run frame g only with its confirmation, which carries the decision.
+        if (g % m_config.keyframe_interval == 0 && !m_schedule.empty() &&
+            m_schedule.back().frame != g) {
+            const int current = m_schedule.back().delay;
+            const int delay = m_delay.decide(now, current, m_delay.target(link_reports()));
+            m_schedule.push_back({g, static_cast<std::uint8_t>(delay)});
+            if (delay != current) emit({ServerEvent::Type::kDelayChanged, 0, g, delay, 0, {}});
+        }
+        InputFrame frame;
+        for (int s = 0; s < m_config.players; ++s) {
+            Slot& slot = m_slots[s];
+            if (slot.left && Frame(g) >= Frame(slot.left_from)) continue;  // neutral
+            frame.pads[s] = slot.pending.front();
+            slot.pending.pop_front();
+        }
+        m_confirmed.push_back(frame);
+        ++m_confirmed_end;
+    }
+}
+
+void Server::send_update(int slot_number, Slot& slot) {
+    const Micros now = m_clock.now_us();
+    ServerUpdate update;
+    update.seq = slot.next_update_seq++;
+    update.server_time = static_cast<std::uint32_t>(now);
+    update.echo_client_time = slot.last_client_time;
+    const Micros hold = slot.last_client_time_at < 0 ? 0 : (now - slot.last_client_time_at) / 10;
+    update.echo_hold_10us = static_cast<std::uint16_t>(std::clamp<Micros>(hold, 0, 65535));
+    update.input_ack = static_cast<std::uint16_t>(slot.inputs_end - 1);
+    update.players = static_cast<std::uint8_t>(m_config.players);
+    if (m_started) {
+        // Frames and decisions the client may not hold yet, oldest first.
+        const std::uint32_t from = std::max(slot.client_ack_end, m_confirmed_base);
+        for (const auto& entry : m_schedule) {
+            if (Frame(entry.frame) >= Frame(from) && update.schedule.size() < kMaxScheduleEntries) {
+                update.schedule.push_back(entry);
+            }
+        }
+        update.first_frame = static_cast<std::uint16_t>(from);
+        for (std::uint32_t f = from;
+             Frame(f) < Frame(m_confirmed_end) && update.frames.size() < kMaxFramesPerMessage;
+             ++f) {
+            update.frames.push_back(m_confirmed[f - m_confirmed_base]);
+        }
+    }
+    m_transport.send(slot.peer, Channel::kInput, encode(update));
+    slot.last_update_sent = now;
+    (void)slot_number;
+}
+
+void Server::handle_hash(Slot& slot, int slot_number, const HashReport& report) {
+    (void)slot;
+    if (!m_started || Frame(report.frame) >= Frame(m_confirmed_end) + 1)
+        return;  // not a frame anyone ran
+    m_hashes[report.frame][slot_number - 1] = report.hash;
+    check_hashes();
+}
+
+void Server::check_hashes() {
+    while (!m_hashes.empty()) {
+        auto it = m_hashes.begin();
+        const auto& hashes = it->second;
+        bool complete = true;
+        for (int s = 0; s < m_config.players; ++s) {
+            const Slot& slot = m_slots[s];
+            const bool expected =
+                slot.occupied && !(slot.left && Frame(it->first) >= Frame(slot.left_from));
+            if (expected && hashes[s] == 0) complete = false;
+        }
+        // Wait for missing reports, but not forever: a report two intervals late is skipped.
+        if (!complete && m_hashes.size() < 3) return;
+        std::map<std::uint64_t, int> votes;
+        for (int s = 0; s < m_config.players; ++s) {
+            if (hashes[s]) ++votes[hashes[s]];
+        }
+        std::uint64_t majority = 0;
+        int best = 0;
+        for (const auto& [hash, count] : votes) {
+            if (count > best) {
+                best = count;
+                majority = hash;
+            }
+        }
+        std::uint8_t differing = 0;
+        for (int s = 0; s < m_config.players; ++s) {
+            if (hashes[s] && hashes[s] != majority) differing |= static_cast<std::uint8_t>(1u << s);
+        }
+        if (differing && !m_in_desync) {
+            Desync desync;
+            desync.frame = it->first;
+            desync.differing_slots = differing;
+            desync.hashes.assign(hashes.begin(), hashes.begin() + m_config.players);
+            for (int s = 0; s < m_config.players; ++s) {
+                if (m_slots[s].occupied && !m_slots[s].left) {
+                    m_transport.send(m_slots[s].peer, Channel::kControl, encode(desync));
+                }
+            }
+            std::string who;
+            for (int s = 0; s < m_config.players; ++s) {
+                if (differing & (1u << s)) who += (who.empty() ? "" : ", ") + std::to_string(s + 1);
+            }
+            emit({ServerEvent::Type::kDesync, 0, it->first, 0, differing,
+                  "desync at frame " + std::to_string(it->first) + ": slot(s) " + who +
+                      " differ from the majority"});
+        }
+        m_in_desync = differing != 0;
+        m_hashes.erase(it);
+    }
+}
+
+void Server::handle_disconnect(PeerId peer, const std::string& reason) {
+    if (const int s = slot_of(peer)) drop(s, ByeReason::kQuit, reason);
+}
+
+void Server::drop(int slot_number, ByeReason reason, const std::string& message) {
+    Slot& slot = m_slots[slot_number - 1];
+    if (!slot.occupied || slot.left) return;
+    if (reason != ByeReason::kQuit)
+        m_transport.send(slot.peer, Channel::kControl, encode(Bye{reason, message}));
+    m_transport.flush();
+    m_transport.disconnect(slot.peer);
+    emit({ServerEvent::Type::kPlayerLeft, slot_number, slot.inputs_end, 0, 0,
+          slot.name + " left: " + message});
+    if (!m_started) {
+        slot = Slot{};
+        return;
+    }
+    slot.left = true;
+    slot.left_from = slot.inputs_end;
+    const PlayerLeft left{static_cast<std::uint8_t>(slot_number), slot.left_from,
+                          slot.name + ": " + message};
+    for (int s = 0; s < m_config.players; ++s) {
+        if (m_slots[s].occupied && !m_slots[s].left)
+            m_transport.send(m_slots[s].peer, Channel::kControl, encode(left));
+    }
+    confirm_frames();  // the others may have been waiting only for this player
+}
+
+std::vector<SlotStats> Server::slot_stats() const {
+    std::vector<SlotStats> out;
+    for (int s = 0; s < m_config.players; ++s) {
+        const Slot& slot = m_slots[s];
+        if (!slot.occupied) continue;
+        SlotStats st;
+        st.slot = s + 1;
+        st.name = slot.name;
+        st.connected = !slot.left;
+        st.srtt = slot.reported.srtt();
+        st.safe_rtt = slot.safe_rtt;
+        st.frames_run = slot.frames_run;
+        st.stall_frames = slot.stall_frames;
+        st.datagrams_received = slot.datagrams;
+        st.datagrams_lost_up = slot.lost_up;
+        st.malformed = slot.malformed;
+        st.traffic = m_transport.stats(slot.peer);
+        out.push_back(st);
+    }
+    return out;
+}
+
+const InputFrame* Server::confirmed_input(std::uint32_t frame) const {
+    if (Frame(frame) < Frame(m_confirmed_base) || Frame(frame) >= Frame(m_confirmed_end))
+        return nullptr;
+    return &m_confirmed[frame - m_confirmed_base];
+}
+
+}  // namespace framelock::netplay

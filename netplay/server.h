@@ -1,0 +1,150 @@
+// The frame-lock server. It collects every player's input for each frame, confirms a
+// frame once all inputs for it are held, and sends confirmed frames to every client
+// (redundantly, until acknowledged). It decides the input delay at each keyframe from
+// the clients' measured round trips, compares the clients' state hashes, and drops a
+// client that goes silent while the others play on with neutral input in its slot.
+//
+// Driven by update(): no threads, no callbacks; results come out of poll_event().
+// One Server serves one session over its Transport (a dedicated `framelock server`
+// runs one Server per session port).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netplay/clock.h"
+#include "netplay/delay_controller.h"
+#include "netplay/protocol.h"
+#include "netplay/rtt_estimator.h"
+#include "netplay/transport.h"
+
+namespace framelock::netplay {
+
+struct ServerConfig {
+    int players = 2;                       // the session starts when this many have joined
+    std::uint16_t hash_interval = 60;      // clients report a state hash every N frames
+    std::uint16_t keyframe_interval = 30;  // frames between delay decisions
+    std::uint8_t send_interval = 2;        // frames between a client's input datagrams
+    DelayPolicy delay;                     // frame_time_us is set from the session's fps
+    Micros client_timeout_us = 5'000'000;  // silent this long: dropped
+    Micros start_lead_us = 500'000;        // Start is sent this long before frame 0
+    Micros max_lobby_rtt_wait_us = 2'000'000;
+    std::uint32_t max_frames_ahead = 600;  // inputs further ahead of confirmation: dropped
+};
+
+struct SlotStats {
+    int slot = 0;
+    std::string name;
+    bool connected = false;
+    Micros srtt = 0, rttvar = 0, safe_rtt = 0;
+    std::uint32_t frames_run = 0, stall_frames = 0;
+    std::uint64_t datagrams_received = 0, datagrams_lost_up = 0;
+    std::uint64_t malformed = 0;
+    PeerStats traffic;
+};
+
+struct ServerEvent {
+    enum class Type {
+        kPlayerJoined,
+        kPlayerLeft,
+        kRejected,
+        kStarted,
+        kDelayChanged,
+        kDesync,
+        kMalformed
+    };
+    Type type;
+    int slot = 0;  // 1..8 where it applies
+    std::uint32_t frame = 0;
+    int delay = 0;
+    std::uint8_t differing_slots = 0;
+    std::string message;
+};
+
+class Server {
+  public:
+    Server(Transport& transport, const Clock& clock, ServerConfig config);
+
+    // Processes the network and sends what is due. Call often (every millisecond or on
+    // every network event); it never blocks.
+    void update();
+    // When update() next has timed work to do (a frame's updates, a timeout).
+    Micros next_wakeup() const;
+
+    std::optional<ServerEvent> poll_event();
+
+    bool started() const { return m_started; }
+    std::uint32_t confirmed_frames() const {
+        return m_confirmed_end;
+    }  // frames [0, this) confirmed
+    int current_delay() const { return m_schedule.empty() ? 0 : m_schedule.back().delay; }
+    const std::vector<ScheduleEntry>& schedule() const { return m_schedule; }
+    std::vector<SlotStats> slot_stats() const;
+    const InputFrame* confirmed_input(std::uint32_t frame) const;
+
+  private:
+    struct Slot {
+        bool occupied = false;
+        bool left = false;
+        PeerId peer = 0;
+        std::string name;
+        std::uint32_t inputs_end = 0;      // inputs held for frames [.., inputs_end)
+        std::deque<InputWord> pending;     // inputs for [m_confirmed_end, inputs_end)
+        std::uint32_t left_from = 0;       // after leaving: neutral input from here
+        std::uint32_t client_ack_end = 0;  // the client holds confirmed frames [0, this)
+        std::uint32_t last_client_time = 0;
+        Micros last_client_time_at = -1;
+        Micros last_heard = 0;
+        Micros last_update_sent = 0;
+        std::uint8_t next_update_seq = 0;
+        Micros safe_rtt = 0;
+        RttEstimator reported;  // from ClientStats
+        std::uint32_t frames_run = 0, stall_frames = 0;
+        std::uint64_t datagrams = 0, lost_up = 0, malformed = 0;
+        std::optional<std::uint8_t> last_seq;
+        std::uint16_t down_loss_permille = 0;
+    };
+
+    void handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes);
+    void handle_hello(PeerId peer, const Hello& hello);
+    void handle_input(Slot& slot, const ClientInput& input);
+    void handle_hash(Slot& slot, int slot_number, const HashReport& report);
+    void handle_disconnect(PeerId peer, const std::string& reason);
+    void drop(int slot_number, ByeReason reason, const std::string& message);
+    void reject(PeerId peer, RejectReason reason, const std::string& message);
+    void maybe_start();
+    void confirm_frames();
+    void send_updates(bool only_new);
+    void send_update(int slot_number, Slot& slot);
+    void check_hashes();
+    int slot_of(PeerId peer) const;
+    std::vector<LinkReport> link_reports() const;
+    void emit(ServerEvent event) { m_events.push_back(std::move(event)); }
+
+    Transport& m_transport;
+    const Clock& m_clock;
+    ServerConfig m_config;
+    DelayController m_delay;
+    std::array<Slot, kMaxPlayers> m_slots{};
+    std::optional<SessionIdentity> m_identity;
+    std::string m_content_name;
+    bool m_started = false;
+    Micros m_lobby_full_since = -1;
+    Start m_start{};
+    std::vector<ScheduleEntry> m_schedule;
+    std::uint32_t m_confirmed_end = 0;   // frames [0, this) are confirmed
+    std::uint32_t m_confirmed_base = 0;  // m_confirmed[0] is this frame
+    std::deque<InputFrame> m_confirmed;  // kept while some client may still need them
+    std::uint32_t m_last_sent_end = 0;
+    std::map<std::uint32_t, std::array<std::uint64_t, kMaxPlayers>> m_hashes;
+    std::uint32_t m_desync_reported_until = 0;
+    bool m_in_desync = false;
+    std::deque<ServerEvent> m_events;
+};
+
+}  // namespace framelock::netplay

@@ -1,0 +1,177 @@
+#include <catch2/catch.hpp>
+
+#include <functional>
+
+#include "netplay/protocol.h"
+
+using namespace framelock::netplay;
+
+namespace {
+
+// Every strict prefix of a valid message must be refused, and so must one extra byte.
+template <class Decode>
+void check_truncation_and_trailing(const std::vector<std::uint8_t>& bytes, Decode decode) {
+    for (std::size_t n = 0; n < bytes.size(); ++n) {
+        INFO("prefix of " << n << " of " << bytes.size() << " bytes");
+        CHECK_FALSE(decode(std::span<const std::uint8_t>(bytes.data(), n)).has_value());
+    }
+    auto longer = bytes;
+    longer.push_back(0);
+    CHECK_FALSE(decode(longer).has_value());
+    CHECK(decode(bytes).has_value());
+}
+
+SessionIdentity identity() {
+    return {"framelock-arcade", "1.0", 0x0123456789abcdefull, 0xfedcba9876543210ull, 60000};
+}
+
+}  // namespace
+
+TEST_CASE("Hello round trip, truncation, wrong magic, foreign version", "[netplay][protocol]") {
+    Hello m;
+    m.requested_slot = 3;
+    m.player_name = "ryu";
+    m.content_name = "game.nes";
+    m.identity = identity();
+    const auto bytes = encode(m);
+    CHECK(bytes[0] == static_cast<std::uint8_t>(MsgId::kHello));
+    CHECK(bytes[1] == 0x46);  // little-endian magic "FLCK": 'F' first
+    auto d = decode_hello(bytes);
+    REQUIRE(d);
+    CHECK(d->requested_slot == 3);
+    CHECK(d->player_name == "ryu");
+    CHECK(d->content_name == "game.nes");
+    CHECK(d->identity == identity());
+    check_truncation_and_trailing(bytes, decode_hello);
+
+    auto bad_magic = bytes;
+    bad_magic[1] ^= 0xff;
+    CHECK_FALSE(decode_hello(bad_magic));
+    // Another version: magic and version are still read, so the server can say so.
+    Hello future = m;
+    future.version = kProtocolVersion + 1;
+    auto other = decode_hello(encode(future));
+    REQUIRE(other);
+    CHECK(other->version == kProtocolVersion + 1);
+}
+
+TEST_CASE("Control messages round trip and refuse truncation", "[netplay][protocol]") {
+    Welcome w{2, 4, 60, 30, 2, -123456789};
+    auto wd = decode_welcome(encode(w));
+    REQUIRE(wd);
+    CHECK(wd->slot == 2);
+    CHECK(wd->players == 4);
+    CHECK(wd->server_time_us == -123456789);
+    check_truncation_and_trailing(encode(w), decode_welcome);
+    CHECK_FALSE(decode_welcome(encode(Welcome{5, 4, 60, 30, 2, 0})));  // slot beyond players
+
+    Reject r{RejectReason::kMismatch, "content: session plays a.nes, you have b.nes"};
+    CHECK(decode_reject(encode(r))->message == r.message);
+    check_truncation_and_trailing(encode(r), decode_reject);
+
+    Start s{5'000'000'000ll, 16'666'667, 7, 3};
+    auto sd = decode_start(encode(s));
+    REQUIRE(sd);
+    CHECK(sd->start_time_us == 5'000'000'000ll);
+    CHECK(sd->frame_time_ns == 16'666'667u);
+    CHECK(sd->delay == 7);
+    check_truncation_and_trailing(encode(s), decode_start);
+    CHECK_FALSE(decode_start(encode(Start{0, 10, 1, 2})));  // absurd frame time
+
+    Bye b{ByeReason::kTimeout, "no data for 5.0 s"};
+    CHECK(decode_bye(encode(b))->message == b.message);
+    check_truncation_and_trailing(encode(b), decode_bye);
+
+    PlayerLeft l{2, 1234, "bob: connection lost"};
+    CHECK(decode_player_left(encode(l))->frame == 1234);
+    check_truncation_and_trailing(encode(l), decode_player_left);
+    CHECK_FALSE(decode_player_left(encode(PlayerLeft{9, 0, ""})));
+
+    HashReport h{600, 0xdeadbeefcafef00dull};
+    CHECK(decode_hash_report(encode(h))->hash == h.hash);
+    check_truncation_and_trailing(encode(h), decode_hash_report);
+
+    Desync ds{1200, 0b0100, {1, 2, 3}};
+    auto dd = decode_desync(encode(ds));
+    REQUIRE(dd);
+    CHECK(dd->hashes == std::vector<std::uint64_t>{1, 2, 3});
+    check_truncation_and_trailing(encode(ds), decode_desync);
+
+    ClientStats cs{100, 3, 1000, 50, 12};
+    CHECK(decode_client_stats(encode(cs))->down_loss_permille == 12);
+    check_truncation_and_trailing(encode(cs), decode_client_stats);
+}
+
+TEST_CASE("ClientInput run-length codes inputs and rejects inconsistent runs",
+          "[netplay][protocol]") {
+    ClientInput m;
+    m.seq = 250;
+    m.client_time = 0xfffffff0u;
+    m.confirmed_ack = 65535;
+    m.safe_rtt_100us = 1280;
+    m.first_frame = 65530;
+    m.inputs = {1, 1, 1, 0x0100, 0x0100, 0, 0xffff};
+    const auto bytes = encode(m);
+    auto d = decode_client_input(bytes);
+    REQUIRE(d);
+    CHECK(d->inputs == m.inputs);
+    CHECK(d->first_frame == 65530);
+    CHECK(d->seq == 250);
+    check_truncation_and_trailing(bytes, decode_client_input);
+    // 4 runs for 7 words: 13 bytes header + 1 count + 1 run count + 4 * 3.
+    CHECK(bytes.size() == 1 + 1 + 4 + 2 + 2 + 2 + 1 + 1 + 4 * 3);
+
+    // A run that claims more words than the count: refused.
+    auto bad = bytes;
+    bad[13] = 2;  // frame count 7 -> 2
+    CHECK_FALSE(decode_client_input(bad));
+    // 300 equal words need two runs (255 + 45), and a count over 255 is cut to the message cap.
+    ClientInput many;
+    many.inputs.assign(200, 0x0010);
+    CHECK(decode_client_input(encode(many))->inputs.size() == 200);
+}
+
+TEST_CASE("ServerUpdate round trip with schedule and every slot", "[netplay][protocol]") {
+    ServerUpdate m;
+    m.seq = 9;
+    m.server_time = 123;
+    m.echo_client_time = 456;
+    m.echo_hold_10us = 78;
+    m.input_ack = 100;
+    m.schedule = {{90, 6}, {120, 8}};
+    m.first_frame = 95;
+    m.players = 8;
+    for (int f = 0; f < 5; ++f) {
+        InputFrame frame;
+        for (int p = 0; p < 8; ++p)
+            frame.pads[p] = static_cast<InputWord>((p * 7 + f / 2) & 0xffff);
+        m.frames.push_back(frame);
+    }
+    const auto bytes = encode(m);
+    auto d = decode_server_update(bytes);
+    REQUIRE(d);
+    CHECK(d->frames == m.frames);
+    CHECK(d->schedule == m.schedule);
+    CHECK(d->players == 8);
+    check_truncation_and_trailing(bytes, decode_server_update);
+}
+
+TEST_CASE("Unknown ids and empty input are not messages", "[netplay][protocol]") {
+    CHECK_FALSE(peek_id({}).has_value());
+    const std::uint8_t unknown[] = {0x7f, 1, 2, 3};
+    CHECK_FALSE(peek_id(unknown).has_value());
+    const std::uint8_t hash_id[] = {0x20};
+    CHECK(peek_id(hash_id) == MsgId::kHashReport);
+    CHECK_FALSE(decode_hash_report(hash_id));
+    // A message of one kind never decodes as another.
+    CHECK_FALSE(decode_welcome(encode(HashReport{1, 2})));
+}
+
+TEST_CASE("16-bit frames and 32-bit times expand across wraparound", "[netplay][protocol]") {
+    CHECK(expand_frame(5, Frame(0x0001fff0u)).value() == 0x00020005u);
+    CHECK(expand_frame(0xfff0, Frame(0x00020005u)).value() == 0x0001fff0u);
+    CHECK(expand_frame(0xffff, Frame(0)).value() == 0xffffffffu);  // "nothing held yet" = frame -1
+    CHECK(expand_frame(10, Frame(0xfffffff0u)).value() == 10u);    // across the 32-bit wrap
+    CHECK(expand_time(0x00000010u, 0x1fffffff0ll) == 0x200000010ll);
+    CHECK(expand_time(0xfffffff0u, 0x200000010ll) == 0x1fffffff0ll);
+}
