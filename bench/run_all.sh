@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}
 ROMS=$B/roms
+"$B/bench_netplay_delay"
 "$B/bench_host_overhead" --core arcade --ports 4 --option farcade_players=4 --frames 3000 --rounds 7
 if [ -f "$ROMS/framelock_test.nes" ]; then
     "$B/bench_host_overhead" --core nestopia --content "$ROMS/framelock_test.nes" --frames 3000 --rounds 7

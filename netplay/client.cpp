@@ -57,6 +57,13 @@ bool Client::schedule_known_for(std::uint32_t frame) const {
     return keyframe == 0 || m_schedule.count(keyframe) > 0;
 }
 
+std::uint32_t Client::scheduled_frame(Micros now) const {
+    // The last frame whose time has come; frame 0's time not yet come gives "frame -1".
+    const Micros since = m_sync.to_server(now) - m_start.start_time_us;
+    if (since < 0) return static_cast<std::uint32_t>(-1);
+    return static_cast<std::uint32_t>(since * 1000 / m_start.frame_time_ns);
+}
+
 Micros Client::frame_due_local(std::uint32_t frame) const {
     const Micros server_time =
         m_start.start_time_us +
@@ -98,36 +105,53 @@ int Client::tick(InputWord local_pad) {
     }
     if (m_state == State::kLobby) {
         if (m_last_send < 0 || now - m_last_send >= kLobbyHeartbeatUs) send_input();
+        if (now - m_last_stats >= kStatsIntervalUs) send_stats();
         m_transport.flush();
         return 0;
     }
     if (m_state != State::kRunning) return 0;
 
     const Micros frame_us = m_start.frame_time_ns / 1000;
+    // The pad is sampled on the server's timeline, for every frame whose time has come,
+    // whether or not this emulator has kept up: after a stall the inputs for the frames
+    // ahead are already on their way, and catching up is limited by emulation speed
+    // alone. A frame's sample needs the delay of its keyframe; it waits for it if needed.
+    while (Frame(m_sample_frame) <= Frame(scheduled_frame(now)) &&
+           schedule_known_for(m_sample_frame)) {
+        sample_input(m_sample_frame, local_pad);
+        ++m_sample_frame;
+        if (m_sample_frame % m_welcome.send_interval == 0) send_input();
+    }
     int ran = 0;
     while (ran < m_config.max_catch_up_frames) {
         const Micros due = frame_due_local(m_next_frame);
         if (now < due) break;
         if (!(Frame(m_confirmed_end) > Frame(m_next_frame)) || !schedule_known_for(m_next_frame)) {
             if (m_blocked_since < 0) {
-                m_blocked_since = due;
+                // Only the time spent waiting from now on is a stall: a client already
+                // behind (catching up) must not count its backlog again.
+                m_blocked_since = std::max(due, now);
                 ++m_stats.stall_events;
             }
             break;
         }
         if (m_blocked_since >= 0) {
             const Micros waited = now - m_blocked_since;
-            if (waited > kStallToleranceUs)
+            if (waited > kStallToleranceUs) {
                 m_stats.stall_frames +=
                     static_cast<std::uint32_t>((waited + frame_us - 1) / frame_us);
+            }
             m_blocked_since = -1;
         }
         const std::uint32_t frame = m_next_frame;
-        sample_input(frame, local_pad);
         const InputFrame inputs = m_confirmed.front();
         m_confirmed.pop_front();
-        // Another frame already due: this one will not be looked at.
-        const bool behind = now >= frame_due_local(frame + 1);
+        // Not looked at only if the next frame is due too and can run right away; the last
+        // frame a tick can run is always shown, even when the client runs behind.
+        const bool next_runs_now = now >= frame_due_local(frame + 1) && !m_confirmed.empty() &&
+                                   ran + 1 < m_config.max_catch_up_frames;
+        const bool behind = next_runs_now;
+        m_stats.lateness_total_us += now - due;
         m_emulator.run_frame(inputs, !behind);
         if (behind) ++m_stats.frames_fast_forwarded;
         ++m_stats.frames_run;
@@ -137,9 +161,6 @@ int Client::tick(InputWord local_pad) {
             m_transport.send(m_server, Channel::kControl,
                              encode(HashReport{frame, m_emulator.state_hash()}));
         }
-        if (frame % m_welcome.send_interval ==
-            static_cast<std::uint32_t>(m_welcome.send_interval - 1))
-            send_input();
     }
     // Keep inputs, acknowledgements and round-trip samples flowing while stalled too. A
     // frame late, so it never doubles the frame-paced sends.
@@ -173,8 +194,10 @@ void Client::sample_input(std::uint32_t frame, InputWord pad) {
     m_carried_presses = 0;
     // The delay rose: frames between the last sample's target and this one's get this
     // sample too.
+    const Micros now = m_clock.now_us();
     while (Frame(m_own_next) <= Frame(target)) {
         m_own.push_back(word);
+        m_sample_times.push_back(now);
         ++m_own_next;
     }
 }
@@ -187,12 +210,9 @@ void Client::send_input() {
     m_sent_times.push_back(input.client_time);
     if (m_sent_times.size() > 64) m_sent_times.pop_front();
     input.confirmed_ack = static_cast<std::uint16_t>(m_confirmed_end - 1);
-    // RFC 6298 starts RTTVAR at half the first sample; a few samples in, the safe RTT
-    // means something. Until then the server hears "unknown" and waits (briefly).
-    if (m_rtt.samples() >= kMinRttSamples) {
-        input.safe_rtt_100us =
-            static_cast<std::uint16_t>(std::clamp<Micros>(m_rtt.safe() / 100, 1, 65535));
-    }
+    input.latency_100us =
+        static_cast<std::uint16_t>(std::clamp<Micros>(m_max_round_trip / 100, 0, 65535));
+    m_max_round_trip = 0;
     input.first_frame = static_cast<std::uint16_t>(m_own_acked_end);
     const std::size_t count = std::min(m_own.size(), kMaxFramesPerMessage);
     input.inputs.assign(m_own.begin(), m_own.begin() + static_cast<std::ptrdiff_t>(count));
@@ -204,9 +224,14 @@ void Client::send_stats() {
     ClientStats stats;
     stats.frames_run = m_stats.frames_run;
     stats.stall_frames = m_stats.stall_frames;
-    stats.srtt_100us = static_cast<std::uint16_t>(std::clamp<Micros>(m_rtt.srtt() / 100, 0, 65535));
-    stats.rttvar_100us =
-        static_cast<std::uint16_t>(std::clamp<Micros>(m_rtt.rttvar() / 100, 0, 65535));
+    // RFC 6298 starts RTTVAR at half the first sample; a few samples in, the RTT means
+    // something. Until then the server hears "unknown" and waits (briefly) to start.
+    if (m_rtt.samples() >= kMinRttSamples) {
+        stats.srtt_100us =
+            static_cast<std::uint16_t>(std::clamp<Micros>(m_rtt.srtt() / 100, 1, 65535));
+        stats.rttvar_100us =
+            static_cast<std::uint16_t>(std::clamp<Micros>(m_rtt.rttvar() / 100, 0, 65535));
+    }
     const std::uint64_t expected = m_stats.updates_received + m_stats.updates_lost;
     stats.down_loss_permille =
         expected ? static_cast<std::uint16_t>(m_stats.updates_lost * 1000 / expected)
@@ -249,6 +274,9 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             m_confirmed_end = start->delay;
             m_own.clear();
             m_own_acked_end = m_own_next = start->delay;
+            m_sample_times.clear();
+            m_sample_base = start->delay;
+            m_sample_frame = 0;
             m_state = State::kRunning;
             emit({ClientEvent::Type::kStarted, m_slot, 0, start->delay, 0, {}});
             return;
@@ -336,7 +364,18 @@ void Client::handle_update(const ServerUpdate& update) {
         if (frame < Frame(m_confirmed_end)) continue;
         if (frame > Frame(m_confirmed_end)) break;
         m_confirmed.push_back(update.frames[i]);
+        // This frame's input round trip, from when this client sampled its own input for
+        // it (every player samples a frame's input at the same scheduled moment).
+        if (Frame(m_confirmed_end) >= Frame(m_sample_base) &&
+            m_confirmed_end - m_sample_base < m_sample_times.size()) {
+            m_max_round_trip =
+                std::max(m_max_round_trip, now - m_sample_times[m_confirmed_end - m_sample_base]);
+        }
         ++m_confirmed_end;
+    }
+    while (!m_sample_times.empty() && Frame(m_sample_base) < Frame(m_confirmed_end)) {
+        m_sample_times.pop_front();
+        ++m_sample_base;
     }
 }
 

@@ -58,6 +58,9 @@ struct ClientStatsSnapshot {
     std::uint32_t stall_frames = 0;  // frame periods spent waiting for inputs
     std::uint32_t stall_events = 0;  // times a due frame had to wait
     std::uint32_t frames_fast_forwarded = 0;
+    // Sum over frames run of how late each ran after its scheduled time: with the delay,
+    // the input-to-screen lag a player feels (mean lag = delay + this / frames_run).
+    Micros lateness_total_us = 0;
     Micros srtt = 0, rttvar = 0, safe_rtt = 0;
     Micros clock_offset = 0;
     int delay = 0;
@@ -86,6 +89,9 @@ class Client {
     int slot() const { return m_slot; }
     int players() const { return m_players; }
     std::uint32_t next_frame() const { return m_next_frame; }
+    // The next scheduled frame whose pad tick() will sample (bots and tests read their
+    // scripted pad for it).
+    std::uint32_t next_sample_frame() const { return m_sample_frame; }
     int delay_at(std::uint32_t frame) const;
     ClientStatsSnapshot stats() const;
     const std::string& end_reason() const { return m_end_reason; }
@@ -98,6 +104,7 @@ class Client {
     void send_input();
     void send_stats();
     Micros frame_due_local(std::uint32_t frame) const;
+    std::uint32_t scheduled_frame(Micros now) const;
     void end(const std::string& reason);
     void emit(ClientEvent event) { m_events.push_back(std::move(event)); }
 
@@ -123,8 +130,14 @@ class Client {
     // Own inputs not yet acknowledged: frames [m_own_acked_end, m_own_next).
     std::deque<InputWord> m_own;
     std::uint32_t m_own_acked_end = 0;
-    std::uint32_t m_own_next = 0;  // next frame that needs a sampled input
+    std::uint32_t m_own_next = 0;      // next frame that needs a sampled input
+    std::uint32_t m_sample_frame = 0;  // the next scheduled frame whose pad is sampled
     InputWord m_last_sample = 0;
+    // When each own input was sampled, for frames [m_sample_base, m_own_next): a frame's
+    // input round trip is its confirmation's arrival minus this.
+    std::deque<Micros> m_sample_times;
+    std::uint32_t m_sample_base = 0;
+    Micros m_max_round_trip = 0;      // worst since the last datagram
     InputWord m_carried_presses = 0;  // presses sampled while the delay was falling
 
     RttEstimator m_rtt;

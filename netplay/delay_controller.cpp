@@ -4,40 +4,56 @@
 
 namespace framelock::netplay {
 
-int DelayController::target(std::span<const LinkReport> links) const {
-    if (!m_policy.adaptive) return m_policy.fixed_delay;
-    Micros worst = 0;
-    bool up_loss = false, down_loss = false;
-    for (const auto& link : links) {
-        worst = std::max(worst, link.safe_rtt);
-        up_loss |= link.up_loss > m_policy.loss_threshold;
-        down_loss |= link.down_loss > m_policy.loss_threshold;
-    }
+int DelayController::frames_for(Micros duration) const {
     const Micros frame = m_policy.frame_time_us;
-    Micros needed = worst + (m_policy.send_interval - 1) * frame + m_policy.margin_us;
-    if (up_loss) needed += m_policy.send_interval * frame;
-    if (down_loss) needed += frame;
-    const int frames = static_cast<int>((needed + frame - 1) / frame);
+    const int frames = static_cast<int>((duration + m_policy.margin_us + frame - 1) / frame);
     return std::clamp(frames, m_policy.min_delay, m_policy.max_delay);
+}
+
+void DelayController::add_round_trip(Micros now, Micros round_trip) {
+    // Older samples no larger than a newer one can never be the maximum again.
+    while (!m_samples.empty() && m_samples.back().round_trip <= round_trip) m_samples.pop_back();
+    m_samples.push_back({now, round_trip});
+    while (!m_samples.empty() && m_samples.front().time < now - m_policy.memory_us)
+        m_samples.pop_front();
+}
+
+void DelayController::observe_srtt(Micros srtt_worst) {
+    m_srtt = srtt_worst;
+    if (srtt_worst <= 0) return;
+    const Micros tolerance = std::max(m_regime_srtt / 4, m_policy.frame_time_us);
+    if (m_regime_srtt == 0 || srtt_worst > m_regime_srtt + tolerance ||
+        srtt_worst < m_regime_srtt - tolerance) {
+        m_regime_srtt = srtt_worst;
+        m_samples.clear();
+        ++m_regimes;
+    }
+}
+
+int DelayController::target(Micros now) {
+    if (!m_policy.adaptive) return m_policy.fixed_delay;
+    while (!m_samples.empty() && m_samples.front().time < now - m_policy.memory_us)
+        m_samples.pop_front();
+    const Micros round_trip = m_samples.empty() ? 0 : m_samples.front().round_trip;
+    const Micros floor = m_srtt + (m_policy.send_interval - 1) * m_policy.frame_time_us;
+    return frames_for(std::max(round_trip, floor));
+}
+
+int DelayController::initial(Micros safe_rtt_worst) const {
+    if (!m_policy.adaptive) return m_policy.fixed_delay;
+    return frames_for(safe_rtt_worst + (m_policy.send_interval - 1) * m_policy.frame_time_us);
 }
 
 int DelayController::decide(Micros now, int current, int target) {
     if (!m_policy.adaptive) return m_policy.fixed_delay;
-    m_history.emplace_back(now, target);
-    while (!m_history.empty() && m_history.front().first < now - m_policy.lower_after_us)
-        m_history.pop_front();
     if (target >= current) {
-        if (target > current) m_history.clear();  // a rise restarts the wait before any fall
+        m_lower_since = -1;
         return target;
     }
-    // Lower only when every target over the whole window was below the current delay,
-    // and the window really spans lower_after (not just since the last rise).
-    const bool window_full =
-        !m_history.empty() && now - m_history.front().first >= m_policy.lower_after_us;
-    int highest = 0;
-    for (const auto& [time, t] : m_history) highest = std::max(highest, t);
-    if (window_full && highest < current) return current - 1;
-    return current;
+    // Lower only once the target has stayed below the delay for lower_after; then one
+    // frame per decision while it stays below.
+    if (m_lower_since < 0) m_lower_since = now;
+    return now - m_lower_since >= m_policy.lower_after_us ? current - 1 : current;
 }
 
 }  // namespace framelock::netplay

@@ -225,7 +225,7 @@ std::vector<std::uint8_t> encode(const ClientInput& m) {
     w.u8(m.seq);
     w.u32(m.client_time);
     w.u16(m.confirmed_ack);
-    w.u16(m.safe_rtt_100us);
+    w.u16(m.latency_100us);
     w.u16(m.first_frame);
     w.u8(static_cast<std::uint8_t>(m.inputs.size()));
     write_runs(w, m.inputs);
@@ -238,7 +238,7 @@ std::optional<ClientInput> decode_client_input(std::span<const std::uint8_t> byt
     m.seq = r.u8();
     m.client_time = r.u32();
     m.confirmed_ack = r.u16();
-    m.safe_rtt_100us = r.u16();
+    m.latency_100us = r.u16();
     m.first_frame = r.u16();
     const std::size_t count = r.u8();
     if (!read_runs(r, count, m.inputs)) r.fail();

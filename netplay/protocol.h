@@ -118,12 +118,12 @@ struct ScheduleEntry {
 };
 
 struct ClientInput {
-    std::uint8_t seq = 0;              // per datagram, for the server's upstream loss count
-    std::uint32_t client_time = 0;     // low 32 bits of the client clock, us
-    std::uint16_t confirmed_ack = 0;   // low 16 bits: every confirmed frame <= this is held
-    std::uint16_t safe_rtt_100us = 0;  // client's SRTT + 4 RTTVAR in 0.1 ms, 0 = unknown
-    std::uint16_t first_frame = 0;     // low 16 bits of the frame of inputs[0]
-    std::vector<InputWord> inputs;     // this player's pads from first_frame on
+    std::uint8_t seq = 0;             // per datagram, for the server's upstream loss count
+    std::uint32_t client_time = 0;    // low 32 bits of the client clock, us
+    std::uint16_t confirmed_ack = 0;  // low 16 bits: every confirmed frame <= this is held
+    std::uint16_t latency_100us = 0;  // worst input round trip since the last datagram, 0.1 ms
+    std::uint16_t first_frame = 0;    // low 16 bits of the frame of inputs[0]
+    std::vector<InputWord> inputs;    // this player's pads from first_frame on
 };
 
 struct ServerUpdate {

@@ -157,29 +157,35 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         return;
     }
     Slot& slot = m_slots[s - 1];
-    slot.last_heard = m_clock.now_us();
+    // Only well-formed messages count as signs of life: a peer sending garbage times out
+    // like a silent one.
+    const Micros now = m_clock.now_us();
     switch (*id) {
         case MsgId::kClientInput: {
             if (channel != Channel::kInput) break;
             auto input = decode_client_input(bytes);
             if (!input) return malformed("malformed ClientInput dropped");
+            slot.last_heard = now;
             handle_input(slot, *input);
             return;
         }
         case MsgId::kHashReport: {
             auto report = decode_hash_report(bytes);
             if (!report) return malformed("malformed HashReport dropped");
+            slot.last_heard = now;
             handle_hash(slot, s, *report);
             return;
         }
         case MsgId::kClientStats: {
             auto stats = decode_client_stats(bytes);
             if (!stats) return malformed("malformed ClientStats dropped");
+            slot.last_heard = now;
             slot.frames_run = stats->frames_run;
             slot.stall_frames = stats->stall_frames;
             slot.down_loss_permille = stats->down_loss_permille;
-            slot.reported = {};
-            slot.reported.add_sample(static_cast<Micros>(stats->srtt_100us) * 100);
+            slot.srtt = static_cast<Micros>(stats->srtt_100us) * 100;
+            slot.rttvar = static_cast<Micros>(stats->rttvar_100us) * 100;
+            m_delay.observe_srtt(srtt_worst());
             return;
         }
         case MsgId::kBye: {
@@ -275,19 +281,21 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
           slot.name + " joined: " + describe(hello.identity, hello.content_name)});
 }
 
-std::vector<LinkReport> Server::link_reports() const {
-    std::vector<LinkReport> links;
+Micros Server::srtt_worst() const {
+    Micros worst = 0;
+    for (int s = 0; s < m_config.players; ++s) {
+        if (m_slots[s].occupied && !m_slots[s].left) worst = std::max(worst, m_slots[s].srtt);
+    }
+    return worst;
+}
+
+Micros Server::safe_rtt_worst() const {
+    Micros worst = 0;
     for (int s = 0; s < m_config.players; ++s) {
         const Slot& slot = m_slots[s];
-        if (!slot.occupied || slot.left) continue;
-        LinkReport link;
-        link.safe_rtt = slot.safe_rtt;
-        const std::uint64_t sent = slot.datagrams + slot.lost_up;
-        link.up_loss = sent ? static_cast<double>(slot.lost_up) / static_cast<double>(sent) : 0.0;
-        link.down_loss = slot.down_loss_permille / 1000.0;
-        links.push_back(link);
+        if (slot.occupied && !slot.left) worst = std::max(worst, slot.srtt + 4 * slot.rttvar);
     }
-    return links;
+    return worst;
 }
 
 void Server::maybe_start() {
@@ -302,15 +310,11 @@ void Server::maybe_start() {
     // Wait (briefly) until every client has measured its round trip: the first delay
     // should already fit the network.
     bool all_measured = true;
-    Micros worst = 0;
-    for (int s = 0; s < m_config.players; ++s) {
-        all_measured &= m_slots[s].safe_rtt > 0;
-        worst = std::max(worst, m_slots[s].safe_rtt);
-    }
+    for (int s = 0; s < m_config.players; ++s) all_measured &= m_slots[s].srtt > 0;
+    const Micros worst = safe_rtt_worst();
     if (!all_measured && now - m_lobby_full_since < m_config.max_lobby_rtt_wait_us) return;
 
-    const auto links = link_reports();
-    const int delay = m_delay.target(links);
+    const int delay = m_delay.initial(worst);
     m_start.start_time_us = now + std::max(m_config.start_lead_us, 2 * worst);
     m_start.frame_time_ns = static_cast<std::uint32_t>(std::llround(1e12 / m_identity->fps_milli));
     m_start.delay = static_cast<std::uint8_t>(delay);
@@ -351,8 +355,10 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
         slot.last_client_time = input.client_time;
         slot.last_client_time_at = now;
     }
-    if (input.safe_rtt_100us) slot.safe_rtt = static_cast<Micros>(input.safe_rtt_100us) * 100;
     if (!m_started) return;
+    if (input.latency_100us) {
+        m_delay.add_round_trip(now, static_cast<Micros>(input.latency_100us) * 100);
+    }
 
     const Frame acked = expand_frame(input.confirmed_ack, Frame(m_confirmed_end));
     const std::uint32_t ack_end = acked.value() + 1;
@@ -379,17 +385,34 @@ void Server::confirm_frames() {
     const Micros now = m_clock.now_us();
     for (;;) {
         const std::uint32_t g = m_confirmed_end;
+        int missing = 0, missing_count = 0;
         for (int s = 0; s < m_config.players; ++s) {
             const Slot& slot = m_slots[s];
-            if (!slot.left && Frame(slot.inputs_end) <= Frame(g))
-                return;  // someone's input is missing
+            if (!slot.left && Frame(slot.inputs_end) <= Frame(g)) {
+                missing = s + 1;
+                ++missing_count;
+            }
         }
+        if (missing) {
+            // One player alone holding everyone back for the timeout is dropped, even if it
+            // still talks: the others play on.
+            if (m_blocked_since < 0) m_blocked_since = now;
+            if (missing_count == 1 && now - m_blocked_since > m_config.client_timeout_us) {
+                char why[96];
+                std::snprintf(why, sizeof why, "no input for frame %u for %.1f s", g,
+                              (now - m_blocked_since) / 1e6);
+                m_blocked_since = -1;
+                drop(missing, ByeReason::kTimeout, why);  // confirms what it can
+            }
+            return;
+        }
+        m_blocked_since = -1;
         // The delay that holds from a keyframe is fixed before the keyframe is confirmed:
         // a client may run frame g only with its confirmation, which carries the decision.
         if (g % m_config.keyframe_interval == 0 && !m_schedule.empty() &&
             m_schedule.back().frame != g) {
             const int current = m_schedule.back().delay;
-            const int delay = m_delay.decide(now, current, m_delay.target(link_reports()));
+            const int delay = m_delay.decide(now, current, m_delay.target(now));
             m_schedule.push_back({g, static_cast<std::uint8_t>(delay)});
             if (delay != current) emit({ServerEvent::Type::kDelayChanged, 0, g, delay, 0, {}});
         }
@@ -532,8 +555,9 @@ std::vector<SlotStats> Server::slot_stats() const {
         st.slot = s + 1;
         st.name = slot.name;
         st.connected = !slot.left;
-        st.srtt = slot.reported.srtt();
-        st.safe_rtt = slot.safe_rtt;
+        st.srtt = slot.srtt;
+        st.rttvar = slot.rttvar;
+        st.safe_rtt = slot.srtt + 4 * slot.rttvar;
         st.frames_run = slot.frames_run;
         st.stall_frames = slot.stall_frames;
         st.datagrams_received = slot.datagrams;

@@ -79,6 +79,7 @@ class Server {
     std::optional<ServerEvent> poll_event();
 
     bool started() const { return m_started; }
+    Micros start_time_us() const { return m_start.start_time_us; }
     std::uint32_t confirmed_frames() const {
         return m_confirmed_end;
     }  // frames [0, this) confirmed
@@ -102,8 +103,7 @@ class Server {
         Micros last_heard = 0;
         Micros last_update_sent = 0;
         std::uint8_t next_update_seq = 0;
-        Micros safe_rtt = 0;
-        RttEstimator reported;  // from ClientStats
+        Micros srtt = 0, rttvar = 0;  // the client's own measurement (ClientStats), 0 = unknown
         std::uint32_t frames_run = 0, stall_frames = 0;
         std::uint64_t datagrams = 0, lost_up = 0, malformed = 0;
         std::optional<std::uint8_t> last_seq;
@@ -123,7 +123,8 @@ class Server {
     void send_update(int slot_number, Slot& slot);
     void check_hashes();
     int slot_of(PeerId peer) const;
-    std::vector<LinkReport> link_reports() const;
+    Micros srtt_worst() const;
+    Micros safe_rtt_worst() const;
     void emit(ServerEvent event) { m_events.push_back(std::move(event)); }
 
     Transport& m_transport;
@@ -141,6 +142,7 @@ class Server {
     std::uint32_t m_confirmed_base = 0;  // m_confirmed[0] is this frame
     std::deque<InputFrame> m_confirmed;  // kept while some client may still need them
     std::uint32_t m_last_sent_end = 0;
+    Micros m_blocked_since = -1;  // since when confirmation waits on the same frame
     std::map<std::uint32_t, std::array<std::uint64_t, kMaxPlayers>> m_hashes;
     std::uint32_t m_desync_reported_until = 0;
     bool m_in_desync = false;

@@ -49,6 +49,7 @@ void HashingEmulator::run_frame(const InputFrame& inputs, bool present) {
     ++m_frames;
     if (present) ++m_presented;
     m_log.push_back(m_state);
+    m_inputs.push_back(inputs);
 }
 
 bool HashingEmulator::save_state(std::vector<std::uint8_t>& out) {
@@ -68,6 +69,11 @@ bool HashingEmulator::load_state(std::span<const std::uint8_t> state) {
         m_frames |= static_cast<std::uint64_t>(state[8 + i]) << (8 * i);
     }
     return true;
+}
+
+std::uint32_t SimResult::frame_at(Micros t) const {
+    const Micros frame_us = static_cast<Micros>(1e6 / fps);
+    return t <= start_offset_us ? 0 : static_cast<std::uint32_t>((t - start_offset_us) / frame_us);
 }
 
 int SimResult::delay_at(std::uint32_t frame) const {
@@ -124,6 +130,7 @@ SimResult run_scenario(const SimScenario& sc) {
         clients.back()->start();
     }
     std::vector<bool> dropped(static_cast<std::size_t>(n), false);
+    std::vector<bool> frozen(static_cast<std::size_t>(n), false);
     std::vector<bool> warm(static_cast<std::size_t>(n), false);
 
     const Micros frame_us = static_cast<Micros>(1e6 / sc.fps);
@@ -131,7 +138,7 @@ SimResult run_scenario(const SimScenario& sc) {
         clock.now_us() + static_cast<Micros>((sc.frames + 600) * frame_us) + 60'000'000;
     const auto done = [&] {
         for (int c = 0; c < n; ++c) {
-            if (!dropped[c] && clients[c]->state() != Client::State::kEnded &&
+            if (!dropped[c] && !frozen[c] && clients[c]->state() != Client::State::kEnded &&
                 clients[c]->next_frame() < sc.frames) {
                 return false;
             }
@@ -141,9 +148,21 @@ SimResult run_scenario(const SimScenario& sc) {
     while (!done() && clock.now_us() < limit) {
         server.update();
         for (int c = 0; c < n; ++c) {
-            if (dropped[c]) continue;
+            if (dropped[c] || frozen[c]) continue;
             Client& client = *clients[c];
-            client.tick(hands[c].pad_for(client.next_frame()));
+            if (c + 1 == sc.freeze_client && client.next_frame() >= sc.freeze_frame) {
+                frozen[c] = true;
+                continue;
+            }
+            const std::uint32_t sample_frame = client.next_sample_frame();
+            const InputWord pad = hands[c].pad_for(sample_frame);
+            client.tick(pad);
+            auto& sampled = result.clients[c].sampled;
+            // The pad this client sampled for each scheduled frame (one per tick on time).
+            while (client.state() == Client::State::kRunning &&
+                   sampled.size() < client.next_sample_frame()) {
+                sampled.push_back(pad);
+            }
             if (!warm[c] && client.next_frame() >= sc.warmup_frames) {
                 warm[c] = true;
                 result.clients[c].stall_frames_after_warmup =
@@ -160,7 +179,7 @@ SimResult run_scenario(const SimScenario& sc) {
         Micros next = clock.now_us() + frame_us;
         if (auto delivery = net.next_delivery_time()) next = std::min(next, *delivery);
         for (int c = 0; c < n; ++c) {
-            if (!dropped[c]) next = std::min(next, clients[c]->next_wakeup());
+            if (!dropped[c] && !frozen[c]) next = std::min(next, clients[c]->next_wakeup());
         }
         next = std::min(next, clock.now_us() + 1000);  // the server's own timers
         clock.set(std::max(next, clock.now_us() + 1));
@@ -170,6 +189,7 @@ SimResult run_scenario(const SimScenario& sc) {
     for (int c = 0; c < n; ++c) {
         auto& r = result.clients[c];
         r.hashes = emulators[c]->hash_log();
+        r.inputs = emulators[c]->input_log();
         if (!dropped[c]) r.stats = clients[c]->stats();
         r.stall_frames = r.stats.stall_frames;
         r.stall_frames_after_warmup = r.stats.stall_frames - r.stall_frames_after_warmup;
@@ -179,6 +199,8 @@ SimResult run_scenario(const SimScenario& sc) {
     }
     while (auto event = server.poll_event()) result.server_events.push_back(*event);
     result.schedule = server.schedule();
+    result.start_offset_us = server.start_time_us() - 1'000'000;
+    result.fps = sc.fps;
 
     result.hashes_identical = true;
     for (int c = 1; c < n; ++c) {

@@ -29,6 +29,7 @@ class HashingEmulator final : public Emulator {
     void set_fps(double fps) { m_fps = fps; }
     void set_divergence(std::uint64_t at_frame) { m_diverge_at = at_frame; }  // test hook
     const std::vector<std::uint64_t>& hash_log() const { return m_log; }
+    const std::vector<InputFrame>& input_log() const { return m_inputs; }
     std::uint64_t presented() const { return m_presented; }
 
   private:
@@ -38,6 +39,7 @@ class HashingEmulator final : public Emulator {
     std::uint64_t m_diverge_at = ~0ull;
     double m_fps = 60.0;
     std::vector<std::uint64_t> m_log;
+    std::vector<InputFrame> m_inputs;
 };
 
 struct SimLinkChange {
@@ -60,10 +62,14 @@ struct SimScenario {
     std::uint64_t diverge_frame = 0;
     int drop_client = 0;  // 1..N: that client stops (process gone) at drop_frame
     std::uint32_t drop_frame = 0;
+    int freeze_client = 0;           // 1..N: that client hangs (stops ticking) at freeze_frame;
+    std::uint32_t freeze_frame = 0;  // its connection stays open
 };
 
 struct SimClientResult {
     std::vector<std::uint64_t> hashes;  // after each frame run
+    std::vector<InputFrame> inputs;     // the confirmed inputs each frame ran with
+    std::vector<InputWord> sampled;     // this client's own pad, by the frame it was sampled at
     std::uint32_t stall_frames = 0;
     std::uint32_t stall_frames_after_warmup = 0;
     std::uint32_t frames_fast_forwarded = 0;
@@ -76,7 +82,10 @@ struct SimResult {
     std::vector<ScheduleEntry> schedule;
     std::vector<ServerEvent> server_events;
     Micros simulated_us = 0;
-    bool hashes_identical = false;  // every client's log equal over their common length
+    Micros start_offset_us = 0;  // frame 0's time, from the beginning of the simulation
+    double fps = 60.0;
+    std::uint32_t frame_at(Micros t) const;  // the frame due at time t from the beginning
+    bool hashes_identical = false;           // every client's log equal over their common length
     int min_delay = 0, max_delay = 0;
     double mean_delay = 0;  // over frames, from the schedule
     double mean_delay_after_warmup = 0;

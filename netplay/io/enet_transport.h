@@ -36,11 +36,11 @@ namespace framelock::netplay {
 
 struct EnetOptions {
     // A peer we hear nothing from for this long is dropped (kDisconnected), and a connect() that
-    // gets no answer fails after the same time. ENet pings an idle peer twice a second, so a
-    // live peer is never silent that long (for timeouts under 2 s ENet pings four times per
-    // timeout instead). Microseconds, applied in whole milliseconds.
-    // GGPO drops after 5 s. The application must poll at least every few hundred ms: ENet
-    // measures its own retransmit timeouts against the time of the next poll.
+    // gets no answer fails after the same time. GGPO drops after 5 s. A live peer is never
+    // silent that long: ENet pings a peer it has not heard from for min(500 ms, timeout / 4).
+    // Microseconds, applied in whole milliseconds (at least 1 ms). Poll at least every few
+    // hundred ms: after a stall longer than the timeout, ENet may count the stall itself as
+    // the peer's silence and drop it.
     Micros peer_timeout_us = 5'000'000;
 };
 
@@ -64,8 +64,9 @@ class EnetTransport final : public Transport {
     // A client: unbound (the OS picks the local port at the first send), one peer slot.
     static Result<std::unique_ptr<EnetTransport>> client(EnetOptions options = {});
 
-    // Sends a disconnect to every peer (one flush, no waiting for acknowledgements) and
-    // closes the socket. Remote peers see kDisconnected.
+    // Sends what is queued, then a disconnect to every peer (no waiting for acknowledgements),
+    // and closes the socket. Remote peers see kDisconnected; a message queued just before may
+    // be discarded by the receiver (see disconnect()).
     ~EnetTransport() override;
 
     EnetTransport(const EnetTransport&) = delete;
@@ -126,9 +127,10 @@ class EnetTransport final : public Transport {
     // payload_* are the sums over peers.
     PeerStats host_stats() const;
 
-    // ENet's smoothed round-trip time to `peer` in milliseconds (starts at ENet's default of
-    // 500 ms until acknowledgements arrive). nullopt for an unknown or disconnected peer.
-    // For diagnostics; the session measures its own RTT.
+    // ENet's smoothed round-trip time to `peer` in milliseconds: ENet's default of 500 until
+    // the first acknowledgement (a few ms after kConnected on a LAN), then the measured mean.
+    // nullopt for an unknown or disconnected peer. For diagnostics; the session measures its
+    // own RTT.
     std::optional<std::uint32_t> round_trip_ms(PeerId peer) const;
 
     // "a.b.c.d:port" of a peer, empty for an unknown or disconnected one. For logs.

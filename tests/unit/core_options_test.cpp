@@ -57,7 +57,8 @@ TEST_CASE("v1 and v2 definitions with explicit defaults", "[frontend][options]")
     CHECK(std::string(options.get("mode")) == "a");
 }
 
-TEST_CASE("GET_VARIABLE_UPDATE reports a change once, and the hash follows values", "[frontend][options]") {
+TEST_CASE("GET_VARIABLE_UPDATE reports a change once, and the hash follows values",
+          "[frontend][options]") {
     const retro_variable vars[] = {{"a", "A; x|y"}, {nullptr, nullptr}};
     CoreOptions options;
     options.declare_v0(vars);

@@ -108,7 +108,7 @@ TEST_CASE("ClientInput run-length codes inputs and rejects inconsistent runs",
     m.seq = 250;
     m.client_time = 0xfffffff0u;
     m.confirmed_ack = 65535;
-    m.safe_rtt_100us = 1280;
+    m.latency_100us = 1280;
     m.first_frame = 65530;
     m.inputs = {1, 1, 1, 0x0100, 0x0100, 0, 0xffff};
     const auto bytes = encode(m);

@@ -53,21 +53,40 @@ TEST_CASE("Clock sync rejects absurd samples", "[netplay][clock]") {
     CHECK(sync.offset() == 0);
 }
 
-TEST_CASE("Delay target covers the worst client's safe round trip plus batching",
-          "[netplay][delay]") {
+TEST_CASE(
+    "Delay target covers every round trip remembered in this network regime, and the SRTT floor",
+    "[netplay][delay]") {
     DelayPolicy policy;
     policy.frame_time_us = 16'667;
     policy.send_interval = 2;
-    policy.margin_us = 2'000;
+    policy.margin_us = 1'000;
+    policy.memory_us = 30'000'000;
     DelayController controller(policy);
-    const LinkReport fast{30'000, 0, 0}, slow{120'000, 0, 0};
-    const LinkReport both[] = {fast, slow};
-    // (120000 + 16667 + 2000) / 16667 = 8.32 -> 9
-    CHECK(controller.target(both) == 9);
-    const LinkReport lossy[] = {fast, {120'000, 0.02, 0.02}};
-    CHECK(controller.target(lossy) == 12);  // + 2 frames (a lost datagram) + 1 (a lost update)
-    const LinkReport none[] = {{0, 0, 0}};
-    CHECK(controller.target(none) == 2);  // batching and margin alone
+    controller.observe_srtt(100'000);
+    // No measurement yet: the floor, SRTT + one datagram interval.
+    CHECK(controller.target(0) == 8);  // (100000 + 16667 + 1000) / 16667 = 7.06 -> 8
+    controller.add_round_trip(1'000'000, 120'000);
+    controller.add_round_trip(2'000'000, 180'000);  // a tail: two datagrams lost in a row
+    controller.add_round_trip(3'000'000, 130'000);
+    CHECK(controller.target(3'000'000) == 11);  // (180000 + 1000) / 16667 = 10.9 -> 11
+    // Remembered for memory_us, then forgotten.
+    CHECK(controller.target(31'999'999) == 11);
+    CHECK(controller.target(32'000'001) == 8);  // 130000 + 1000 -> 8
+    // SRTT wobbling within a quarter keeps the regime and its memory.
+    controller.add_round_trip(33'000'000, 180'000);
+    controller.observe_srtt(110'000);
+    CHECK(controller.target(33'000'000) == 11);
+    CHECK(controller.regimes() == 1);
+    // A clearly different network starts a new regime: the old round trips no longer count.
+    controller.observe_srtt(40'000);
+    CHECK(controller.regimes() == 2);
+    CHECK(controller.target(33'000'000) == 4);  // (40000 + 16667 + 1000) / 16667 = 3.5 -> 4
+    controller.add_round_trip(34'000'000, 60'000);
+    CHECK(controller.target(34'000'000) == 4);
+    controller.observe_srtt(150'000);            // and worse again
+    CHECK(controller.target(34'000'000) == 11);  // the floor alone: (166667 + 1000) / 16667 -> 11
+    CHECK(controller.initial(130'000) ==
+          9);  // safe RTT + batching: (146667 + 1000) / 16667 = 8.9 -> 9
 }
 
 TEST_CASE("Delay rises at once and falls one frame at a time after a steady improvement",
@@ -75,7 +94,7 @@ TEST_CASE("Delay rises at once and falls one frame at a time after a steady impr
     DelayPolicy policy;
     policy.lower_after_us = 2'000'000;
     DelayController controller(policy);
-    Micros now = 0;
+    Micros now = 0;  // decisions every 0.5 s
     int delay = 5;
     delay = controller.decide(now, delay, 9);
     CHECK(delay == 9);

@@ -1,0 +1,641 @@
+// The real framelock_netem process between a UDP client and a UDP echo server, both in this
+// test, on 127.0.0.1 with port 0 everywhere (parallel runs never collide). Every wait has a
+// deadline; a proxy left running is killed when its test ends.
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/process.h"
+
+using namespace std::chrono_literals;
+using framelock::test::read_text;
+using framelock::test::run_process;
+using framelock::test::TempDir;
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// Lower bounds on delays are exact: the proxy never sends early. Upper bounds allow for the
+// scheduler: on a loaded 2-CPU machine (parallel ctest, compiles) a wakeup of the proxy, the
+// echo thread or this test can come a few ms late (measured: up to ~4 ms at load 3.4).
+constexpr double kSlackMs = 5.0;
+
+double ms_between(SteadyClock::time_point from, SteadyClock::time_point to) {
+    return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+sockaddr_in loopback(std::uint16_t port) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(port);
+    return addr;
+}
+
+// A non-blocking UDP socket bound to 127.0.0.1 on a port the kernel picks.
+class UdpSocket {
+  public:
+    UdpSocket() : m_fd(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) {
+        REQUIRE(m_fd >= 0);
+        const int buffer = 1 << 20;
+        ::setsockopt(m_fd, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
+        const sockaddr_in addr = loopback(0);
+        REQUIRE(::bind(m_fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+        sockaddr_in bound{};
+        socklen_t length = sizeof bound;
+        REQUIRE(::getsockname(m_fd, reinterpret_cast<sockaddr*>(&bound), &length) == 0);
+        m_port = ntohs(bound.sin_port);
+    }
+    ~UdpSocket() { ::close(m_fd); }
+    UdpSocket(const UdpSocket&) = delete;
+    UdpSocket& operator=(const UdpSocket&) = delete;
+
+    int fd() const { return m_fd; }
+    std::uint16_t port() const { return m_port; }
+
+    bool send_to(std::uint16_t port, const void* data, std::size_t size) const {
+        const sockaddr_in to = loopback(port);
+        return ::sendto(m_fd, data, size, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to) ==
+               static_cast<ssize_t>(size);
+    }
+
+    // One datagram if one is waiting: its size, or -1. `from` gets the sender's port.
+    ssize_t try_receive(void* data, std::size_t capacity, std::uint16_t* from = nullptr) const {
+        sockaddr_in source{};
+        socklen_t length = sizeof source;
+        const ssize_t n =
+            ::recvfrom(m_fd, data, capacity, 0, reinterpret_cast<sockaddr*>(&source), &length);
+        if (n >= 0 && from) *from = ntohs(source.sin_port);
+        return n;
+    }
+
+    // Waits up to `timeout` for one datagram: its size, or -1.
+    ssize_t receive(void* data, std::size_t capacity, std::chrono::milliseconds timeout) const {
+        const auto deadline = SteadyClock::now() + timeout;
+        for (;;) {
+            const ssize_t n = try_receive(data, capacity);
+            if (n >= 0) return n;
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline - SteadyClock::now());
+            if (left.count() <= 0) return -1;
+            pollfd p{m_fd, POLLIN, 0};
+            ::poll(&p, 1, static_cast<int>(left.count()) + 1);
+        }
+    }
+
+  private:
+    int m_fd;
+    std::uint16_t m_port = 0;
+};
+
+// Echoes every datagram back to its sender from a thread, and remembers who sent them.
+// Stops when destroyed, or after 60 s whatever happens.
+class EchoServer {
+  public:
+    EchoServer() : m_thread([this] { loop(); }) {}
+    ~EchoServer() {
+        m_stop = true;
+        m_thread.join();
+    }
+    std::uint16_t port() const { return m_socket.port(); }
+    std::size_t received() const { return m_received; }
+    std::set<std::uint16_t> sources() const {
+        std::lock_guard lock(m_mutex);
+        return m_sources;
+    }
+
+  private:
+    void loop() {
+        const auto deadline = SteadyClock::now() + 60s;
+        std::vector<std::uint8_t> buffer(65536);
+        while (!m_stop && SteadyClock::now() < deadline) {
+            pollfd p{m_socket.fd(), POLLIN, 0};
+            ::poll(&p, 1, 20);
+            std::uint16_t from = 0;
+            for (ssize_t n; (n = m_socket.try_receive(buffer.data(), buffer.size(), &from)) >= 0;) {
+                ++m_received;
+                {
+                    std::lock_guard lock(m_mutex);
+                    m_sources.insert(from);
+                }
+                m_socket.send_to(from, buffer.data(), static_cast<std::size_t>(n));
+            }
+        }
+    }
+
+    UdpSocket m_socket;
+    std::atomic<bool> m_stop{false};
+    std::atomic<std::size_t> m_received{0};
+    mutable std::mutex m_mutex;
+    std::set<std::uint16_t> m_sources;
+    std::thread m_thread;  // last: starts once everything above exists
+};
+
+// framelock_netem running in the background with --port-file and --stats-file in a private
+// temp dir. Killed on destruction if it is still running.
+class ProxyProcess {
+  public:
+    explicit ProxyProcess(std::vector<std::string> args) : m_dir("netem") {
+        args.insert(args.begin(), FRAMELOCK_NETEM_EXE);
+        args.insert(args.end(),
+                    {"--port-file", m_dir.file("port"), "--stats-file", m_dir.file("stats.json")});
+        std::vector<char*> argv;
+        for (auto& arg : args) argv.push_back(arg.data());
+        argv.push_back(nullptr);
+        const std::string out = m_dir.file("out"), err = m_dir.file("err");
+
+        m_pid = ::fork();
+        if (m_pid == 0) {
+            const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            ::dup2(out_fd, 1);
+            ::dup2(err_fd, 2);
+            ::execv(argv[0], argv.data());
+            ::_exit(127);
+        }
+        REQUIRE(m_pid > 0);
+    }
+    ~ProxyProcess() {
+        if (m_pid > 0) {
+            ::kill(m_pid, SIGKILL);
+            ::waitpid(m_pid, nullptr, 0);
+        }
+    }
+    ProxyProcess(const ProxyProcess&) = delete;
+    ProxyProcess& operator=(const ProxyProcess&) = delete;
+
+    // The listen port from --port-file, once the proxy has bound it (at most 5 s).
+    std::uint16_t wait_for_port() {
+        const auto deadline = SteadyClock::now() + 5s;
+        while (SteadyClock::now() < deadline) {
+            const std::string text = read_text(m_dir.file("port"));
+            if (!text.empty()) return static_cast<std::uint16_t>(std::stoi(text));
+            int status = 0;
+            if (::waitpid(m_pid, &status, WNOHANG) == m_pid) {
+                m_pid = -1;
+                FAIL("framelock_netem exited before binding: " << err());
+            }
+            std::this_thread::sleep_for(2ms);
+        }
+        FAIL("framelock_netem wrote no port file within 5 s: " << err());
+        return 0;
+    }
+
+    // The exit code, or -1 if it did not exit within `timeout` (it is killed then) or died
+    // from a signal.
+    int wait_exit(std::chrono::milliseconds timeout) {
+        const auto deadline = SteadyClock::now() + timeout;
+        int status = 0;
+        for (;;) {
+            if (::waitpid(m_pid, &status, WNOHANG) == m_pid) break;
+            if (SteadyClock::now() > deadline) return -1;
+            std::this_thread::sleep_for(2ms);
+        }
+        m_pid = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+
+    void send_signal(int signal) const { ::kill(m_pid, signal); }
+    std::string out() const { return read_text(m_dir.file("out")); }
+    std::string err() const { return read_text(m_dir.file("err")); }
+    std::string stats() const { return read_text(m_dir.file("stats.json")); }
+
+  private:
+    TempDir m_dir;
+    pid_t m_pid = -1;
+};
+
+// A number from the proxy's stats JSON: `key` inside the object `section` ("up", "down"),
+// or at the top level when `section` is empty. NaN when absent.
+double json_number(const std::string& json, const std::string& section, const std::string& key) {
+    std::size_t from = 0;
+    if (!section.empty()) {
+        from = json.find("\"" + section + "\": {");
+        if (from == std::string::npos) return std::nan("");
+    }
+    const std::string needle = "\"" + key + "\": ";
+    const std::size_t at = json.find(needle, from);
+    if (at == std::string::npos) return std::nan("");
+    return std::strtod(json.c_str() + at + needle.size(), nullptr);
+}
+
+struct PingResult {
+    std::vector<double> rtt_ms;  // per sequence number; NaN when no echo came back
+    std::size_t received = 0;
+    std::size_t duplicates = 0;
+    bool reordered = false;  // an echo arrived after one with a higher sequence number
+
+    std::vector<double> sorted() const {
+        std::vector<double> values;
+        for (double rtt : rtt_ms)
+            if (!std::isnan(rtt)) values.push_back(rtt);
+        std::sort(values.begin(), values.end());
+        return values;
+    }
+};
+
+// Sends `count` numbered datagrams `spacing` apart through the proxy and collects the echoes
+// until all are back or `linger` has passed since the last send.
+PingResult ping(const UdpSocket& socket, std::uint16_t port, std::size_t count,
+                std::chrono::microseconds spacing, std::chrono::milliseconds linger) {
+    PingResult result;
+    result.rtt_ms.assign(count, std::nan(""));
+    std::vector<SteadyClock::time_point> sent(count);
+    std::uint8_t packet[32] = {};
+    std::size_t next = 0;
+    std::int64_t highest = -1;
+    const auto start = SteadyClock::now();
+    SteadyClock::time_point stop_at = SteadyClock::time_point::max();
+
+    while (result.received < count) {
+        auto now = SteadyClock::now();
+        if (now >= stop_at) break;
+        while (next < count && now >= start + static_cast<long>(next) * spacing) {
+            std::memcpy(packet, &next, sizeof next);
+            sent[next] = SteadyClock::now();
+            if (!socket.send_to(port, packet, sizeof packet)) FAIL("sendto failed: " << errno);
+            if (++next == count) stop_at = SteadyClock::now() + linger;
+            now = SteadyClock::now();
+        }
+        const auto wake = next < count ? start + static_cast<long>(next) * spacing : stop_at;
+        const auto wait = std::max(std::chrono::nanoseconds(0), wake - now);
+        const timespec timeout{static_cast<time_t>(wait.count() / 1'000'000'000),
+                               static_cast<long>(wait.count() % 1'000'000'000)};
+        pollfd p{socket.fd(), POLLIN, 0};
+        ::ppoll(&p, 1, &timeout, nullptr);
+        std::uint8_t echo[64];
+        for (ssize_t n; (n = socket.try_receive(echo, sizeof echo)) >= 0;) {
+            const auto arrived = SteadyClock::now();
+            std::size_t seq = 0;
+            std::memcpy(&seq, echo, sizeof seq);
+            if (n != static_cast<ssize_t>(sizeof packet) || seq >= next)
+                FAIL("unexpected echo: " << n << " bytes, sequence " << seq);
+            if (!std::isnan(result.rtt_ms[seq])) {
+                ++result.duplicates;
+                continue;
+            }
+            result.rtt_ms[seq] = ms_between(sent[seq], arrived);
+            ++result.received;
+            if (static_cast<std::int64_t>(seq) < highest) result.reordered = true;
+            highest = std::max(highest, static_cast<std::int64_t>(seq));
+        }
+    }
+    return result;
+}
+
+double mean(const std::vector<double>& values) {
+    return std::accumulate(values.begin(), values.end(), 0.0) / values.size();
+}
+
+double stddev(const std::vector<double>& values) {
+    const double m = mean(values);
+    double sum = 0;
+    for (double v : values) sum += (v - m) * (v - m);
+    return std::sqrt(sum / (values.size() - 1));
+}
+
+// The proxy in front of `server_port`, ending 0.3 s after the test's last datagram (or when
+// `idle_exit` says) and after 30 s at most.
+std::vector<std::string> proxy_args(std::uint16_t server_port, std::vector<std::string> extra,
+                                    const std::string& idle_exit = "0.3") {
+    std::vector<std::string> args = {
+        "--listen",   "127.0.0.1:0", "--forward",   "127.0.0.1:" + std::to_string(server_port),
+        "--duration", "30",          "--idle-exit", idle_exit,
+        "--quiet"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+}
+
+}  // namespace
+
+TEST_CASE("netem: a fixed one-way delay adds twice the delay to the round trip", "[tools][netem]") {
+    EchoServer server;
+    ProxyProcess proxy(proxy_args(server.port(), {"--delay", "20"}));
+    const std::uint16_t port = proxy.wait_for_port();
+    UdpSocket client;
+
+    const PingResult result = ping(client, port, 100, 5ms, 500ms);
+    REQUIRE(result.received == 100);
+    const auto rtt = result.sorted();
+    INFO("RTT ms: min " << rtt.front() << " median " << rtt[50] << " p90 " << rtt[90] << " max "
+                        << rtt.back());
+    CHECK(rtt.front() >= 40.0);  // each direction holds at least its delay
+    CHECK(rtt[50] <= 40.0 + kSlackMs / 2);
+    CHECK(rtt[90] <= 40.0 + kSlackMs);
+    CHECK_FALSE(result.reordered);
+    CHECK(result.duplicates == 0);
+
+    REQUIRE(proxy.wait_exit(5s) == 0);
+    const std::string stats = proxy.stats();
+    INFO(stats);
+    CHECK(stats.find("\"reason\": \"idle\"") != std::string::npos);
+    for (const char* direction : {"up", "down"}) {
+        CHECK(json_number(stats, direction, "datagrams_in") == 100);
+        CHECK(json_number(stats, direction, "datagrams_out") == 100);
+        CHECK(json_number(stats, direction, "planned_min_ms") == 20.0);
+        CHECK(json_number(stats, direction, "planned_max_ms") == 20.0);
+        CHECK(json_number(stats, direction, "hold_mean_ms") >= 20.0);
+        CHECK(json_number(stats, direction, "hold_mean_ms") <= 21.0);
+        CHECK(json_number(stats, direction, "late_mean_ms") < 1.0);
+    }
+    CHECK(proxy.out().find("stopped (idle)") != std::string::npos);
+}
+
+TEST_CASE("netem: jitter spreads the round trip over its whole range and reorders",
+          "[tools][netem]") {
+    EchoServer server;
+    ProxyProcess proxy(proxy_args(server.port(), {"--delay", "20", "--jitter", "10"}));
+    const std::uint16_t port = proxy.wait_for_port();
+    UdpSocket client;
+
+    // One way is uniform in [10, 30] ms, so a round trip lies in [20, 60] ms with a
+    // triangular distribution: mean 40, standard deviation sqrt(2 * 20^2 / 12) = 8.2 ms.
+    const PingResult result = ping(client, port, 300, 3ms, 500ms);
+    REQUIRE(result.received == 300);
+    const auto rtt = result.sorted();
+    INFO("RTT ms: min " << rtt.front() << " max " << rtt.back() << " mean " << mean(rtt) << " sd "
+                        << stddev(rtt));
+    CHECK(rtt.front() >= 20.0);
+    CHECK(rtt[rtt.size() * 99 / 100] <= 60.0 + kSlackMs);
+    // P(no round trip below 27.5 ms in 300) = (1 - 7.5^2 / 800)^300 < 1e-9; same at the top.
+    CHECK(rtt.back() - rtt.front() >= 25.0);
+    CHECK(mean(rtt) == Approx(40.0).margin(2.5));
+    CHECK(stddev(rtt) >= 6.0);
+    CHECK(stddev(rtt) <= 10.5);
+    CHECK(result.reordered);
+
+    REQUIRE(proxy.wait_exit(5s) == 0);
+    const std::string stats = proxy.stats();
+    INFO(stats);
+    for (const char* direction : {"up", "down"}) {
+        // The drawn hold times stay within [10, 30] and, over 300 draws, nearly fill it:
+        // P(none below 12 ms) = 0.9^300 < 1e-13.
+        CHECK(json_number(stats, direction, "planned_min_ms") >= 10.0);
+        CHECK(json_number(stats, direction, "planned_min_ms") <= 12.0);
+        CHECK(json_number(stats, direction, "planned_max_ms") <= 30.0);
+        CHECK(json_number(stats, direction, "planned_max_ms") >= 28.0);
+        CHECK(json_number(stats, direction, "hold_mean_ms") == Approx(20.0).margin(1.5));
+    }
+}
+
+TEST_CASE("netem: loss drops each direction independently", "[tools][netem]") {
+    EchoServer server;
+    ProxyProcess proxy(proxy_args(server.port(), {"--delay", "2", "--loss", "20"}));
+    const std::uint16_t port = proxy.wait_for_port();
+    UdpSocket client;
+
+    constexpr std::size_t kCount = 2000;
+    const PingResult result = ping(client, port, kCount, 200us, 300ms);
+    REQUIRE(proxy.wait_exit(5s) == 0);
+    const std::string stats = proxy.stats();
+    INFO(stats);
+
+    // A round trip survives two independent 20 % losses: 0.8^2 = 0.64. The binomial standard
+    // deviation over 2000 is 0.011; allow about 4.5 of them.
+    const double success = static_cast<double>(result.received) / kCount;
+    CHECK(success == Approx(0.64).margin(0.05));
+    CHECK(result.duplicates == 0);
+
+    const double up_in = json_number(stats, "up", "datagrams_in");
+    const double up_dropped = json_number(stats, "up", "dropped");
+    const double down_in = json_number(stats, "down", "datagrams_in");
+    const double down_dropped = json_number(stats, "down", "dropped");
+    CHECK(up_in == kCount);
+    CHECK(up_dropped / up_in == Approx(0.2).margin(0.045));
+    CHECK(down_dropped / down_in == Approx(0.2).margin(0.05));
+    // Everything not dropped got through, and the server echoed exactly what reached it.
+    CHECK(json_number(stats, "up", "datagrams_out") == up_in - up_dropped);
+    CHECK(static_cast<double>(server.received()) == up_in - up_dropped);
+    CHECK(down_in == static_cast<double>(server.received()));
+    CHECK(json_number(stats, "down", "datagrams_out") == result.received);
+}
+
+TEST_CASE("netem: the same seed loses the same datagrams", "[tools][netem]") {
+    const auto lost_with_seed = [](const char* seed) {
+        EchoServer server;
+        ProxyProcess proxy(
+            proxy_args(server.port(), {"--delay", "1", "--loss", "30", "--seed", seed}));
+        const std::uint16_t port = proxy.wait_for_port();
+        UdpSocket client;
+        const PingResult result = ping(client, port, 300, 300us, 200ms);
+        std::vector<std::size_t> lost;
+        for (std::size_t i = 0; i < result.rtt_ms.size(); ++i)
+            if (std::isnan(result.rtt_ms[i])) lost.push_back(i);
+        return lost;
+    };
+    const auto first = lost_with_seed("7");
+    CHECK(first.size() > 50);
+    CHECK(lost_with_seed("7") == first);
+    CHECK(lost_with_seed("8") != first);
+}
+
+TEST_CASE("netem: duplication sends extra copies", "[tools][netem]") {
+    EchoServer server;
+    ProxyProcess proxy(proxy_args(server.port(), {"--delay", "1", "--duplicate-up", "50"}));
+    const std::uint16_t port = proxy.wait_for_port();
+    UdpSocket client;
+    const PingResult result = ping(client, port, 400, 500us, 200ms);
+    CHECK(result.received == 400);
+    // ping() returns once every sequence number is back; late copies may still be coming.
+    std::size_t late_copies = 0;
+    for (std::uint8_t echo[64]; client.receive(echo, sizeof echo, 100ms) >= 0;) ++late_copies;
+    REQUIRE(proxy.wait_exit(5s) == 0);
+    const std::string stats = proxy.stats();
+    INFO(stats);
+    // Only the up direction duplicates; the server echoes every copy.
+    CHECK(json_number(stats, "up", "duplicated") == Approx(200).margin(50));
+    CHECK(json_number(stats, "down", "duplicated") == 0);
+    CHECK(static_cast<double>(result.duplicates + late_copies) ==
+          json_number(stats, "up", "duplicated"));
+}
+
+TEST_CASE("netem: each client gets its own upstream source", "[tools][netem]") {
+    EchoServer server;
+    ProxyProcess proxy(proxy_args(server.port(), {"--delay", "1"}));
+    const std::uint16_t port = proxy.wait_for_port();
+    UdpSocket alice, bob;
+
+    for (int round = 0; round < 3; ++round) {
+        for (const UdpSocket* client : {&alice, &bob}) {
+            const std::uint16_t tag = client->port();
+            REQUIRE(client->send_to(port, &tag, sizeof tag));
+        }
+        for (const UdpSocket* client : {&alice, &bob}) {
+            std::uint16_t echoed = 0;
+            REQUIRE(client->receive(&echoed, sizeof echoed, 1000ms) == sizeof echoed);
+            CHECK(echoed == client->port());  // replies go back to the client that asked
+        }
+    }
+    const auto sources = server.sources();
+    CHECK(sources.size() == 2);
+    CHECK(sources.count(alice.port()) == 0);  // the server sees the proxy, not the client
+    CHECK(sources.count(bob.port()) == 0);
+    CHECK(sources.count(port) == 0);
+
+    REQUIRE(proxy.wait_exit(5s) == 0);
+    CHECK(json_number(proxy.stats(), "", "clients_seen") == 2);
+}
+
+TEST_CASE("netem: a full client table refuses new clients", "[tools][netem]") {
+    EchoServer server;
+    ProxyProcess proxy(proxy_args(server.port(), {"--delay", "1", "--max-clients", "1"}));
+    const std::uint16_t port = proxy.wait_for_port();
+    UdpSocket first, second;
+    const std::uint8_t ping_byte = 1;
+    std::uint8_t echo = 0;
+    REQUIRE(first.send_to(port, &ping_byte, 1));
+    REQUIRE(first.receive(&echo, 1, 1000ms) == 1);
+    REQUIRE(second.send_to(port, &ping_byte, 1));
+    CHECK(second.receive(&echo, 1, 100ms) == -1);
+    REQUIRE(first.send_to(port, &ping_byte, 1));
+    CHECK(first.receive(&echo, 1, 1000ms) == 1);  // the first client is still served
+
+    REQUIRE(proxy.wait_exit(5s) == 0);
+    CHECK(json_number(proxy.stats(), "", "clients_seen") == 1);
+    CHECK(json_number(proxy.stats(), "", "refused_datagrams") == 1);
+}
+
+TEST_CASE("netem: an idle client's upstream socket expires", "[tools][netem]") {
+    EchoServer server;
+    ProxyProcess proxy(proxy_args(server.port(), {"--delay", "1", "--client-timeout", "0.2"}, "1"));
+    const std::uint16_t port = proxy.wait_for_port();
+    UdpSocket client;
+    const std::uint8_t ping_byte = 1;
+    std::uint8_t echo = 0;
+    REQUIRE(client.send_to(port, &ping_byte, 1));
+    REQUIRE(client.receive(&echo, 1, 1000ms) == 1);
+    std::this_thread::sleep_for(500ms);
+    REQUIRE(client.send_to(port, &ping_byte, 1));
+    REQUIRE(client.receive(&echo, 1, 1000ms) == 1);
+    CHECK(server.sources().size() == 2);  // a new upstream socket after the expiry
+
+    REQUIRE(proxy.wait_exit(5s) == 0);
+    CHECK(json_number(proxy.stats(), "", "clients_seen") == 2);
+    CHECK(json_number(proxy.stats(), "", "clients_expired") >= 1);
+}
+
+TEST_CASE("netem: datagrams up to the UDP maximum pass intact", "[tools][netem]") {
+    EchoServer server;
+    ProxyProcess proxy(proxy_args(server.port(), {"--delay", "1"}));
+    const std::uint16_t port = proxy.wait_for_port();
+    UdpSocket client;
+    const int buffer = 1 << 20;
+    ::setsockopt(client.fd(), SOL_SOCKET, SO_SNDBUF, &buffer, sizeof buffer);
+    for (const std::size_t size : {std::size_t{0}, std::size_t{1400}, std::size_t{65507}}) {
+        std::vector<std::uint8_t> sent(size), received(65536);
+        for (std::size_t i = 0; i < size; ++i) sent[i] = static_cast<std::uint8_t>(i * 7 + size);
+        REQUIRE(client.send_to(port, sent.data(), sent.size()));
+        const ssize_t n = client.receive(received.data(), received.size(), 1000ms);
+        REQUIRE(n == static_cast<ssize_t>(size));
+        received.resize(size);
+        CHECK(received == sent);
+    }
+}
+
+TEST_CASE("netem: the proxy stops by itself when --duration elapses", "[tools][netem]") {
+    const auto start = SteadyClock::now();
+    const auto result = run_process({FRAMELOCK_NETEM_EXE, "--listen", "127.0.0.1:0", "--forward",
+                                     "127.0.0.1:9", "--delay", "5", "--duration", "1"},
+                                    10s);
+    const double seconds = ms_between(start, SteadyClock::now()) / 1000.0;
+    INFO(result.err);
+    REQUIRE_FALSE(result.timed_out);
+    CHECK(result.exit_code == 0);
+    CHECK(seconds >= 1.0);
+    CHECK(seconds < 2.0);
+    CHECK(result.out.find("stopped (duration)") != std::string::npos);
+}
+
+TEST_CASE("netem: SIGTERM and SIGINT stop the proxy cleanly with statistics", "[tools][netem]") {
+    for (const int signal : {SIGTERM, SIGINT}) {
+        EchoServer server;
+        ProxyProcess proxy(proxy_args(server.port(), {"--delay", "5"}, "0"));
+        const std::uint16_t port = proxy.wait_for_port();
+        UdpSocket client;
+        REQUIRE(ping(client, port, 10, 1ms, 200ms).received == 10);
+        proxy.send_signal(signal);
+        REQUIRE(proxy.wait_exit(2s) == 0);
+        CHECK(proxy.out().find("stopped (requested)") != std::string::npos);
+        CHECK(json_number(proxy.stats(), "up", "datagrams_out") == 10);
+    }
+}
+
+TEST_CASE("netem: addresses outside loopback are refused", "[tools][netem]") {
+    const std::vector<std::vector<std::string>> cases = {
+        {"--listen", "127.0.0.1:0", "--forward", "10.1.2.3:7000"},
+        {"--listen", "0.0.0.0:0", "--forward", "127.0.0.1:7000"},
+        {"--listen", "192.168.1.1:0", "--forward", "127.0.0.1:7000"},
+    };
+    for (const auto& addresses : cases) {
+        std::vector<std::string> args = {FRAMELOCK_NETEM_EXE};
+        args.insert(args.end(), addresses.begin(), addresses.end());
+        args.insert(args.end(), {"--delay", "5", "--duration", "5"});
+        const auto result = run_process(args, 5s);
+        INFO(addresses[1] << " -> " << addresses[3] << ": " << result.err);
+        REQUIRE_FALSE(result.timed_out);
+        CHECK(result.exit_code == 2);
+        CHECK(result.err.find("not a loopback address") != std::string::npos);
+        CHECK(result.err.find("--allow-non-loopback") != std::string::npos);
+    }
+}
+
+TEST_CASE("netem: bad arguments exit with a clear error", "[tools][netem]") {
+    struct Case {
+        std::vector<std::string> args;
+        std::string message;
+    };
+    const std::vector<Case> cases = {
+        {{"--delay", "5"}, "--duration"},
+        {{"--duration", "5"}, "--delay MS is required"},
+        {{"--delay", "5", "--duration", "0"}, "--duration must be more than 0"},
+        {{"--delay", "5", "--duration", "4000"}, "at most 3600"},
+        {{"--delay", "5", "--duration", "5", "--loss", "150"}, "--loss"},
+        {{"--delay", "-1", "--duration", "5"}, "--delay"},
+        {{"--delay", "5", "--duration", "5", "--bogus"}, "--bogus"},
+        {{"--delay", "5", "--duration", "5", "--listen", "127.0.0.1"}, "--listen expects"},
+        {{"--delay", "5", "--duration", "5", "--listen", "example.org:5"}, "dotted IPv4"},
+        {{"--delay", "5", "--duration", "5", "--forward", "127.0.0.1:70000"}, "0 to 65535"},
+        {{"--delay", "5", "--duration", "5", "--forward", "127.0.0.1:0"}, "port other than 0"},
+    };
+    for (const auto& c : cases) {
+        std::vector<std::string> args = {FRAMELOCK_NETEM_EXE};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        // The addresses unless the case is about them.
+        for (const auto& [option, value] :
+             {std::pair<std::string, std::string>{"--listen", "127.0.0.1:0"},
+              {"--forward", "127.0.0.1:7000"}}) {
+            if (std::find(args.begin(), args.end(), option) == args.end())
+                args.insert(args.end(), {option, value});
+        }
+        const auto result = run_process(args, 5s);
+        std::string joined;
+        for (const auto& a : c.args) joined += a + " ";
+        INFO(joined << "-> " << result.err);
+        REQUIRE_FALSE(result.timed_out);
+        CHECK(result.exit_code == 2);
+        CHECK(result.err.find(c.message) != std::string::npos);
+    }
+}

@@ -1,0 +1,191 @@
+// Frame-lock sessions on the simulated network: the acceptance figures of the netplay
+// engine, each computed from the same trace it is compared with.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "netplay/sim_session.h"
+
+using namespace framelock::netplay;
+
+namespace {
+
+constexpr std::uint32_t kWarmup = 120;  // 2 s at 60 fps
+
+SimScenario jittery(int players, std::uint32_t frames) {
+    SimScenario sc;
+    sc.players = players;
+    sc.frames = frames;
+    sc.seed = 1000 + static_cast<std::uint64_t>(players);
+    sc.link.latency_us = 50'000;  // 100 ms round trip
+    sc.link.jitter_us = 10'000;   // +-10 ms each way: +-20 ms on the round trip
+    sc.link.loss = 0.02;
+    sc.warmup_frames = kWarmup;
+    return sc;
+}
+
+SimResult with_fixed_delay(SimScenario sc, int delay) {
+    sc.server.delay.adaptive = false;
+    sc.server.delay.fixed_delay = delay;
+    return run_scenario(sc);
+}
+
+// The smallest fixed delay with no stall after warm-up on the same trace.
+int no_stall_optimum(const SimScenario& sc, int from) {
+    for (int d = std::max(1, from);; ++d) {
+        if (with_fixed_delay(sc, d).total_stalls_after_warmup == 0) return d;
+        REQUIRE(d < 40);
+    }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "2, 4 and 8 clients over 36,000 frames at 100 +- 20 ms and 2% loss stay identical with stalls "
+    "under 0.5%",
+    "[netplay][session]") {
+    for (int players : {2, 4, 8}) {
+        DYNAMIC_SECTION(players << " clients") {
+            const SimScenario sc = jittery(players, 36'000);
+            const SimResult r = run_scenario(sc);
+            REQUIRE(r.clients.size() == static_cast<std::size_t>(players));
+            CHECK(r.hashes_identical);
+            for (const auto& c : r.clients) CHECK(c.hashes.size() == 36'000);
+
+            // Stalls after the first 2 s: at most 0.5% of frames, per client.
+            std::uint32_t worst_stalls = 0;
+            for (const auto& c : r.clients)
+                worst_stalls = std::max(worst_stalls, c.stall_frames_after_warmup);
+            CHECK(worst_stalls <= (36'000 - kWarmup) / 200);
+
+            // How the chosen delay compares with the no-stall optimum of this trace is a
+            // figure of bench_netplay_delay (printed, not asserted here).
+            std::printf(
+                "[figure] %d clients: identical=%d, stall frames after 2 s (worst client) %u of %u "
+                "= %.3f%%, "
+                "mean delay %.2f\n",
+                players, r.hashes_identical, worst_stalls, 36'000 - kWarmup,
+                100.0 * worst_stalls / (36'000 - kWarmup), r.mean_delay_after_warmup);
+        }
+    }
+}
+
+TEST_CASE(
+    "RTT steps 20 -> 150 -> 40 ms: the delay covers 150 ms within 1 s and returns near the 40 ms "
+    "optimum "
+    "within 10 s",
+    "[netplay][session]") {
+    SimScenario sc;
+    sc.players = 3;
+    sc.frames = 60 * 60;
+    sc.seed = 77;
+    sc.link = {10'000, 1'000, 0.0, 0.0, 0};  // 20 ms round trip
+    const Micros step_up = 20'000'000, step_down = 40'000'000;
+    sc.changes = {{step_up, {75'000, 1'000, 0.0, 0.0, 0}, 0},
+                  {step_down, {20'000, 1'000, 0.0, 0.0, 0}, 0}};
+    const SimResult r = run_scenario(sc);
+    CHECK(r.hashes_identical);
+    const double frame_ms = 1000.0 / 60.0;
+
+    // Rise: one second after the change, the delay covers a 150 ms round trip.
+    const std::uint32_t rise_frame = r.frame_at(step_up + 1'000'000);
+    const int risen = r.delay_at(rise_frame);
+    CHECK(risen * frame_ms >= 150.0);
+    // Fall: ten seconds after the change to 40 ms, within one frame of that trace's optimum.
+    SimScenario steady = sc;
+    steady.changes.clear();
+    steady.link = {20'000, 1'000, 0.0, 0.0, 0};
+    const int optimum_40 = no_stall_optimum(steady, 1);
+    const std::uint32_t fall_frame = r.frame_at(step_down + 10'000'000);
+    const int fallen = r.delay_at(fall_frame);
+    std::printf(
+        "[figure] RTT steps: delay %d before, %d one second after 20->150 ms (%.0f ms), %d ten "
+        "seconds after "
+        "150->40 ms (optimum at 40 ms: %d)\n",
+        r.delay_at(r.frame_at(step_up) - 1), risen, risen * frame_ms, fallen, optimum_40);
+    CHECK(fallen <= optimum_40 + 1);
+    CHECK(fallen >= optimum_40 - 1);
+}
+
+TEST_CASE("With a fixed delay every sampled pad reaches every emulator exactly D frames later",
+          "[netplay][session]") {
+    SimScenario sc = jittery(4, 3000);
+    sc.server.delay.adaptive = false;
+    sc.server.delay.fixed_delay = 14;
+    const SimResult r = run_scenario(sc);
+    REQUIRE(r.hashes_identical);
+    int one_frame_taps = 0;
+    for (std::size_t c = 0; c < r.clients.size(); ++c) {
+        const auto& sampled = r.clients[c].sampled;
+        for (const auto& other : r.clients) {
+            // The pad client c sampled at frame f is slot c's input at frame f + 14, in every
+            // emulator: per-frame resolution, one-frame taps included.
+            int mismatches = 0;
+            for (std::size_t f = 0; f + 14 < other.inputs.size() && f < sampled.size(); ++f) {
+                mismatches += other.inputs[f + 14].pads[c] != sampled[f];
+            }
+            CHECK(mismatches == 0);
+        }
+        for (std::size_t f = 1; f + 1 < sampled.size(); ++f) {
+            one_frame_taps += sampled[f] != sampled[f - 1] && sampled[f] != sampled[f + 1];
+        }
+    }
+    CHECK(one_frame_taps > 100);
+}
+
+TEST_CASE("A desync is reported with its first frame and the differing slot",
+          "[netplay][session]") {
+    SimScenario sc = jittery(3, 2400);
+    sc.diverging_client = 2;
+    sc.diverge_frame = 1000;
+    const SimResult r = run_scenario(sc);
+    CHECK_FALSE(r.hashes_identical);
+    const ServerEvent* desync = nullptr;
+    for (const auto& e : r.server_events) {
+        if (e.type == ServerEvent::Type::kDesync && !desync) desync = &e;
+    }
+    REQUIRE(desync != nullptr);
+    CHECK(desync->frame == 1020);  // the first hash report (every 60 frames) at or after 1000
+    CHECK(desync->differing_slots == 0b010);
+    bool client_told = false;
+    for (const auto& e : r.clients[0].events)
+        client_told |= e.type == ClientEvent::Type::kDesync && e.frame == 1020;
+    CHECK(client_told);
+}
+
+TEST_CASE("A player whose process dies leaves the others playing", "[netplay][session]") {
+    SimScenario sc = jittery(3, 3000);
+    sc.drop_client = 3;
+    sc.drop_frame = 1000;
+    const SimResult r = run_scenario(sc);
+    CHECK(r.clients[0].hashes.size() == 3000);
+    CHECK(r.clients[1].hashes.size() == 3000);
+    CHECK(r.clients[0].hashes == r.clients[1].hashes);
+    bool left = false;
+    for (const auto& e : r.server_events)
+        left |= e.type == ServerEvent::Type::kPlayerLeft && e.slot == 3;
+    CHECK(left);
+    // Only a moment was lost: the others stall for well under a second.
+    CHECK(r.clients[0].stall_frames < 60);
+}
+
+TEST_CASE("A hung player that keeps its connection open is dropped after the timeout",
+          "[netplay][session]") {
+    SimScenario sc = jittery(3, 1500);
+    sc.freeze_client = 2;
+    sc.freeze_frame = 600;
+    const SimResult r = run_scenario(sc);
+    CHECK(r.clients[0].hashes.size() == 1500);
+    CHECK(r.clients[2].hashes.size() == 1500);
+    CHECK(r.clients[0].hashes == r.clients[2].hashes);
+    const ServerEvent* left = nullptr;
+    for (const auto& e : r.server_events) {
+        if (e.type == ServerEvent::Type::kPlayerLeft && e.slot == 2) left = &e;
+    }
+    REQUIRE(left != nullptr);
+    CHECK_THAT(left->message, Catch::Contains("no data") || Catch::Contains("no input"));
+    // About five seconds of waiting, then play resumed.
+    CHECK(r.clients[0].stall_frames >= 5 * 60 - 30);
+    CHECK(r.clients[0].stall_frames <= 7 * 60);
+}

@@ -1,0 +1,67 @@
+#include "tools/netem/impairment.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace framelock::netem {
+
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+std::uint64_t rotl(std::uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
+
+}  // namespace
+
+Random::Random(std::uint64_t seed) {
+    for (auto& word : m_s) word = splitmix64(seed);
+}
+
+std::uint64_t Random::next() {
+    const std::uint64_t result = rotl(m_s[1] * 5, 7) * 9;
+    const std::uint64_t t = m_s[1] << 17;
+    m_s[2] ^= m_s[0];
+    m_s[3] ^= m_s[1];
+    m_s[1] ^= m_s[2];
+    m_s[0] ^= m_s[3];
+    m_s[2] ^= t;
+    m_s[3] = rotl(m_s[3], 45);
+    return result;
+}
+
+double Random::unit() {
+    return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
+
+ImpairmentModel::ImpairmentModel(const Impairment& impairment, std::uint64_t seed)
+    : m_impairment(impairment), m_random(seed) {}
+
+std::int64_t ImpairmentModel::hold_ns(double u) const {
+    const double low = std::max(0.0, m_impairment.delay_ms - m_impairment.jitter_ms);
+    const double high = m_impairment.delay_ms + m_impairment.jitter_ms;
+    return std::llround((low + u * (high - low)) * 1e6);
+}
+
+Decision ImpairmentModel::decide() {
+    // Four draws per datagram, always, whatever the outcome.
+    const double loss = m_random.unit();
+    const double duplicate = m_random.unit();
+    const double first = m_random.unit();
+    const double second = m_random.unit();
+
+    Decision decision;
+    decision.copies = loss * 100.0 < m_impairment.loss_pct             ? 0
+                      : duplicate * 100.0 < m_impairment.duplicate_pct ? 2
+                                                                       : 1;
+    decision.hold_ns = {hold_ns(first), hold_ns(second)};
+    return decision;
+}
+
+}  // namespace framelock::netem
