@@ -36,7 +36,8 @@ int DelayController::target(Micros now) {
         m_samples.pop_front();
     const Micros round_trip = m_samples.empty() ? 0 : m_samples.front().round_trip;
     const Micros floor = m_srtt + (m_policy.send_interval - 1) * m_policy.frame_time_us;
-    return frames_for(std::max(round_trip, floor));
+    const Micros loss_margin = m_loss > m_policy.loss_threshold ? m_policy.frame_time_us : 0;
+    return frames_for(std::max(round_trip + loss_margin, floor));
 }
 
 int DelayController::initial(Micros safe_rtt_worst) const {

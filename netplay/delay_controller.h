@@ -35,6 +35,7 @@ struct DelayPolicy {
     Micros margin_us = 1'000;           // the client loop's timing slack
     Micros memory_us = 120'000'000;     // how long a measured round trip is remembered
     Micros lower_after_us = 1'000'000;  // a lower target must hold this long before a step down
+    double loss_threshold = 0.005;      // datagram loss that earns one frame of margin
 };
 
 class DelayController {
@@ -45,6 +46,10 @@ class DelayController {
     void add_round_trip(Micros now, Micros round_trip);
     // The worst client's SRTT as it is now (0: unknown); may start a new regime.
     void observe_srtt(Micros srtt_worst);
+    // The worst datagram loss rate (either direction) any client sees now. While datagrams
+    // are being lost, a longer run of losses than any measured so far is only a matter of
+    // time, so the target covers one frame more than the worst remembered round trip.
+    void observe_loss(double worst_rate) { m_loss = worst_rate; }
 
     // The delay the network needs now: covers the round trips remembered in this regime,
     // and the worst SRTT plus batching.
@@ -70,6 +75,7 @@ class DelayController {
     std::deque<Sample> m_samples;  // this regime's, newest last, decreasing round trips
     Micros m_srtt = 0;             // the worst SRTT now
     Micros m_regime_srtt = 0;      // the worst SRTT when this regime began
+    double m_loss = 0;
     long m_regimes = 0;
     Micros m_lower_since = -1;  // since when the target has been below the delay
 };

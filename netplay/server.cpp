@@ -186,6 +186,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             slot.srtt = static_cast<Micros>(stats->srtt_100us) * 100;
             slot.rttvar = static_cast<Micros>(stats->rttvar_100us) * 100;
             m_delay.observe_srtt(srtt_worst());
+            m_delay.observe_loss(loss_worst());
             return;
         }
         case MsgId::kBye: {
@@ -285,6 +286,19 @@ Micros Server::srtt_worst() const {
     Micros worst = 0;
     for (int s = 0; s < m_config.players; ++s) {
         if (m_slots[s].occupied && !m_slots[s].left) worst = std::max(worst, m_slots[s].srtt);
+    }
+    return worst;
+}
+
+double Server::loss_worst() const {
+    double worst = 0;
+    for (int s = 0; s < m_config.players; ++s) {
+        const Slot& slot = m_slots[s];
+        if (!slot.occupied || slot.left) continue;
+        const std::uint64_t sent = slot.datagrams + slot.lost_up;
+        if (sent)
+            worst = std::max(worst, static_cast<double>(slot.lost_up) / static_cast<double>(sent));
+        worst = std::max(worst, slot.down_loss_permille / 1000.0);
     }
     return worst;
 }

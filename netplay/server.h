@@ -125,6 +125,7 @@ class Server {
     int slot_of(PeerId peer) const;
     Micros srtt_worst() const;
     Micros safe_rtt_worst() const;
+    double loss_worst() const;
     void emit(ServerEvent event) { m_events.push_back(std::move(event)); }
 
     Transport& m_transport;
