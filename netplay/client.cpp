@@ -120,7 +120,7 @@ int Client::tick(InputWord local_pad) {
            schedule_known_for(m_sample_frame)) {
         sample_input(m_sample_frame, local_pad);
         ++m_sample_frame;
-        if (m_sample_frame % m_welcome.send_interval == 0) send_input();
+        if (++m_samples_since_send >= send_interval()) send_input();
     }
     int ran = 0;
     while (ran < m_config.max_catch_up_frames) {
@@ -164,19 +164,28 @@ int Client::tick(InputWord local_pad) {
     }
     // Keep inputs, acknowledgements and round-trip samples flowing while stalled too. A
     // frame late, so it never doubles the frame-paced sends.
-    if (m_last_send < 0 || now - m_last_send >= (m_welcome.send_interval + 1) * frame_us)
-        send_input();
+    if (m_last_send < 0 || now - m_last_send >= (send_interval() + 1) * frame_us) send_input();
     if (now - m_last_stats >= kStatsIntervalUs) send_stats();
     m_transport.flush();
     return ran;
+}
+
+int Client::send_interval() const {
+    // Fixed by the server. (Batching more at long delays would keep 200 ms links under
+    // 2 KB/s, but the extra frame of batching raises the measured round trip and so the
+    // delay: it needs a controller that accounts for it.)
+    return m_welcome.send_interval;
 }
 
 Micros Client::next_wakeup() const {
     const Micros now = m_clock.now_us();
     if (m_state != State::kRunning) return now + 1000;
     const Micros frame_us = m_start.frame_time_ns / 1000;
-    Micros wake = std::min(frame_due_local(m_next_frame),
-                           m_last_send + (m_welcome.send_interval + 1) * frame_us);
+    Micros wake =
+        std::min({frame_due_local(m_sample_frame), m_last_send + (send_interval() + 1) * frame_us,
+                  m_last_stats + kStatsIntervalUs, m_last_heard + m_config.server_timeout_us});
+    // A frame waiting for its inputs is woken by their arrival (the network), not by time.
+    if (m_blocked_since < 0) wake = std::min(wake, frame_due_local(m_next_frame));
     return std::max(wake, now);
 }
 
@@ -218,6 +227,7 @@ void Client::send_input() {
     input.inputs.assign(m_own.begin(), m_own.begin() + static_cast<std::ptrdiff_t>(count));
     m_transport.send(m_server, Channel::kInput, encode(input));
     m_last_send = now;
+    m_samples_since_send = 0;
 }
 
 void Client::send_stats() {

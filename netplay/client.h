@@ -105,6 +105,7 @@ class Client {
     void send_stats();
     Micros frame_due_local(std::uint32_t frame) const;
     std::uint32_t scheduled_frame(Micros now) const;
+    int send_interval() const;
     void end(const std::string& reason);
     void emit(ClientEvent event) { m_events.push_back(std::move(event)); }
 
@@ -143,6 +144,7 @@ class Client {
     RttEstimator m_rtt;
     ClockSync m_sync;
     std::uint8_t m_seq = 0;
+    int m_samples_since_send = 0;
     std::deque<std::uint32_t> m_sent_times;  // recent client_time values, to trust only real echoes
     std::optional<std::uint8_t> m_last_update_seq;
     Micros m_last_send = -1;

@@ -30,6 +30,7 @@ void write_identity(WireWriter& w, const SessionIdentity& id) {
     w.u64(id.content_hash);
     w.u64(id.options_hash);
     w.u32(id.fps_milli);
+    w.u8(id.ports);
 }
 
 SessionIdentity read_identity(WireReader& r) {
@@ -39,6 +40,7 @@ SessionIdentity read_identity(WireReader& r) {
     id.content_hash = r.u64();
     id.options_hash = r.u64();
     id.fps_milli = r.u32();
+    id.ports = r.u8();
     return id;
 }
 

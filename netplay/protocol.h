@@ -49,6 +49,7 @@ struct SessionIdentity {
     std::uint64_t content_hash = 0;
     std::uint64_t options_hash = 0;
     std::uint32_t fps_milli = 0;  // frames per second x 1000, rounded
+    std::uint8_t ports = 0;       // controller ports connected (a game may read every one)
     friend bool operator==(const SessionIdentity&, const SessionIdentity&) = default;
 };
 

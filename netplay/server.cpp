@@ -49,6 +49,10 @@ std::string identity_mismatch(const SessionIdentity& session, const std::string&
                       session.options_hash, yours.options_hash);
         add(text);
     }
+    if (session.ports != yours.ports) {
+        add("controller ports: session " + std::to_string(session.ports) + ", yours " +
+            std::to_string(yours.ports) + " (use the same --ports)");
+    }
     if (session.fps_milli != yours.fps_milli) {
         char text[120];
         std::snprintf(text, sizeof text, "frame rate: session %.3f fps, yours %.3f fps",
@@ -118,7 +122,20 @@ void Server::update() {
 }
 
 Micros Server::next_wakeup() const {
-    return m_clock.now_us() + 1000;
+    // Timed work: each player's next update (every frame while running, every 100 ms in
+    // the lobby) and timeouts; incoming messages wake the caller through the transport.
+    const Micros now = m_clock.now_us();
+    Micros wake = now + kLobbyHeartbeatUs;
+    for (int s = 0; s < m_config.players; ++s) {
+        const Slot& slot = m_slots[s];
+        if (!slot.occupied || slot.left) continue;
+        const Micros period = m_started ? m_config.delay.frame_time_us : kLobbyHeartbeatUs;
+        wake = std::min({wake, slot.last_update_sent + period,
+                         slot.last_heard + m_config.client_timeout_us + 1});
+    }
+    if (m_blocked_since >= 0)
+        wake = std::min(wake, m_blocked_since + m_config.client_timeout_us + 1);
+    return std::max(wake, now);
 }
 
 std::optional<ServerEvent> Server::poll_event() {
@@ -395,8 +412,18 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
     }
 }
 
+bool Server::ended() const {
+    if (!m_started) return false;
+    for (int s = 0; s < m_config.players; ++s) {
+        if (m_slots[s].occupied && !m_slots[s].left) return false;
+    }
+    return true;
+}
+
 void Server::confirm_frames() {
     const Micros now = m_clock.now_us();
+    // With nobody left playing there is nothing to confirm (and no end to neutral frames).
+    if (ended()) return;
     for (;;) {
         const std::uint32_t g = m_confirmed_end;
         int missing = 0, missing_count = 0;

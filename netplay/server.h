@@ -79,6 +79,8 @@ class Server {
     std::optional<ServerEvent> poll_event();
 
     bool started() const { return m_started; }
+    // Started, and every player has left since: the session is over.
+    bool ended() const;
     Micros start_time_us() const { return m_start.start_time_us; }
     std::uint32_t confirmed_frames() const {
         return m_confirmed_end;

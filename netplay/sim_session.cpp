@@ -181,7 +181,7 @@ SimResult run_scenario(const SimScenario& sc) {
         for (int c = 0; c < n; ++c) {
             if (!dropped[c] && !frozen[c]) next = std::min(next, clients[c]->next_wakeup());
         }
-        next = std::min(next, clock.now_us() + 1000);  // the server's own timers
+        next = std::min(next, server.next_wakeup());
         clock.set(std::max(next, clock.now_us() + 1));
     }
     result.simulated_us = clock.now_us() - 1'000'000;

@@ -59,14 +59,23 @@ TEST_CASE(
                 worst_stalls = std::max(worst_stalls, c.stall_frames_after_warmup);
             CHECK(worst_stalls <= (36'000 - kWarmup) / 200);
 
-            // How the chosen delay compares with the no-stall optimum of this trace is a
-            // figure of bench_netplay_delay (printed, not asserted here).
+            // The delay chosen, once it has seen a minute of this trace, stays within one
+            // frame of the smallest fixed delay that produced no stall on this very trace.
+            const int optimum = no_stall_optimum(sc, r.delay_at(36'000 - 1) - 3);
+            int lowest = 1000, highest = 0;
+            for (std::uint32_t f = 3'600; f < 36'000; ++f) {
+                lowest = std::min(lowest, r.delay_at(f));
+                highest = std::max(highest, r.delay_at(f));
+            }
             std::printf(
                 "[figure] %d clients: identical=%d, stall frames after 2 s (worst client) %u of %u "
                 "= %.3f%%, "
-                "mean delay %.2f\n",
+                "delay after 1 min %d..%d (mean %.2f), no-stall optimum %d\n",
                 players, r.hashes_identical, worst_stalls, 36'000 - kWarmup,
-                100.0 * worst_stalls / (36'000 - kWarmup), r.mean_delay_after_warmup);
+                100.0 * worst_stalls / (36'000 - kWarmup), lowest, highest,
+                r.mean_delay_after_warmup, optimum);
+            CHECK(lowest >= optimum - 1);
+            CHECK(highest <= optimum + 1);
         }
     }
 }
