@@ -4,14 +4,22 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
+#include <optional>
 
+#include "frontend/atomic_file.h"
 #include "frontend/config.h"
 #include "frontend/core_locator.h"
+#include "frontend/demo.h"
 #include "frontend/headless.h"
 #include "frontend/input_script.h"
 #include "frontend/log.h"
+#include "frontend/netplay_runner.h"
 #include "frontend/retro_emulator.h"
+#include "frontend/stop_signal.h"
+#include "netplay/io/real_clock.h"
 #include "netplay/state_hash.h"
 
 namespace framelock::frontend {
@@ -96,6 +104,29 @@ int fail(const Error& error) {
     return static_cast<int>(error.code);
 }
 
+// The local pads: a script, a seeded bot on `ports` ports, or nothing pressed.
+Result<std::unique_ptr<InputSource>> make_input(const std::string& script,
+                                                std::optional<std::uint64_t> random_seed,
+                                                unsigned ports) {
+    if (!script.empty()) {
+        auto loaded = InputScript::load(script);
+        if (!loaded) return loaded.error();
+        return std::unique_ptr<InputSource>(
+            std::make_unique<InputScript>(std::move(loaded).value()));
+    }
+    if (random_seed) {
+        return std::unique_ptr<InputSource>(std::make_unique<RandomInput>(*random_seed, ports));
+    }
+    return std::unique_ptr<InputSource>(
+        std::make_unique<InputScript>(InputScript::parse("", "(none)").value()));
+}
+
+// JSON reports and port files: written whole or not at all.
+Status write_text_file(const std::string& path, const std::string& text) {
+    return write_file_atomic(path,
+                             {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+}
+
 struct RunArgs {
     HostArgs host;
     std::uint64_t frames = 600;
@@ -111,16 +142,11 @@ int cmd_run(const RunArgs& args) {
     auto host = args.host.to_host_config();
     if (!host) return fail(host.error());
 
-    std::unique_ptr<InputSource> input;
-    if (!args.input_script.empty()) {
-        auto script = InputScript::load(args.input_script);
-        if (!script) return fail(script.error());
-        input = std::make_unique<InputScript>(std::move(script).value());
-    } else if (args.random) {
-        input = std::make_unique<RandomInput>(args.random_seed, host.value().ports);
-    } else {
-        input = std::make_unique<InputScript>(InputScript::parse("", "(none)").value());
-    }
+    auto made =
+        make_input(args.input_script, args.random ? std::optional(args.random_seed) : std::nullopt,
+                   host.value().ports);
+    if (!made) return fail(made.error());
+    std::unique_ptr<InputSource> input = std::move(made).value();
 
     auto emulator = RetroEmulator::create(host.value());
     if (!emulator) return fail(emulator.error());
@@ -149,6 +175,235 @@ int cmd_run(const RunArgs& args) {
     return 0;
 }
 
+// The session side: `framelock server`, and the server half of `framelock host`.
+struct ServerArgs {
+    std::string bind = "0.0.0.0";
+    unsigned port = 0;
+    int players = 2;
+    int sessions = 1;
+    unsigned hash_interval = 60;
+    int fixed_delay = 0;  // 0: adaptive
+    double duration = 0;
+    std::string stats_json;
+    std::string port_file;
+    bool verbose = false;
+    bool quiet = false;
+
+    // `dedicated`: the standalone server's flags (bind address, several sessions, its own
+    // logging flags); `host` shares the rest with the join flags.
+    void add_to(CLI::App& app, bool dedicated) {
+        auto* port_opt = app.add_option("--port", port,
+                                        dedicated ? "UDP port of the first session (0: any free)"
+                                                  : "UDP port to listen on (0: any free)")
+                             ->check(CLI::Range(0, 65535));
+        if (dedicated) port_opt->required();
+        app.add_option("--players", players, "players per session (1-8)")
+            ->check(CLI::Range(1, netplay::kMaxPlayers))
+            ->required();
+        app.add_option("--hash-interval", hash_interval,
+                       "clients report a state hash every N frames (0: never)")
+            ->check(CLI::Range(0, 65535))
+            ->capture_default_str();
+        app.add_option("--delay", fixed_delay,
+                       "fixed input delay in frames (default: adaptive, from the measured RTT)")
+            ->check(CLI::Range(1, 60));
+        app.add_option("--port-file", port_file,
+                       "write the bound port(s), one per line, to this file once listening");
+        if (dedicated) {
+            app.add_option("--bind", bind, "IPv4 address to listen on")->capture_default_str();
+            app.add_option("--sessions", sessions,
+                           "independent sessions on ports P..P+K-1 (one process, one loop)")
+                ->check(CLI::Range(1, 256))
+                ->capture_default_str();
+            app.add_option("--duration", duration,
+                           "stop after this many seconds (default: when every session ended)")
+                ->check(CLI::NonNegativeNumber);
+            app.add_option("--stats-json", stats_json,
+                           "write per-session, per-slot statistics and the delay schedule here");
+            app.add_flag("-v,--verbose", verbose, "log debug messages");
+            app.add_flag("-q,--quiet", quiet, "log errors only");
+        } else {
+            app.add_option("--server-stats-json", stats_json,
+                           "write the server's statistics and delay schedule here");
+        }
+    }
+
+    ServerRunConfig to_config() const {
+        ServerRunConfig config;
+        config.bind = bind;
+        config.port = static_cast<std::uint16_t>(port);
+        config.sessions = sessions;
+        config.duration_s = duration;
+        config.server.players = players;
+        config.server.hash_interval = static_cast<std::uint16_t>(hash_interval);
+        if (fixed_delay > 0) {
+            config.server.delay.adaptive = false;
+            config.server.delay.fixed_delay = fixed_delay;
+        }
+        return config;
+    }
+};
+
+// One player: `framelock join`, and the player half of `framelock host`.
+struct JoinArgs {
+    HostArgs host;
+    std::string address;  // HOST:PORT (join only)
+    int slot = 0;
+    std::string name;
+    std::string input_script;
+    std::uint64_t random_seed = 0;
+    CLI::Option* random_opt = nullptr;
+    std::uint64_t frames = 0;
+    std::string hash_log;
+    std::string stats_json;
+    std::int64_t screenshot_frame = -1;
+    std::string screenshot;
+    bool sram = false;
+
+    void add_to(CLI::App& app) {
+        host.add_to(app);
+        app.add_option("--slot", slot, "player slot to take (1-8; default: the first free one)")
+            ->check(CLI::Range(1, netplay::kMaxPlayers));
+        app.add_option("--name", name, "player name shown to the others");
+        auto* input_opt = app.add_option("--input", input_script,
+                                         "input script for this player's pad (its port 1)");
+        random_opt = app.add_option("--random", random_seed, "random bot on the pad, this seed");
+        input_opt->excludes(random_opt);
+        app.add_option("--frames", frames, "leave after this many frames (default: play on)");
+        app.add_option("--hash-log", hash_log,
+                       "write 'FRAME HASH' for every frame to this file (as `run --hash-log`)");
+        app.add_option("--stats-json", stats_json, "write this player's statistics here");
+        auto* shot_frame = app.add_option("--screenshot-frame", screenshot_frame,
+                                          "save the picture of this frame (0-based) ...")
+                               ->check(CLI::NonNegativeNumber);
+        auto* shot = app.add_option("--screenshot", screenshot, "... as this PNG file");
+        shot_frame->needs(shot);
+        shot->needs(shot_frame);
+        app.add_flag("--sram", sram,
+                     "load save RAM at start (every player needs the same file, or the games "
+                     "differ from frame 0); it is never written during netplay");
+    }
+
+    ClientRunConfig to_config(const std::string& server_address) const {
+        ClientRunConfig config;
+        config.server_address = server_address;
+        config.slot = slot;
+        config.player_name = name.empty() ? default_player_name() : name;
+        config.content_name =
+            host.content.empty() ? "" : std::filesystem::path(host.content).filename().string();
+        config.ports = host.ports;
+        config.frames = frames;
+        config.hash_log = hash_log;
+        if (screenshot_frame >= 0) {
+            config.screenshot_frame = static_cast<std::uint64_t>(screenshot_frame);
+            config.screenshot_path = screenshot;
+        }
+        return config;
+    }
+
+    static std::string default_player_name() {
+        const char* user = std::getenv("USER");
+        return user && *user ? user : "player";
+    }
+};
+
+// A player's session, with the session's server in this process when `server_args` is given
+// (`framelock host`). Returns the exit code.
+int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
+    args.host.apply_log_level();
+    auto host = args.host.to_host_config();
+    if (!host) return fail(host.error());
+    // Save RAM that differs between peers desyncs them from frame 0 (the arcade game latches
+    // its high score at power-on): loaded only on request, never written.
+    host.value().load_sram = args.sram && !args.host.no_sram;
+    host.value().write_sram = false;
+
+    auto input =
+        make_input(args.input_script,
+                   args.random_opt->count() ? std::optional(args.random_seed) : std::nullopt, 1);
+    if (!input) return fail(input.error());
+    auto emulator = RetroEmulator::create(host.value());
+    if (!emulator) return fail(emulator.error());
+
+    install_stop_signal_handlers();
+    netplay::SteadyClock clock;
+    std::unique_ptr<ServerRunner> server;
+    std::string address = args.address;
+    if (server_args) {
+        auto opened = ServerRunner::open(server_args->to_config(), clock);
+        if (!opened) return fail(opened.error());
+        server = std::move(opened).value();
+        address = "127.0.0.1:" + std::to_string(server->ports().front());
+        if (!server_args->port_file.empty()) {
+            Status written = write_text_file(server_args->port_file,
+                                             std::to_string(server->ports().front()) + "\n");
+            if (!written) return fail(written.error());
+        }
+    }
+    auto client =
+        ClientRunner::create(*emulator.value(), *input.value(), clock, args.to_config(address));
+    if (!client) return fail(client.error());
+
+    run_realtime(server.get(), client.value().get(), clock, 0);
+
+    const Status finished = client.value()->finish();
+    const ClientRunSummary summary = client.value()->summary();
+    print_client_summary(stdout, summary);
+    if (!args.stats_json.empty()) {
+        if (Status s = write_text_file(args.stats_json, client_summary_json(summary)); !s)
+            return fail(s.error());
+    }
+    if (server) {
+        const auto sessions = server->summary();
+        print_server_summary(stdout, sessions);
+        if (!server_args->stats_json.empty()) {
+            Status s = write_text_file(server_args->stats_json, server_summary_json(sessions));
+            if (!s) return fail(s.error());
+        }
+    }
+    std::fflush(stdout);
+    if (!finished) return fail(finished.error());
+    if (!summary.completed) {
+        return fail(make_error(ErrorCode::kProtocol,
+                               summary.rejected
+                                   ? summary.end_reason
+                                   : "the session ended early: " + summary.end_reason));
+    }
+    return 0;
+}
+
+int cmd_server(const ServerArgs& args) {
+    set_log_level(args.verbose ? LogLevel::kDebug
+                  : args.quiet ? LogLevel::kError
+                               : LogLevel::kInfo);
+    install_stop_signal_handlers();
+    netplay::SteadyClock clock;
+    auto server = ServerRunner::open(args.to_config(), clock);
+    if (!server) return fail(server.error());
+    if (!args.port_file.empty()) {
+        std::string ports;
+        for (const auto port : server.value()->ports()) ports += std::to_string(port) + "\n";
+        if (Status s = write_text_file(args.port_file, ports); !s) return fail(s.error());
+    }
+    run_realtime(server.value().get(), nullptr, clock, 0);
+    const auto sessions = server.value()->summary();
+    print_server_summary(stdout, sessions);
+    std::fflush(stdout);
+    if (!args.stats_json.empty()) {
+        if (Status s = write_text_file(args.stats_json, server_summary_json(sessions)); !s)
+            return fail(s.error());
+    }
+    return 0;
+}
+
+int cmd_demo(const DemoOptions& options) {
+    install_stop_signal_handlers();
+    auto report = run_demo(options);
+    if (!report) return fail(report.error());
+    print_demo_report(report.value());
+    return report.value().comparison.identical ? 0 : 1;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -171,6 +426,40 @@ int run_cli(int argc, char** argv) {
     run->add_flag("--hash-regions", run_args.hash_regions,
                   "add each memory region's hash to every hash-log line");
 
+    ServerArgs server_args;
+    CLI::App* server = app.add_subcommand(
+        "server", "run netplay sessions (headless): collect inputs, pick the delay, relay");
+    server_args.add_to(*server, true);
+
+    JoinArgs join_args;
+    CLI::App* join = app.add_subcommand("join", "play in a session (headless for now)");
+    join->add_option("address", join_args.address, "the server's HOST:PORT")->required();
+    join_args.add_to(*join);
+
+    JoinArgs host_join_args;
+    ServerArgs host_server_args;
+    CLI::App* host = app.add_subcommand(
+        "host", "run a session's server and play in it as player 1 (headless for now)");
+    host_server_args.add_to(*host, false);
+    host->get_option("--port")->required();
+    host_join_args.add_to(*host);
+
+    DemoOptions demo_options;
+    CLI::App* demo = app.add_subcommand(
+        "demo", "two bots play the arcade game through a delaying proxy; compare their states");
+    demo->add_option("--frames", demo_options.frames, "frames each client plays")
+        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{10'000'000}))
+        ->capture_default_str();
+    demo->add_option("--rtt", demo_options.rtt_ms, "round trip added by the proxy (ms)")
+        ->check(CLI::Range(0.0, 10000.0))
+        ->capture_default_str();
+    demo->add_option("--jitter", demo_options.jitter_ms, "+/- jitter each way (ms)")
+        ->check(CLI::Range(0.0, 10000.0));
+    demo->add_option("--loss", demo_options.loss_pct, "datagram loss each way (%)")
+        ->check(CLI::Range(0.0, 100.0));
+    demo->add_option("--out", demo_options.out_dir, "directory for logs, statistics, pictures")
+        ->capture_default_str();
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -179,6 +468,13 @@ int run_cli(int argc, char** argv) {
     }
     run_args.random = random_opt->count() > 0;
     if (run->parsed()) return cmd_run(run_args);
+    if (server->parsed()) return cmd_server(server_args);
+    if (join->parsed()) return play_netplay(join_args, nullptr);
+    if (host->parsed()) {
+        if (host_join_args.slot == 0) host_join_args.slot = 1;
+        return play_netplay(host_join_args, &host_server_args);
+    }
+    if (demo->parsed()) return cmd_demo(demo_options);
     return 0;
 }
 

@@ -63,6 +63,7 @@ class RetroEmulator final : public netplay::Emulator {
     void set_audio_sink(AudioSink* sink) { m_audio = sink; }
 
     const CoreInfo& core_info() const { return m_core->info(); }
+    unsigned ports() const { return m_config.ports; }
     const retro_system_av_info& av_info() { return m_env.av_info(); }
     const CoreOptions& options() const { return m_env.options(); }
     const Environment& environment() const { return m_env; }

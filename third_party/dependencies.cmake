@@ -24,6 +24,7 @@ add_library(framelock::enet ALIAS PkgConfig::FRAMELOCK_ENET)
 find_package(ZLIB REQUIRED)
 find_package(fmt 9 REQUIRED CONFIG)
 find_package(CLI11 2.1 REQUIRED CONFIG)
+find_package(nlohmann_json 3.10 REQUIRED CONFIG)
 find_package(tomlplusplus 3 REQUIRED CONFIG)
 
 if(FRAMELOCK_SDL)

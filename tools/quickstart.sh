@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # framelock quick start on a fresh Debian 12 machine.
-#   bash tools/quickstart.sh demo   install what is missing, build, run the demo
+#   bash tools/quickstart.sh demo   install what is missing, build, run the two-emulator demo
 #   bash tools/quickstart.sh test   install what is missing, build, run every test suite
 #                                   (normal build, then ASan+UBSan build), then the benchmarks
 set -euo pipefail
@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
     g++ cmake ninja-build pkg-config clang-format git
     retroarch-dev libenet-dev libsdl2-dev zlib1g-dev libfmt-dev libcli11-dev libxxhash-dev
-    libtomlplusplus-dev
+    nlohmann-json3-dev libtomlplusplus-dev
     catch2 cc65
     libretro-nestopia libretro-beetle-pce-fast libretro-gambatte libretro-mgba libretro-core-info
 )
@@ -41,8 +41,9 @@ build() {
 demo() {
     install_packages
     build build -DFRAMELOCK_TESTS=OFF
-    echo "== framelock demo: the bundled arcade core, headless, 4 bot players, 1800 frames"
-    ./build/framelock run --core arcade --ports 4 --option farcade_players=4 --random 1941 --frames 1800 --no-sram
+    echo "== framelock demo: a server and two emulators of the bundled arcade game on 127.0.0.1,"
+    echo "   bots on the pads, through the impairment proxy at 80 ms round trip, for one minute"
+    ./build/framelock demo --out framelock-demo
 }
 
 check_format() {

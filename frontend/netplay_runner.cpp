@@ -1,0 +1,689 @@
+#include "frontend/netplay_runner.h"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "frontend/log.h"
+#include "frontend/stop_signal.h"
+#include "netplay/state_hash.h"
+
+namespace framelock::frontend {
+namespace {
+
+using netplay::Micros;
+using Json = nlohmann::ordered_json;
+
+// Connections a session accepts beyond its players: room for clients that are refused
+// (wrong game, full) so they hear why instead of timing out.
+constexpr std::size_t kSpareConnections = 8;
+// After a session ends (or this client leaves), keep servicing the socket this long so
+// ENet gets the goodbyes out: the transport's own linger plus a round trip or two.
+constexpr Micros kGoodbyeLingerUs = netplay::kCloseLingerUs + 300'000;
+// While a due frame waits for inputs, the loop sleeps on the socket; this bounds the sleep
+// so the client's own timers (input resends) still run.
+constexpr Micros kStallWaitUs = 4'000;
+// Malformed traffic is logged this many times per session, then only counted.
+constexpr std::uint64_t kMalformedLogLimit = 10;
+
+double seconds(Micros us) {
+    return static_cast<double>(us) / 1e6;
+}
+
+Json traffic_json(const netplay::PeerStats& s) {
+    return {{"wire_bytes_sent", s.wire_bytes_sent},
+            {"wire_bytes_received", s.wire_bytes_received},
+            {"datagrams_sent", s.datagrams_sent},
+            {"datagrams_received", s.datagrams_received},
+            {"payload_bytes_sent", s.payload_bytes_sent},
+            {"payload_bytes_received", s.payload_bytes_received}};
+}
+
+// The schedule reduced to its changes: the delay from each listed frame on.
+std::vector<netplay::ScheduleEntry> schedule_changes(
+    const std::vector<netplay::ScheduleEntry>& schedule) {
+    std::vector<netplay::ScheduleEntry> changes;
+    for (const auto& entry : schedule) {
+        if (changes.empty() || changes.back().delay != entry.delay) changes.push_back(entry);
+    }
+    return changes;
+}
+
+// How late, on average, a frame ran after its scheduled time: with the delay, the
+// input-to-screen lag a player feels.
+double mean_lateness_ms(const netplay::ClientStatsSnapshot& stats) {
+    return stats.frames_run ? static_cast<double>(stats.lateness_total_us) / stats.frames_run / 1e3
+                            : 0.0;
+}
+
+std::string slot_list(std::uint8_t slots) {
+    std::string text;
+    for (int s = 0; s < netplay::kMaxPlayers; ++s) {
+        if (slots & (1u << s)) text += (text.empty() ? "" : ", ") + std::to_string(s + 1);
+    }
+    return text.empty() ? "-" : text;
+}
+
+}  // namespace
+
+netplay::SessionIdentity session_identity(const RetroEmulator& emulator) {
+    netplay::SessionIdentity id;
+    id.core_name = emulator.core_info().library_name;
+    id.core_version = emulator.core_info().library_version;
+    id.content_hash = emulator.content_hash();
+    id.options_hash = emulator.options().hash();
+    id.fps_milli = static_cast<std::uint32_t>(std::lround(emulator.frames_per_second() * 1000.0));
+    id.ports = static_cast<std::uint8_t>(emulator.ports());
+    return id;
+}
+
+// ---------------------------------------------------------------------------------------
+// Server
+
+struct ServerRunner::Session {
+    std::unique_ptr<netplay::EnetTransport> transport;
+    std::unique_ptr<netplay::Server> server;
+    std::uint16_t port = 0;
+    bool started = false;  // its kStarted event was seen
+    bool ended = false;
+    Micros ended_at = 0;
+    std::uint64_t rejected = 0, malformed = 0, desyncs = 0;
+};
+
+ServerRunner::ServerRunner(const ServerRunConfig& config, const netplay::Clock& clock)
+    : m_config(config), m_clock(clock), m_opened_at(clock.now_us()) {}
+
+ServerRunner::~ServerRunner() = default;
+
+Result<std::unique_ptr<ServerRunner>> ServerRunner::open(const ServerRunConfig& config,
+                                                         const netplay::Clock& clock) {
+    if (config.sessions < 1) return make_error(ErrorCode::kUsage, "--sessions must be at least 1");
+    if (config.port != 0 && config.port + config.sessions - 1 > 65535) {
+        return make_error(ErrorCode::kUsage, fmt::format("ports {}..{} run past 65535", config.port,
+                                                         config.port + config.sessions - 1));
+    }
+    std::unique_ptr<ServerRunner> runner(new ServerRunner(config, clock));
+    for (int s = 0; s < config.sessions; ++s) {
+        const int port = config.port == 0 ? 0 : config.port + s;
+        auto transport = netplay::EnetTransport::listen(
+            config.bind + ":" + std::to_string(port),
+            static_cast<std::size_t>(config.server.players) + kSpareConnections);
+        if (!transport) return transport.error();
+        auto session = std::make_unique<Session>();
+        session->transport = std::move(transport).value();
+        session->port = session->transport->local_port();
+        session->server =
+            std::make_unique<netplay::Server>(*session->transport, clock, config.server);
+        log_info("session {}: listening on {}:{} for {} players", s + 1, config.bind, session->port,
+                 config.server.players);
+        runner->m_sessions.push_back(std::move(session));
+    }
+    return runner;
+}
+
+std::vector<std::uint16_t> ServerRunner::ports() const {
+    std::vector<std::uint16_t> ports;
+    for (const auto& session : m_sessions) ports.push_back(session->port);
+    return ports;
+}
+
+void ServerRunner::update() {
+    for (auto& session : m_sessions) {
+        if (session->ended) {
+            // Only the goodbyes left to send: service the socket, not the Server.
+            while (session->transport->poll()) {
+            }
+            continue;
+        }
+        session->server->update();
+        log_events(*session);
+        if (session->server->ended()) {
+            session->ended = true;
+            session->ended_at = m_clock.now_us();
+            log_info("port {}: session ended after {} frames: every player left", session->port,
+                     session->server->confirmed_frames());
+        }
+    }
+}
+
+void ServerRunner::log_events(Session& session) {
+    using Type = netplay::ServerEvent::Type;
+    const std::uint16_t port = session.port;
+    while (auto event = session.server->poll_event()) {
+        switch (event->type) {
+            case Type::kPlayerJoined:
+                log_info("port {}: slot {}: {}", port, event->slot, event->message);
+                break;
+            case Type::kPlayerLeft:
+                if (session.started) {
+                    log_info("port {}: slot {}: {} (neutral input from frame {})", port,
+                             event->slot, event->message, event->frame);
+                } else {
+                    log_info("port {}: slot {}: {}", port, event->slot, event->message);
+                }
+                break;
+            case Type::kRejected:
+                ++session.rejected;
+                log_warn("port {}: refused a client: {}", port, event->message);
+                break;
+            case Type::kStarted:
+                session.started = true;
+                log_info("port {}: session started with input delay {} frames", port, event->delay);
+                break;
+            case Type::kDelayChanged:
+                log_info("port {}: input delay {} frames from frame {}", port, event->delay,
+                         event->frame);
+                break;
+            case Type::kDesync:
+                ++session.desyncs;
+                log_error("port {}: {}", port, event->message);
+                break;
+            case Type::kMalformed:
+                ++session.malformed;
+                if (session.malformed <= kMalformedLogLimit) {
+                    log_warn("port {}: slot {}: {}{}", port, event->slot, event->message,
+                             session.malformed == kMalformedLogLimit
+                                 ? " (further malformed traffic is only counted)"
+                                 : "");
+                }
+                break;
+        }
+    }
+}
+
+bool ServerRunner::finished() const {
+    const Micros now = m_clock.now_us();
+    if (m_config.duration_s > 0 && seconds(now - m_opened_at) >= m_config.duration_s) return true;
+    return std::all_of(m_sessions.begin(), m_sessions.end(), [&](const auto& session) {
+        return session->ended && now - session->ended_at >= kGoodbyeLingerUs;
+    });
+}
+
+Micros ServerRunner::next_wakeup() const {
+    Micros wake = m_clock.now_us() + 1'000'000;
+    for (const auto& session : m_sessions) wake = std::min(wake, session->server->next_wakeup());
+    if (m_config.duration_s > 0) {
+        wake = std::min(wake, m_opened_at + static_cast<Micros>(m_config.duration_s * 1e6));
+    }
+    return wake;
+}
+
+bool ServerRunner::wait(Micros max_wait) {
+    return m_sessions.front()->transport->wait(max_wait);
+}
+
+std::vector<ServerSessionSummary> ServerRunner::summary() const {
+    std::vector<ServerSessionSummary> out;
+    for (const auto& session : m_sessions) {
+        ServerSessionSummary s;
+        s.port = session->port;
+        s.players = m_config.server.players;
+        s.started = session->started;
+        s.ended = session->ended;
+        s.confirmed_frames = session->server->confirmed_frames();
+        s.schedule = session->server->schedule();
+        s.slots = session->server->slot_stats();
+        s.rejected = session->rejected;
+        s.malformed = session->malformed;
+        s.desyncs = session->desyncs;
+        s.host_traffic = session->transport->host_stats();
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+void print_server_summary(std::FILE* out, const std::vector<ServerSessionSummary>& sessions) {
+    for (const auto& s : sessions) {
+        fmt::print(out, "session  port {}: {}, {} frames confirmed\n", s.port,
+                   !s.started ? "never started"
+                   : s.ended  ? "ended"
+                              : "still running at exit",
+                   s.confirmed_frames);
+        if (!s.schedule.empty()) {
+            std::string delays;
+            for (const auto& entry : schedule_changes(s.schedule))
+                delays +=
+                    fmt::format("{}{}@{}", delays.empty() ? "" : ", ", entry.delay, entry.frame);
+            fmt::print(out, "delay    {} (frames@from frame)\n", delays);
+        }
+        for (const auto& slot : s.slots) {
+            fmt::print(out,
+                       "slot {}   {}: {} frames, {} stall frames, RTT {:.1f} ms, {} datagrams "
+                       "({} lost up), {} malformed, {}\n",
+                       slot.slot, slot.name, slot.frames_run, slot.stall_frames, slot.srtt / 1000.0,
+                       slot.datagrams_received, slot.datagrams_lost_up, slot.malformed,
+                       slot.connected ? "connected" : "left");
+        }
+        fmt::print(
+            out, "traffic  {} B sent, {} B received (wire); {} refused, {} malformed, {} desyncs\n",
+            s.host_traffic.wire_bytes_sent, s.host_traffic.wire_bytes_received, s.rejected,
+            s.malformed, s.desyncs);
+    }
+}
+
+std::string server_summary_json(const std::vector<ServerSessionSummary>& sessions) {
+    Json list = Json::array();
+    for (const auto& s : sessions) {
+        Json schedule = Json::array();
+        const auto changes = schedule_changes(s.schedule);
+        int min_delay = 0, max_delay = 0;
+        for (std::size_t i = 0; i < changes.size(); ++i) {
+            schedule.push_back({{"frame", changes[i].frame}, {"delay", changes[i].delay}});
+            min_delay = i == 0 ? changes[i].delay : std::min<int>(min_delay, changes[i].delay);
+            max_delay = std::max<int>(max_delay, changes[i].delay);
+        }
+        Json slots = Json::array();
+        for (const auto& slot : s.slots) {
+            slots.push_back({{"slot", slot.slot},
+                             {"name", slot.name},
+                             {"connected", slot.connected},
+                             {"srtt_us", slot.srtt},
+                             {"rttvar_us", slot.rttvar},
+                             {"frames_run", slot.frames_run},
+                             {"stall_frames", slot.stall_frames},
+                             {"datagrams_received", slot.datagrams_received},
+                             {"datagrams_lost_up", slot.datagrams_lost_up},
+                             {"malformed", slot.malformed},
+                             {"traffic", traffic_json(slot.traffic)}});
+        }
+        list.push_back({{"port", s.port},
+                        {"players", s.players},
+                        {"started", s.started},
+                        {"ended", s.ended},
+                        {"confirmed_frames", s.confirmed_frames},
+                        {"delay",
+                         {{"initial", changes.empty() ? 0 : changes.front().delay},
+                          {"min", min_delay},
+                          {"max", max_delay},
+                          {"final", changes.empty() ? 0 : changes.back().delay},
+                          {"changes", changes.empty() ? 0 : changes.size() - 1}}},
+                        {"schedule", schedule},
+                        {"keyframes", s.schedule.size()},
+                        {"slots", slots},
+                        {"rejected", s.rejected},
+                        {"malformed", s.malformed},
+                        {"desyncs", s.desyncs},
+                        {"traffic", traffic_json(s.host_traffic)}});
+    }
+    return Json{{"sessions", list}}.dump(2) + "\n";
+}
+
+// ---------------------------------------------------------------------------------------
+// Client
+
+// The emulator the netplay client drives: the real one, plus a hash-log line after every
+// frame and a copy of the picture of one frame (which is presented even when the client
+// fast-forwards through it).
+class ClientRunner::RecordingEmulator final : public netplay::Emulator {
+  public:
+    RecordingEmulator(RetroEmulator& inner, HashLogWriter* log, std::uint64_t log_frames,
+                      const HeadlessVideo* video, std::optional<std::uint64_t> picture_frame)
+        : m_inner(inner),
+          m_log(log),
+          m_log_frames(log_frames),
+          m_video(video),
+          m_picture_frame(picture_frame) {}
+
+    void run_frame(const netplay::InputFrame& inputs, bool present) override {
+        const std::uint64_t frame = m_inner.frame_count();
+        const bool picture = m_video && m_picture_frame == frame;
+        m_inner.run_frame(inputs, present || picture);
+        // Frames beyond the requested count can run in the last catch-up tick; the log
+        // stops at the count so logs of equal runs have equal length.
+        if (m_log && (m_log_frames == 0 || frame < m_log_frames)) {
+            m_log->write(frame, m_inner);
+            ++m_logged;
+        }
+        if (picture) m_picture = to_image(m_video->last_frame());
+    }
+    std::uint64_t frame_count() const override { return m_inner.frame_count(); }
+    bool save_state(std::vector<std::uint8_t>& out) override { return m_inner.save_state(out); }
+    bool load_state(std::span<const std::uint8_t> state) override {
+        return m_inner.load_state(state);
+    }
+    std::uint64_t state_hash() override { return m_inner.state_hash(); }
+    std::vector<netplay::MemoryRegion> memory_regions() override {
+        return m_inner.memory_regions();
+    }
+    double frames_per_second() const override { return m_inner.frames_per_second(); }
+
+    std::uint64_t logged() const { return m_logged; }
+    const Image& picture() const { return m_picture; }
+
+  private:
+    RetroEmulator& m_inner;
+    HashLogWriter* m_log;
+    std::uint64_t m_log_frames;
+    const HeadlessVideo* m_video;
+    std::optional<std::uint64_t> m_picture_frame;
+    std::uint64_t m_logged = 0;
+    Image m_picture;
+};
+
+ClientRunner::ClientRunner(RetroEmulator& emulator, InputSource& input, const netplay::Clock& clock,
+                           ClientRunConfig config)
+    : m_emulator(emulator), m_input(input), m_clock(clock), m_config(std::move(config)) {}
+
+ClientRunner::~ClientRunner() {
+    // The client borrows the emulator's video sink; do not leave it pointing here.
+    if (m_config.screenshot_frame) m_emulator.set_video_sink(nullptr);
+}
+
+Result<std::unique_ptr<ClientRunner>> ClientRunner::create(RetroEmulator& emulator,
+                                                           InputSource& input,
+                                                           const netplay::Clock& clock,
+                                                           const ClientRunConfig& config) {
+    std::unique_ptr<ClientRunner> runner(new ClientRunner(emulator, input, clock, config));
+    if (!config.hash_log.empty()) {
+        auto log = HashLogWriter::open(config.hash_log, false);
+        if (!log) return log.error();
+        runner->m_hash_log = std::move(log).value();
+    }
+    if (config.screenshot_frame) {
+        if (config.screenshot_path.empty())
+            return make_error(ErrorCode::kUsage, "a screenshot frame needs a file to write to");
+        runner->m_video.keep_last_frame(true);
+        emulator.set_video_sink(&runner->m_video);
+    }
+    runner->m_recording = std::make_unique<RecordingEmulator>(
+        emulator, runner->m_hash_log.get(), config.frames,
+        config.screenshot_frame ? &runner->m_video : nullptr, config.screenshot_frame);
+
+    auto transport = netplay::EnetTransport::client();
+    if (!transport) return transport.error();
+    runner->m_transport = std::move(transport).value();
+
+    netplay::ClientConfig client;
+    client.server_address = config.server_address;
+    client.requested_slot = static_cast<std::uint8_t>(config.slot);
+    client.player_name = config.player_name;
+    client.content_name = config.content_name;
+    client.identity = session_identity(emulator);
+    client.server_timeout_us = config.server_timeout_us;
+    runner->m_client = std::make_unique<netplay::Client>(*runner->m_transport, clock,
+                                                         *runner->m_recording, client);
+    runner->m_summary.frames_requested = config.frames;
+    log_info("connecting to {} as '{}' ({} {}, content {}, options {})", config.server_address,
+             config.player_name, client.identity.core_name, client.identity.core_version,
+             netplay::hash_to_hex(client.identity.content_hash),
+             netplay::hash_to_hex(client.identity.options_hash));
+    runner->m_client->start();
+    if (runner->m_client->state() == netplay::Client::State::kEnded)
+        return make_error(ErrorCode::kUsage, runner->m_client->end_reason());
+    return runner;
+}
+
+void ClientRunner::step() {
+    const Micros now = m_clock.now_us();
+    if (m_left) {
+        // Only services the socket now, so the goodbye goes out.
+        m_client->tick(0);
+        while (auto event = m_client->poll_event()) handle_event(*event);
+        return;
+    }
+    // The client samples the pad on the session's timeline, not on emulation progress:
+    // a script or bot is read for the frame being sampled.
+    const netplay::InputWord pad = m_input.input_for(m_client->next_sample_frame()).pads[0];
+    m_last_ran = m_client->tick(pad);
+    while (auto event = m_client->poll_event()) handle_event(*event);
+    if (!m_left && m_config.frames > 0 && m_client->next_frame() >= m_config.frames) {
+        end_of_play(now);
+        m_summary.completed = true;
+        leave("finished " + std::to_string(m_config.frames) + " frames");
+    }
+}
+
+void ClientRunner::leave(const std::string& reason) {
+    if (m_left) return;
+    end_of_play(m_clock.now_us());
+    if (m_config.frames == 0 && m_summary.started) m_summary.completed = true;
+    m_client->leave(reason);
+    while (auto event = m_client->poll_event()) handle_event(*event);
+    m_left = true;
+    m_linger_until = m_clock.now_us() + kGoodbyeLingerUs;
+}
+
+void ClientRunner::end_of_play(Micros now) {
+    if (m_ended_at >= 0) return;
+    m_ended_at = now;
+    m_summary.stats = m_client->stats();
+    m_traffic_at_end = m_summary.stats.traffic;
+}
+
+void ClientRunner::note_delay(int delay) {
+    if (!m_delay_seen) {
+        m_delay_seen = true;
+        m_summary.delay_initial = m_summary.delay_min = m_summary.delay_max = delay;
+    } else if (delay != m_summary.delay_final) {
+        ++m_summary.delay_changes;
+    }
+    m_summary.delay_min = std::min(m_summary.delay_min, delay);
+    m_summary.delay_max = std::max(m_summary.delay_max, delay);
+    m_summary.delay_final = delay;
+}
+
+void ClientRunner::handle_event(const netplay::ClientEvent& event) {
+    using Type = netplay::ClientEvent::Type;
+    const Micros now = m_clock.now_us();
+    switch (event.type) {
+        case Type::kWelcome:
+            m_summary.slot = m_client->slot();
+            m_summary.players = m_client->players();
+            log_info("joined {}: slot {} of {}", m_config.server_address, m_client->slot(),
+                     m_client->players());
+            if (static_cast<unsigned>(m_client->players()) > m_config.ports) {
+                log_warn(
+                    "the session has {} players but this emulator has {} controller ports "
+                    "(--ports): the pads of slots above {} do nothing here",
+                    m_client->players(), m_config.ports, m_config.ports);
+            }
+            break;
+        case Type::kRejected:
+            m_summary.rejected = true;
+            log_error("the server refused this client: {}", event.message);
+            break;
+        case Type::kStarted: {
+            m_summary.started = true;
+            m_started_at = now;
+            m_traffic_at_start = m_client->stats().traffic;
+            const double frame_ms = 1000.0 / m_emulator.frames_per_second();
+            log_info("session started: input delay {} frames ({:.0f} ms)", event.delay,
+                     event.delay * frame_ms);
+            note_delay(event.delay);
+            break;
+        }
+        case Type::kDelayChanged:
+            log_info("input delay {} frames from frame {}", event.delay, event.frame);
+            note_delay(event.delay);
+            break;
+        case Type::kPlayerLeft:
+            log_info("slot {} left, neutral input from frame {}: {}", event.slot, event.frame,
+                     event.message);
+            break;
+        case Type::kDesync:
+            ++m_summary.desyncs;
+            if (!m_summary.first_desync_frame) m_summary.first_desync_frame = event.frame;
+            log_error("desync at frame {}: slot(s) {} differ from the majority", event.frame,
+                      slot_list(event.differing_slots));
+            break;
+        case Type::kDisconnected:
+            end_of_play(now);
+            m_summary.end_reason = event.message;
+            if (m_left || m_summary.completed) {
+                log_info("left the session at frame {}: {}", event.frame, event.message);
+            } else if (m_summary.rejected) {
+                // Already said why.
+            } else {
+                log_error("disconnected at frame {}: {}", event.frame, event.message);
+            }
+            if (!m_left) {
+                m_left = true;
+                m_linger_until = now;  // the server is gone or has dropped us
+            }
+            break;
+    }
+}
+
+bool ClientRunner::finished() const {
+    return m_left && m_clock.now_us() >= m_linger_until;
+}
+
+Micros ClientRunner::next_wakeup() const {
+    const Micros now = m_clock.now_us();
+    if (m_left) return std::min(m_linger_until, now + 10'000);
+    const Micros wake = m_client->next_wakeup();
+    if (wake > now) return wake;
+    // Due but not run: either the catch-up limit was hit (run on at once) or the frame is
+    // waiting for inputs (sleep until a datagram arrives, briefly).
+    if (m_last_ran > 0) return now;
+    return now + kStallWaitUs;
+}
+
+bool ClientRunner::wait(Micros max_wait) {
+    return m_transport->wait(max_wait);
+}
+
+Status ClientRunner::finish() {
+    m_summary.frames_run = m_summary.stats.frames_run;
+    m_summary.frames_logged = m_recording->logged();
+    m_summary.slot = m_client->slot();
+    m_summary.players = m_client->players();
+    if (m_started_at >= 0 && m_ended_at > m_started_at) {
+        m_summary.running_seconds = seconds(m_ended_at - m_started_at);
+        m_summary.upstream_bytes_per_s = static_cast<double>(m_traffic_at_end.wire_bytes_sent -
+                                                             m_traffic_at_start.wire_bytes_sent) /
+                                         m_summary.running_seconds;
+        m_summary.downstream_bytes_per_s =
+            static_cast<double>(m_traffic_at_end.wire_bytes_received -
+                                m_traffic_at_start.wire_bytes_received) /
+            m_summary.running_seconds;
+    }
+    if (m_summary.end_reason.empty()) m_summary.end_reason = m_client->end_reason();
+    if (m_hash_log) {
+        Status closed = m_hash_log->close();
+        if (!closed) return closed;
+    }
+    if (m_config.screenshot_frame) {
+        const Image& picture = m_recording->picture();
+        if (picture.width == 0) {
+            return make_error(ErrorCode::kIo,
+                              fmt::format("no picture of frame {} for {}: the session ended "
+                                          "before it, or the core showed none",
+                                          *m_config.screenshot_frame, m_config.screenshot_path));
+        }
+        return write_png(m_config.screenshot_path, picture);
+    }
+    return {};
+}
+
+ClientRunSummary ClientRunner::summary() const {
+    return m_summary;
+}
+
+void print_client_summary(std::FILE* out, const ClientRunSummary& s) {
+    fmt::print(out, "slot       {} of {}\n", s.slot, s.players);
+    fmt::print(out, "frames     {}{}\n", s.frames_run,
+               s.frames_requested ? fmt::format(" of {} requested", s.frames_requested) : "");
+    fmt::print(out, "stalls     {} stall frames ({} waits), {} frames fast-forwarded\n",
+               s.stats.stall_frames, s.stats.stall_events, s.stats.frames_fast_forwarded);
+    fmt::print(out, "rtt        {:.1f} ms (rttvar {:.1f} ms)\n", s.stats.srtt / 1000.0,
+               s.stats.rttvar / 1000.0);
+    fmt::print(out,
+               "delay      {} frames at the end ({}..{}, {} changes); frames ran {:.1f} ms "
+               "late on average\n",
+               s.delay_final, s.delay_min, s.delay_max, s.delay_changes, mean_lateness_ms(s.stats));
+    fmt::print(out, "upstream   {:.0f} B/s ({} B, {} datagrams, wire incl. UDP/IP headers)\n",
+               s.upstream_bytes_per_s, s.stats.traffic.wire_bytes_sent,
+               s.stats.traffic.datagrams_sent);
+    fmt::print(out, "downstream {:.0f} B/s ({} B, {} datagrams)\n", s.downstream_bytes_per_s,
+               s.stats.traffic.wire_bytes_received, s.stats.traffic.datagrams_received);
+    if (s.desyncs)
+        fmt::print(out, "desyncs    {} (first at frame {})\n", s.desyncs, *s.first_desync_frame);
+    fmt::print(out, "end        {}\n", s.end_reason.empty() ? "-" : s.end_reason);
+}
+
+std::string client_summary_json(const ClientRunSummary& s) {
+    Json json = {
+        {"slot", s.slot},
+        {"players", s.players},
+        {"frames_requested", s.frames_requested},
+        {"frames_run", s.frames_run},
+        {"frames_logged", s.frames_logged},
+        {"started", s.started},
+        {"completed", s.completed},
+        {"rejected", s.rejected},
+        {"end_reason", s.end_reason},
+        {"stall_frames", s.stats.stall_frames},
+        {"stall_events", s.stats.stall_events},
+        {"frames_fast_forwarded", s.stats.frames_fast_forwarded},
+        {"srtt_us", s.stats.srtt},
+        {"rttvar_us", s.stats.rttvar},
+        {"clock_offset_us", s.stats.clock_offset},
+        {"mean_lateness_ms", mean_lateness_ms(s.stats)},
+        {"delay",
+         {{"initial", s.delay_initial},
+          {"min", s.delay_min},
+          {"max", s.delay_max},
+          {"final", s.delay_final},
+          {"changes", s.delay_changes}}},
+        {"updates_received", s.stats.updates_received},
+        {"updates_lost", s.stats.updates_lost},
+        {"desyncs", s.desyncs},
+        {"first_desync_frame", s.first_desync_frame ? Json(*s.first_desync_frame) : Json()},
+        {"running_seconds", s.running_seconds},
+        {"upstream_bytes_per_s", s.upstream_bytes_per_s},
+        {"downstream_bytes_per_s", s.downstream_bytes_per_s},
+        {"traffic", traffic_json(s.stats.traffic)},
+    };
+    return json.dump(2) + "\n";
+}
+
+// ---------------------------------------------------------------------------------------
+
+void run_realtime(ServerRunner* server, ClientRunner* client, const netplay::Clock& clock,
+                  Micros deadline_us) {
+    bool stopping = false;
+    for (;;) {
+        if (stop_requested() && !stopping) {
+            stopping = true;
+            log_info("stopping (signal)");
+            if (client) client->leave("interrupted");
+        }
+        if (server) server->update();
+        if (client) client->step();
+        const bool client_done = !client || client->finished();
+        const bool server_done = !server || server->finished() || stopping;
+        if (client_done && server_done) return;
+        const Micros now = clock.now_us();
+        if (deadline_us > 0 && now >= deadline_us) {
+            log_warn("time limit reached");
+            if (client) client->leave("time limit");
+            return;
+        }
+
+        Micros wake = deadline_us > 0 ? deadline_us : now + 1'000'000;
+        if (!client_done) wake = std::min(wake, client->next_wakeup());
+        if (server && !server_done) wake = std::min(wake, server->next_wakeup());
+        const Micros wait = wake - clock.now_us();
+        if (client_done) {
+            // A server alone: its timers are a polling tick, not deadlines, so it sleeps on
+            // its socket for at least ENet's 1 ms granularity (a datagram wakes it at once).
+            server->wait(std::max<Micros>(wait, 1000));
+            continue;
+        }
+        if (wait <= 0) continue;
+        // ENet sleeps in whole milliseconds (rounding down); the rest of a millisecond is
+        // slept here, without servicing the socket, so the loop never spins until a frame.
+        if (wait < 1000) {
+            std::this_thread::sleep_for(std::chrono::microseconds(wait));
+            continue;
+        }
+        client->wait(wait);
+    }
+}
+
+}  // namespace framelock::frontend

@@ -1,0 +1,532 @@
+// Netplay end to end: `framelock server`, `framelock join` and `framelock demo` as real
+// processes over real ENet on 127.0.0.1, through the impairment proxy (framelock_netem)
+// where the network matters. Servers and proxies bind port 0 and report it through a
+// port file, so tests running in parallel never collide. Every process is bounded by a
+// deadline and killed (by ChildProcess's destructor) when a check fails.
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "frontend/child_process.h"
+#include "frontend/image.h"
+#include "integration/cores.h"
+#include "netplay/io/enet_transport.h"
+#include "netplay/protocol.h"
+#include "support/process.h"
+
+using namespace framelock::test;
+using framelock::frontend::ChildProcess;
+using framelock::frontend::ExitStatus;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Deadline = ChildProcess::Deadline;
+using SteadyTime = std::chrono::steady_clock;
+
+// Upstream budget per player, wire bytes including UDP/IP headers (protocol.h).
+constexpr double kUpstreamBudget = 2000.0;
+
+Deadline after(std::chrono::milliseconds duration) {
+    return SteadyTime::now() + duration;
+}
+
+// Real time a session of `frames` needs, with room for the start, a dropped player's
+// timeout and a loaded machine.
+std::chrono::milliseconds session_time(int frames) {
+    return std::chrono::milliseconds(frames * 1000 / 60) + 60s;
+}
+
+std::string netem_exe() {
+#ifdef FRAMELOCK_NETEM_EXE
+    return FRAMELOCK_NETEM_EXE;
+#else
+    return "";
+#endif
+}
+
+nlohmann::json read_json(const std::string& path) {
+    std::ifstream in(path);
+    INFO(path);
+    REQUIRE(in);
+    return nlohmann::json::parse(in);
+}
+
+// One session's processes. Each one writes its output to DIR/NAME.log (stderr apart to
+// DIR/NAME.err when asked); hash logs and statistics go to DIR/NAME.hashes, DIR/NAME.json.
+class Session {
+  public:
+    explicit Session(const std::string& name) : m_dir(name) {}
+
+    const TempDir& dir() const { return m_dir; }
+
+    ChildProcess& start(const std::string& name, const std::vector<std::string>& args,
+                        bool separate_stderr = false) {
+        auto child =
+            ChildProcess::spawn(args, m_dir.file(name + ".log"),
+                                m_dir.file(separate_stderr ? name + ".err" : name + ".log"));
+        if (!child) FAIL(child.error().message);
+        m_children.push_back(std::make_unique<ChildProcess>(std::move(child).value()));
+        return *m_children.back();
+    }
+
+    void start_server(int players, std::chrono::milliseconds limit) {
+        const std::string port_file = m_dir.file("server.port");
+        m_server = &start("server", {FRAMELOCK_EXE, "server", "--bind", "127.0.0.1", "--port", "0",
+                                     "--players", std::to_string(players), "--port-file", port_file,
+                                     "--stats-json", m_dir.file("server.json"), "--duration",
+                                     std::to_string(limit.count() / 1000)});
+        auto port = framelock::frontend::wait_for_port_file(port_file, *m_server, after(10s));
+        if (!port) FAIL(port.error().message << log_of("server"));
+        m_address = "127.0.0.1:" + std::to_string(port.value());
+        m_server_address = m_address;
+    }
+
+    // The proxy between every client started from now on and the server: `delay_ms` each
+    // way (one-way), +/- `jitter_ms`.
+    void start_proxy(double delay_ms, double jitter_ms, std::chrono::milliseconds limit) {
+        const std::string port_file = m_dir.file("netem.port");
+        ChildProcess& proxy = start(
+            "netem", {netem_exe(), "--listen", "127.0.0.1:0", "--forward", m_server_address,
+                      "--delay", std::to_string(delay_ms), "--jitter", std::to_string(jitter_ms),
+                      "--duration", std::to_string(limit.count() / 1000 + 10), "--port-file",
+                      port_file, "--stats-file", m_dir.file("netem.json")});
+        auto port = framelock::frontend::wait_for_port_file(port_file, proxy, after(10s));
+        if (!port) FAIL(port.error().message << log_of("netem"));
+        m_address = "127.0.0.1:" + std::to_string(port.value());
+    }
+
+    // `framelock join` for `core` with a random bot, writing NAME.hashes and NAME.json.
+    ChildProcess& start_client(const std::string& name, const CoreCase& core, int slot,
+                               std::uint64_t seed, int frames,
+                               const std::vector<std::string>& extra = {},
+                               bool separate_stderr = false) {
+        std::vector<std::string> args = {FRAMELOCK_EXE,
+                                         "join",
+                                         m_address,
+                                         "--core",
+                                         core.core,
+                                         "--ports",
+                                         "2",
+                                         "--name",
+                                         name,
+                                         "--random",
+                                         std::to_string(seed),
+                                         "--frames",
+                                         std::to_string(frames),
+                                         "--hash-log",
+                                         hashes(name),
+                                         "--stats-json",
+                                         stats(name)};
+        if (slot > 0) {
+            args.push_back("--slot");
+            args.push_back(std::to_string(slot));
+        }
+        if (!core.content.empty()) {
+            args.push_back("--content");
+            args.push_back(core.content);
+        }
+        args.insert(args.end(), extra.begin(), extra.end());
+        return start(name, args, separate_stderr);
+    }
+
+    std::string hashes(const std::string& name) const { return m_dir.file(name + ".hashes"); }
+    std::string stats(const std::string& name) const { return m_dir.file(name + ".json"); }
+    std::string log_of(const std::string& name) const {
+        return "\n--- " + name + ".log ---\n" + read_text(m_dir.file(name + ".log"));
+    }
+
+    // Waits for `child` to end by `deadline` and requires a clean exit, showing its log.
+    void require_success(ChildProcess& child, const std::string& name, Deadline deadline) {
+        const auto status = child.wait_until(deadline);
+        INFO(name << (status ? " " + status->describe() : " timed out") << log_of(name));
+        REQUIRE(status);
+        REQUIRE(status->success());
+    }
+
+    // The server ends by itself once every player left.
+    void require_server_success(Deadline deadline) {
+        require_success(*m_server, "server", deadline);
+    }
+
+    // Waits until `text` appears in NAME.log (the process logs unbuffered to stderr).
+    void wait_for_log(const std::string& name, const std::string& text, ChildProcess& child,
+                      Deadline deadline) {
+        while (read_text(m_dir.file(name + ".log")).find(text) == std::string::npos) {
+            INFO("waiting for '" << text << "'" << log_of(name));
+            REQUIRE(child.running());
+            REQUIRE(SteadyTime::now() < deadline);
+            std::this_thread::sleep_for(20ms);
+        }
+    }
+
+  private:
+    TempDir m_dir;
+    std::vector<std::unique_ptr<ChildProcess>> m_children;  // killed when the test ends
+    ChildProcess* m_server = nullptr;
+    std::string m_server_address, m_address;
+};
+
+void require_identical_logs(const Session& session, const std::string& a, const std::string& b,
+                            std::size_t frames) {
+    const auto log_a = read_lines(session.hashes(a));
+    const auto log_b = read_lines(session.hashes(b));
+    REQUIRE(log_a.size() == frames);
+    REQUIRE(log_b.size() == frames);
+    for (std::size_t i = 0; i < frames; ++i) {
+        INFO("frame " << i);
+        REQUIRE(log_a[i] == log_b[i]);
+    }
+}
+
+// Two bots through the proxy at 80 ms RTT with jitter, random inputs on both pads.
+void long_session(const CoreCase& core) {
+    require_core_case(core);
+    FRAMELOCK_SKIP_UNLESS_FILE(netem_exe(), "build the framelock_netem target");
+    constexpr int kFrames = 10'000;
+    const auto limit = session_time(kFrames);
+    const Deadline deadline = after(limit);
+    Session session(std::string("netplay-long-") + core.name);
+    session.start_server(2, limit);
+    session.start_proxy(40, 3, limit);
+    ChildProcess& one = session.start_client("client1", core, 1, 101, kFrames);
+    ChildProcess& two = session.start_client("client2", core, 2, 202, kFrames);
+    session.require_success(one, "client1", deadline);
+    session.require_success(two, "client2", deadline);
+    session.require_server_success(after(15s));
+
+    require_identical_logs(session, "client1", "client2", kFrames);
+
+    const auto server = read_json(session.dir().file("server.json"));
+    std::string schedule;
+    for (const auto& entry : server["sessions"][0]["schedule"]) {
+        schedule += std::to_string(entry["delay"].get<int>()) + "@" +
+                    std::to_string(entry["frame"].get<int>()) + " ";
+    }
+    for (const char* name : {"client1", "client2"}) {
+        const auto stats = read_json(session.stats(name));
+        const double upstream = stats["upstream_bytes_per_s"].get<double>();
+        std::printf(
+            "%s %s: upstream %.0f B/s (wire, incl. UDP/IP), downstream %.0f B/s, stall frames "
+            "%u, RTT %.1f ms, delay %d..%d, server schedule (delay@frame) %s\n",
+            core.name, name, upstream, stats["downstream_bytes_per_s"].get<double>(),
+            stats["stall_frames"].get<unsigned>(), stats["srtt_us"].get<double>() / 1000.0,
+            stats["delay"]["min"].get<int>(), stats["delay"]["max"].get<int>(), schedule.c_str());
+        std::fflush(stdout);
+        INFO(name << " upstream " << upstream << " B/s");
+        CHECK(stats["frames_logged"].get<int>() == kFrames);
+        CHECK(stats["desyncs"].get<int>() == 0);
+        CHECK(upstream > 0);
+        CHECK(upstream <= kUpstreamBudget);
+    }
+}
+
+CoreCase two_player_arcade() {
+    CoreCase c = core_case("arcade");
+    c.extra = {"--option", "farcade_players=2"};
+    c.ports = 2;
+    return c;
+}
+
+// A raw UDP socket on 127.0.0.1 for sending junk at a server.
+class JunkSender {
+  public:
+    explicit JunkSender(std::uint16_t port) : m_fd(::socket(AF_INET, SOCK_DGRAM, 0)) {
+        REQUIRE(m_fd >= 0);
+        m_to.sin_family = AF_INET;
+        m_to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        m_to.sin_port = htons(port);
+    }
+    ~JunkSender() { ::close(m_fd); }
+    JunkSender(const JunkSender&) = delete;
+    JunkSender& operator=(const JunkSender&) = delete;
+
+    void send(const std::vector<std::uint8_t>& bytes) {
+        ::sendto(m_fd, bytes.data(), bytes.size(), 0, reinterpret_cast<const sockaddr*>(&m_to),
+                 sizeof m_to);
+        ++m_sent;
+    }
+
+    // One round of junk: random datagrams of every size class, and datagrams shaped like
+    // ENet's (peer id + flags, sent time, commands) but truncated, with unknown commands,
+    // forged peer ids or absurd lengths.
+    void send_round(std::mt19937& random) {
+        auto bytes = [&](std::size_t n) {
+            std::vector<std::uint8_t> v(n);
+            for (auto& b : v) b = static_cast<std::uint8_t>(random());
+            return v;
+        };
+        send({});
+        send(bytes(1));
+        send(bytes(3));
+        send(bytes(random() % 64));
+        send(bytes(500 + random() % 900));
+        // Header without the sent time, then a CONNECT command (2) cut short.
+        send({0xff, 0x0f, 0x02, 0x00});
+        // Header with sent time (flag 0x4000) and a CONNECT with a zero channel count.
+        std::vector<std::uint8_t> connect = {0xcf, 0xff, 0x12, 0x34, 0x82, 0xff, 0x00, 0x01};
+        connect.resize(48, 0);
+        send(connect);
+        // Forged peer ids 0 and 1 (the real clients' slots) with every command number.
+        for (std::uint8_t peer : {0, 1}) {
+            for (std::uint8_t command = 0; command < 16; ++command) {
+                std::vector<std::uint8_t> forged = {0x40,    peer, 0x00, 0x10,
+                                                    command, 0x01, 0x00, 0x05};
+                auto tail = bytes(random() % 24);
+                forged.insert(forged.end(), tail.begin(), tail.end());
+                send(forged);
+            }
+        }
+        // SEND_RELIABLE (6) claiming a 64 KiB payload it does not carry.
+        send({0x80, 0x00, 0x00, 0x00, 0x86, 0x00, 0x00, 0x01, 0xff, 0xff, 0x01, 0x02});
+    }
+
+    std::uint64_t sent() const { return m_sent; }
+
+  private:
+    int m_fd;
+    sockaddr_in m_to{};
+    std::uint64_t m_sent = 0;
+};
+
+// A well-formed ENet connection that speaks nonsense to the framelock server.
+void rogue_client_round(framelock::netplay::EnetTransport& rogue, framelock::netplay::PeerId peer,
+                        std::mt19937& random, bool send_hello) {
+    using framelock::netplay::Channel;
+    std::vector<std::uint8_t> junk(random() % 40);
+    for (auto& b : junk) b = static_cast<std::uint8_t>(random());
+    for (Channel channel : {Channel::kControl, Channel::kInput, Channel::kBulk}) {
+        rogue.send(peer, channel, junk);
+        rogue.send(peer, channel, std::vector<std::uint8_t>{0x10, 0x01});  // ClientInput, cut
+        rogue.send(peer, channel, std::vector<std::uint8_t>{0x7f});        // unknown id
+    }
+    if (send_hello) {
+        // A Hello that decodes, sent after the start: refused ("already started").
+        framelock::netplay::Hello hello;
+        hello.player_name = "rogue";
+        hello.identity.fps_milli = 60'000;
+        rogue.send(peer, Channel::kControl, framelock::netplay::encode(hello));
+        auto bad = framelock::netplay::encode(hello);
+        bad[1] ^= 0xff;  // wrong magic
+        rogue.send(peer, Channel::kControl, bad);
+    }
+    while (rogue.poll()) {
+    }
+}
+
+}  // namespace
+
+TEST_CASE("netplay: arcade, 2 bots through an 80 ms RTT proxy for 10000 frames stay identical",
+          "[integration][netplay][long]") {
+    long_session(two_player_arcade());
+}
+
+TEST_CASE(
+    "netplay: nestopia + NES test ROM, 2 bots through an 80 ms RTT proxy for 10000 frames "
+    "stay identical",
+    "[integration][netplay][long]") {
+    long_session(core_case("nestopia"));
+}
+
+TEST_CASE("netplay: a client with different core options is refused, naming both sides' values",
+          "[integration][netplay]") {
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
+    constexpr int kFrames = 600;
+    const auto limit = session_time(kFrames);
+    Session session("netplay-mismatch-options");
+    session.start_server(2, limit);
+    ChildProcess& one = session.start_client("client1", core, 1, 11, kFrames);
+    session.wait_for_log("client1", "joined", one, after(10s));
+
+    ChildProcess& wrong =
+        session.start_client("wrong", core, 0, 12, kFrames, {"--option", "farcade_seed=7"}, true);
+    const auto status = wrong.wait_until(after(15s));
+    const std::string err = read_text(session.dir().file("wrong.err"));
+    INFO(err);
+    REQUIRE(status);
+    CHECK(status->signal == 0);
+    CHECK(status->code != 0);
+    const std::string session_hash = "session hash ";
+    REQUIRE(err.find(session_hash) != std::string::npos);
+    // The refusal names the session's options hash and this client's.
+    const std::string theirs = err.substr(err.find(session_hash) + session_hash.size(), 16);
+    const std::string yours = err.substr(err.find(", yours ") + 8, 16);
+    CHECK(theirs != yours);
+    CHECK_THAT(read_text(session.dir().file("client1.log")), Catch::Contains("options " + theirs));
+    CHECK_THAT(err, Catch::Contains("options " + yours));  // its own "connecting" line
+
+    // The session goes on as if nothing happened.
+    ChildProcess& two = session.start_client("client2", core, 2, 13, kFrames);
+    const Deadline deadline = after(limit);
+    session.require_success(one, "client1", deadline);
+    session.require_success(two, "client2", deadline);
+    session.require_server_success(after(15s));
+    require_identical_logs(session, "client1", "client2", kFrames);
+    CHECK_THAT(session.log_of("server"), Catch::Contains("refused a client"));
+}
+
+TEST_CASE("netplay: a client with different content is refused, naming both contents",
+          "[integration][netplay]") {
+    const CoreCase core = core_case("nestopia");
+    require_core_case(core);
+    constexpr int kFrames = 300;
+    const auto limit = session_time(kFrames);
+    Session session("netplay-mismatch-content");
+    // The same ROM with one byte near its end changed: another game to the hash.
+    const std::string other = session.dir().file("other.nes");
+    std::string rom = read_text(core.content);
+    REQUIRE(rom.size() > 16);
+    rom[rom.size() - 64] ^= 0x5a;
+    write_text(other, rom);
+
+    session.start_server(2, limit);
+    ChildProcess& one = session.start_client("client1", core, 1, 21, kFrames);
+    session.wait_for_log("client1", "joined", one, after(10s));
+    CoreCase other_core = core;
+    other_core.content = other;
+    ChildProcess& wrong = session.start_client("wrong", other_core, 0, 22, kFrames, {}, true);
+    const auto status = wrong.wait_until(after(15s));
+    const std::string err = read_text(session.dir().file("wrong.err"));
+    INFO(err);
+    REQUIRE(status);
+    CHECK(status->code != 0);
+    CHECK_THAT(err, Catch::Contains("session plays " + fs::path(core.content).filename().string()));
+    CHECK_THAT(err, Catch::Contains("you have other.nes"));
+
+    ChildProcess& two = session.start_client("client2", core, 2, 23, kFrames);
+    const Deadline deadline = after(limit);
+    session.require_success(one, "client1", deadline);
+    session.require_success(two, "client2", deadline);
+    session.require_server_success(after(15s));
+    require_identical_logs(session, "client1", "client2", kFrames);
+}
+
+TEST_CASE("netplay: junk datagrams and a rogue ENet peer do not disturb a running session",
+          "[integration][netplay]") {
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
+    constexpr int kFrames = 1200;
+    const auto limit = session_time(kFrames);
+    Session session("netplay-junk");
+    session.start_server(2, limit);
+    const auto port =
+        framelock::frontend::parse_port_file(read_text(session.dir().file("server.port")));
+    REQUIRE(port);
+
+    ChildProcess& one = session.start_client("client1", core, 1, 31, kFrames);
+    ChildProcess& two = session.start_client("client2", core, 2, 32, kFrames);
+    session.wait_for_log("client1", "session started", one, after(15s));
+
+    auto rogue = framelock::netplay::EnetTransport::client();
+    REQUIRE(rogue);
+    auto rogue_peer = rogue.value()->connect("127.0.0.1:" + std::to_string(*port));
+    REQUIRE(rogue_peer);
+    JunkSender junk(*port);
+    std::mt19937 random(7);
+    const Deadline deadline = after(limit);
+    int rounds = 0;
+    while (one.running() || two.running()) {
+        REQUIRE(SteadyTime::now() < deadline);
+        junk.send_round(random);
+        rogue_client_round(*rogue.value(), rogue_peer.value(), random, rounds % 10 == 0);
+        ++rounds;
+        std::this_thread::sleep_for(10ms);
+    }
+    std::printf("junk: %llu datagrams in %d rounds while the session ran\n",
+                static_cast<unsigned long long>(junk.sent()), rounds);
+    std::fflush(stdout);
+    session.require_success(one, "client1", deadline);
+    session.require_success(two, "client2", deadline);
+    rogue.value().reset();
+    session.require_server_success(after(15s));
+    require_identical_logs(session, "client1", "client2", kFrames);
+    const auto server = read_json(session.dir().file("server.json"));
+    CHECK(server["sessions"][0]["desyncs"].get<int>() == 0);
+    CHECK(server["sessions"][0]["rejected"].get<int>() > 0);  // the rogue's late Hello
+}
+
+TEST_CASE("netplay: a client killed mid-session is dropped and the other plays to the end",
+          "[integration][netplay]") {
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
+    constexpr int kFrames = 1800;
+    constexpr std::size_t kKillAt = 600;
+    const auto limit = session_time(kFrames);
+    Session session("netplay-kill");
+    session.start_server(2, limit);
+    ChildProcess& one = session.start_client("client1", core, 1, 41, kFrames);
+    ChildProcess& two = session.start_client("client2", core, 2, 42, kFrames);
+
+    // The hash log is written through stdio: its length trails the game by a buffer's worth.
+    const Deadline deadline = after(limit);
+    while (read_lines(session.hashes("client2")).size() < kKillAt) {
+        INFO(session.log_of("client2"));
+        REQUIRE(two.running());
+        REQUIRE(SteadyTime::now() < deadline);
+        std::this_thread::sleep_for(10ms);
+    }
+    two.send_signal(SIGKILL);
+    const auto killed = two.wait_until(after(5s));
+    REQUIRE(killed);
+    CHECK(killed->signal == SIGKILL);
+
+    session.require_success(one, "client1", deadline);
+    session.require_server_success(after(15s));
+    const auto survivor = read_lines(session.hashes("client1"));
+    const auto dead = read_lines(session.hashes("client2"));
+    REQUIRE(survivor.size() == static_cast<std::size_t>(kFrames));
+    REQUIRE(dead.size() >= kKillAt);
+    // Up to the kill both played the same game (the killed one's last line may be torn).
+    for (std::size_t i = 0; i + 1 < dead.size(); ++i) {
+        INFO("frame " << i);
+        REQUIRE(dead[i] == survivor[i]);
+    }
+    CHECK_THAT(session.log_of("client1"), Catch::Contains("slot 2 left"));
+    const auto stats = read_json(session.stats("client1"));
+    std::printf("kill: survivor ran %d frames, %u stall frames while slot 2 timed out\n",
+                stats["frames_run"].get<int>(), stats["stall_frames"].get<unsigned>());
+    std::fflush(stdout);
+}
+
+TEST_CASE("demo: two bots through the proxy, identical, with a side-by-side picture",
+          "[integration][netplay][demo]") {
+    require_core_case(two_player_arcade());
+    FRAMELOCK_SKIP_UNLESS_FILE(netem_exe(), "build the framelock_netem target");
+    TempDir dir("demo");
+    const auto result = run_process(
+        {FRAMELOCK_EXE, "demo", "--frames", "600", "--jitter", "3", "--out", dir.path()}, 90s);
+    INFO(result.out << result.err << read_text(dir.file("client1.log"))
+                    << read_text(dir.file("server.log")));
+    REQUIRE_FALSE(result.timed_out);
+    REQUIRE(result.exit_code == 0);
+    CHECK_THAT(result.out, Catch::Contains("frames compared  600"));
+    CHECK_THAT(result.out, Catch::Contains("identical        yes"));
+    CHECK_THAT(result.out, Catch::Contains("delay            "));
+
+    const std::string png = read_text(dir.file("demo.png"));
+    REQUIRE(png.size() > 8);
+    CHECK(png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
+    auto picture = framelock::frontend::read_png(dir.file("demo.png"));
+    if (!picture) FAIL(picture.error().message);
+    // The arcade game's 320x224 twice, 8 columns apart.
+    CHECK(picture.value().width == 2 * 320 + 8);
+    CHECK(picture.value().height == 224);
+}
