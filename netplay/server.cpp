@@ -105,7 +105,7 @@ void Server::update() {
         for (int s = 0; s < m_config.players; ++s) {
             Slot& slot = m_slots[s];
             if (slot.occupied && now - slot.last_update_sent >= kLobbyHeartbeatUs)
-                send_update(s + 1, slot);
+                send_update(slot);
         }
         return;
     }
@@ -114,8 +114,7 @@ void Server::update() {
         Slot& slot = m_slots[s];
         if (!slot.occupied || slot.left) continue;
         const bool news = m_confirmed_end > m_last_sent_end;
-        if (news || now - slot.last_update_sent >= m_config.delay.frame_time_us)
-            send_update(s + 1, slot);
+        if (news || now - slot.last_update_sent >= m_config.delay.frame_time_us) send_update(slot);
     }
     m_last_sent_end = m_confirmed_end;
     m_transport.flush();
@@ -190,7 +189,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             auto report = decode_hash_report(bytes);
             if (!report) return malformed("malformed HashReport dropped");
             slot.last_heard = now;
-            handle_hash(slot, s, *report);
+            handle_hash(s, *report);
             return;
         }
         case MsgId::kClientStats: {
@@ -469,7 +468,7 @@ void Server::confirm_frames() {
     }
 }
 
-void Server::send_update(int slot_number, Slot& slot) {
+void Server::send_update(Slot& slot) {
     const Micros now = m_clock.now_us();
     ServerUpdate update;
     update.seq = slot.next_update_seq++;
@@ -496,11 +495,9 @@ void Server::send_update(int slot_number, Slot& slot) {
     }
     m_transport.send(slot.peer, Channel::kInput, encode(update));
     slot.last_update_sent = now;
-    (void)slot_number;
 }
 
-void Server::handle_hash(Slot& slot, int slot_number, const HashReport& report) {
-    (void)slot;
+void Server::handle_hash(int slot_number, const HashReport& report) {
     if (!m_started || Frame(report.frame) >= Frame(m_confirmed_end) + 1)
         return;  // not a frame anyone ran
     m_hashes[report.frame][slot_number - 1] = report.hash;

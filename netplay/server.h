@@ -20,7 +20,6 @@
 #include "netplay/clock.h"
 #include "netplay/delay_controller.h"
 #include "netplay/protocol.h"
-#include "netplay/rtt_estimator.h"
 #include "netplay/transport.h"
 
 namespace framelock::netplay {
@@ -115,14 +114,13 @@ class Server {
     void handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes);
     void handle_hello(PeerId peer, const Hello& hello);
     void handle_input(Slot& slot, const ClientInput& input);
-    void handle_hash(Slot& slot, int slot_number, const HashReport& report);
+    void handle_hash(int slot_number, const HashReport& report);
     void handle_disconnect(PeerId peer, const std::string& reason);
     void drop(int slot_number, ByeReason reason, const std::string& message);
     void reject(PeerId peer, RejectReason reason, const std::string& message);
     void maybe_start();
     void confirm_frames();
-    void send_updates(bool only_new);
-    void send_update(int slot_number, Slot& slot);
+    void send_update(Slot& slot);
     void check_hashes();
     int slot_of(PeerId peer) const;
     Micros srtt_worst() const;
