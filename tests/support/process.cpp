@@ -58,20 +58,6 @@ ProcessResult run_process(const std::vector<std::string>& args, std::chrono::mil
     return result;
 }
 
-TempDir::TempDir(const std::string& name) {
-    static std::atomic<int> counter{0};
-    m_path = (fs::temp_directory_path() / ("framelock-" + name + "-" + std::to_string(::getpid()) +
-                                           "-" + std::to_string(counter++)))
-                 .string();
-    fs::remove_all(m_path);
-    fs::create_directories(m_path);
-}
-
-TempDir::~TempDir() {
-    std::error_code ec;
-    fs::remove_all(m_path, ec);
-}
-
 std::string read_text(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream s;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "support/temp_dir.h"
+
 namespace framelock::test {
 
 struct ProcessResult {
@@ -19,18 +21,6 @@ struct ProcessResult {
 
 ProcessResult run_process(const std::vector<std::string>& args,
                           std::chrono::milliseconds timeout = std::chrono::seconds(60));
-
-// A fresh empty directory under the system temp dir, removed by the destructor.
-class TempDir {
-  public:
-    explicit TempDir(const std::string& name);
-    ~TempDir();
-    const std::string& path() const { return m_path; }
-    std::string file(const std::string& name) const { return m_path + "/" + name; }
-
-  private:
-    std::string m_path;
-};
 
 std::string read_text(const std::string& path);
 void write_text(const std::string& path, const std::string& text);

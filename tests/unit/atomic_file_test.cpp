@@ -1,27 +1,17 @@
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
 #include "frontend/atomic_file.h"
+#include "support/temp_dir.h"
 
 using namespace framelock::frontend;
 namespace fs = std::filesystem;
 
-namespace {
-fs::path fresh_dir(const char* name) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("framelock-test-" + std::to_string(::getpid()) + "-" + name);
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
-}  // namespace
-
 TEST_CASE("Atomic write replaces the file whole and leaves no temporary", "[frontend][file]") {
-    const fs::path dir = fresh_dir("atomic");
+    const framelock::test::TempDir scratch("atomic");
+    const fs::path dir = scratch.path();
     const fs::path file = dir / "game.srm";
     const std::vector<std::uint8_t> first(8192, 0xaa), second(100, 0x55);
     REQUIRE(write_file_atomic(file, first).ok());
@@ -29,7 +19,6 @@ TEST_CASE("Atomic write replaces the file whole and leaves no temporary", "[fron
     REQUIRE(write_file_atomic(file, second).ok());
     CHECK(read_file(file).value() == second);
     CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
-    fs::remove_all(dir);
 }
 
 TEST_CASE("Atomic write into a missing directory fails and names the path", "[frontend][file]") {
@@ -40,7 +29,8 @@ TEST_CASE("Atomic write into a missing directory fails and names the path", "[fr
 }
 
 TEST_CASE("A directory under a regular file is reported as not usable", "[frontend][file]") {
-    const fs::path dir = fresh_dir("notdir");
+    const framelock::test::TempDir scratch("notdir");
+    const fs::path dir = scratch.path();
     std::ofstream(dir / "plain") << "x";
     auto status = ensure_writable_directory(dir / "plain" / "saves", "save directory");
     REQUIRE_FALSE(status.ok());
@@ -48,5 +38,4 @@ TEST_CASE("A directory under a regular file is reported as not usable", "[fronte
                Catch::Contains("save directory") && Catch::Contains("plain/saves"));
     CHECK(ensure_writable_directory(dir / "new" / "saves", "save directory").ok());
     CHECK(fs::is_directory(dir / "new" / "saves"));
-    fs::remove_all(dir);
 }

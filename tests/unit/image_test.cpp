@@ -1,8 +1,6 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,19 +13,12 @@
 
 #include "frontend/atomic_file.h"
 #include "frontend/image.h"
+#include "support/temp_dir.h"
 
 using namespace framelock::frontend;
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path fresh_dir(const char* name) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("framelock-test-" + std::to_string(::getpid()) + "-" + name);
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
 
 // A frame buffer of `height` rows of `pitch` bytes; put() stores a pixel at any byte offset.
 struct FrameBuffer {
@@ -480,7 +471,8 @@ TEST_CASE("The decoder undoes all five filter types, across IDAT chunks, skippin
 }
 
 TEST_CASE("An independent decoder accepts our PNGs", "[frontend][image]") {
-    const fs::path dir = fresh_dir("png-check");
+    const framelock::test::TempDir scratch("png-check");
+    const fs::path dir = scratch.path();
     const Image images[] = {gradient_image(64, 48, 9), random_image(7, 3, 10), solid(1, 1, 0xff00)};
     if (have_command("file")) {
         REQUIRE(write_png(dir / "small.png", images[1]).ok());
@@ -496,7 +488,6 @@ TEST_CASE("An independent decoder accepts our PNGs", "[frontend][image]") {
     }
     if (std::system("python3 -c 'import struct, zlib' >/dev/null 2>&1") != 0) {
         WARN("python3 with zlib is not available: skipping the independent decoder");
-        fs::remove_all(dir);
         return;
     }
     write_bytes(dir / "check.py", kPythonDecoder);
@@ -516,7 +507,6 @@ TEST_CASE("An independent decoder accepts our PNGs", "[frontend][image]") {
         CHECK(WIFEXITED(status));
         CHECK(WEXITSTATUS(status) == 0);
     }
-    fs::remove_all(dir);
 }
 
 TEST_CASE("Truncated PNGs are errors at every length", "[frontend][image]") {
@@ -647,7 +637,8 @@ TEST_CASE("Randomly damaged PNGs with repaired CRCs never crash the decoder", "[
 }
 
 TEST_CASE("write_png and read_png go through the file system", "[frontend][image]") {
-    const fs::path dir = fresh_dir("png-file");
+    const framelock::test::TempDir scratch("png-file");
+    const fs::path dir = scratch.path();
     const Image image = gradient_image(33, 17, 15);
     REQUIRE(write_png(dir / "shot.png", image).ok());
     CHECK(read_file(dir / "shot.png").value() == encode_png(image));
@@ -667,5 +658,4 @@ TEST_CASE("write_png and read_png go through the file system", "[frontend][image
     CHECK_THAT(bad.error().message, Catch::Contains("text.png"));
     CHECK_THAT(bad.error().message, Catch::Contains("signature"));
     CHECK_FALSE(read_png(dir / "missing.png").ok());
-    fs::remove_all(dir);
 }
