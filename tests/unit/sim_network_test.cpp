@@ -111,6 +111,25 @@ Pair connect(Driver& driver, Transport& client, const char* server = "server") {
     return pair;
 }
 
+// The usual rig: a client connected to "server" over one link (set before the endpoints
+// exist), both driven by `d` (endpoint 0 = server, 1 = client). Tests bind its members by
+// name: auto& [clock, net, server, client, d, pair] = rig.
+struct ClientServer {
+    ClientServer(std::uint64_t seed, LinkParams link) : net(seed, clock) {
+        net.set_default_link(link);
+        server = net.create_endpoint("server");
+        client = net.create_endpoint("client");
+        d.add(*server);
+        d.add(*client);
+        pair = connect(d, *client);
+    }
+    ManualClock clock;
+    SimNetwork net;
+    std::unique_ptr<Transport> server, client;  // destroyed before net, as it requires
+    Driver d{net, clock};
+    Pair pair{};
+};
+
 double mean(const std::vector<double>& v) {
     return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
@@ -230,15 +249,8 @@ TEST_CASE("SimNetwork: connecting to an unknown name reports kDisconnected", "[n
 }
 
 TEST_CASE("SimNetwork: with zero jitter the latency is exact", "[netplay][sim]") {
-    ManualClock clock;
-    SimNetwork net(7, clock);
-    net.set_default_link({25'000, 0, 0.0, 0.0, 0});
-    auto server = net.create_endpoint("server");
-    auto client = net.create_endpoint("client");
-    Driver d(net, clock);
-    d.add(*server);
-    d.add(*client);
-    const Pair pair = connect(d, *client);
+    ClientServer rig(7, {25'000, 0, 0.0, 0.0, 0});
+    auto& [clock, net, server, client, d, pair] = rig;
 
     for (int i = 0; i < 100; ++i) {
         const Micros t = clock.now_us();
@@ -258,15 +270,8 @@ TEST_CASE("SimNetwork: with zero jitter the latency is exact", "[netplay][sim]")
 }
 
 TEST_CASE("SimNetwork: jitter stays in bounds with the expected mean", "[netplay][sim]") {
-    ManualClock clock;
-    SimNetwork net(11, clock);
-    net.set_default_link({50'000, 10'000, 0.0, 0.0, 0});
-    auto server = net.create_endpoint("server");
-    auto client = net.create_endpoint("client");
-    Driver d(net, clock);
-    d.add(*server);
-    d.add(*client);
-    const Pair pair = connect(d, *client);
+    ClientServer rig(11, {50'000, 10'000, 0.0, 0.0, 0});
+    auto& [clock, net, server, client, d, pair] = rig;
 
     for (int i = 0; i < 10'000; ++i) {
         client->send(pair.client_peer, Channel::kInput, stamp(i, clock.now_us()));
@@ -290,15 +295,8 @@ TEST_CASE("SimNetwork: jitter stays in bounds with the expected mean", "[netplay
 }
 
 TEST_CASE("SimNetwork: jitter larger than the latency clamps at zero", "[netplay][sim]") {
-    ManualClock clock;
-    SimNetwork net(3, clock);
-    net.set_default_link({1'000, 5'000, 0.0, 0.0, 0});
-    auto server = net.create_endpoint("server");
-    auto client = net.create_endpoint("client");
-    Driver d(net, clock);
-    d.add(*server);
-    d.add(*client);
-    const Pair pair = connect(d, *client);
+    ClientServer rig(3, {1'000, 5'000, 0.0, 0.0, 0});
+    auto& [clock, net, server, client, d, pair] = rig;
     for (int i = 0; i < 2'000; ++i) {
         client->send(pair.client_peer, Channel::kInput, stamp(i, clock.now_us()));
         d.run_until(clock.now_us() + 500);
@@ -316,15 +314,8 @@ TEST_CASE("SimNetwork: jitter larger than the latency clamps at zero", "[netplay
 }
 
 TEST_CASE("SimNetwork: unreliable loss rate matches the link", "[netplay][sim]") {
-    ManualClock clock;
-    SimNetwork net(99, clock);
-    net.set_default_link({10'000, 2'000, 0.02, 0.0, 0});
-    auto server = net.create_endpoint("server");
-    auto client = net.create_endpoint("client");
-    Driver d(net, clock);
-    d.add(*server);
-    d.add(*client);
-    const Pair pair = connect(d, *client);
+    ClientServer rig(99, {10'000, 2'000, 0.02, 0.0, 0});
+    auto& [clock, net, server, client, d, pair] = rig;
 
     for (int i = 0; i < 20'000; ++i) {
         client->send(pair.client_peer, Channel::kInput, stamp(i, clock.now_us()));
@@ -343,15 +334,8 @@ TEST_CASE("SimNetwork: unreliable loss rate matches the link", "[netplay][sim]")
 }
 
 TEST_CASE("SimNetwork: unreliable duplicates arrive as extra copies", "[netplay][sim]") {
-    ManualClock clock;
-    SimNetwork net(5, clock);
-    net.set_default_link({10'000, 3'000, 0.0, 0.05, 0});
-    auto server = net.create_endpoint("server");
-    auto client = net.create_endpoint("client");
-    Driver d(net, clock);
-    d.add(*server);
-    d.add(*client);
-    const Pair pair = connect(d, *client);
+    ClientServer rig(5, {10'000, 3'000, 0.0, 0.05, 0});
+    auto& [clock, net, server, client, d, pair] = rig;
 
     for (int i = 0; i < 20'000; ++i) {
         client->send(pair.client_peer, Channel::kInput, stamp(i, clock.now_us()));
@@ -427,15 +411,8 @@ TEST_CASE("SimNetwork: reliable channels lose nothing, keep order, and come late
 
 TEST_CASE("SimNetwork: a lost reliable message arrives one retransmission delay late",
           "[netplay][sim]") {
-    ManualClock clock;
-    SimNetwork net(8, clock);
-    net.set_default_link({10'000, 0, 0.5, 0.0, 0});
-    auto server = net.create_endpoint("server");
-    auto client = net.create_endpoint("client");
-    Driver d(net, clock);
-    d.add(*server);
-    d.add(*client);
-    const Pair pair = connect(d, *client);
+    ClientServer rig(8, {10'000, 0, 0.5, 0.0, 0});
+    auto& [clock, net, server, client, d, pair] = rig;
     // Sent 1 s apart so ordering never holds one behind another: each latency is
     // 10 ms + k * max(2 * 20 ms, 50 ms) for k retransmissions.
     for (int i = 0; i < 400; ++i) {
@@ -456,15 +433,8 @@ TEST_CASE("SimNetwork: a lost reliable message arrives one retransmission delay 
 
 TEST_CASE("SimNetwork: unreliable messages reorder when jitter exceeds the send interval",
           "[netplay][sim]") {
-    ManualClock clock;
-    SimNetwork net(17, clock);
-    net.set_default_link({20'000, 10'000, 0.0, 0.0, 0});
-    auto server = net.create_endpoint("server");
-    auto client = net.create_endpoint("client");
-    Driver d(net, clock);
-    d.add(*server);
-    d.add(*client);
-    const Pair pair = connect(d, *client);
+    ClientServer rig(17, {20'000, 10'000, 0.0, 0.0, 0});
+    auto& [clock, net, server, client, d, pair] = rig;
     for (int i = 0; i < 1'000; ++i) {
         client->send(pair.client_peer, Channel::kInput, stamp(i, clock.now_us()));
         d.run_until(clock.now_us() + 1'000);
@@ -481,15 +451,8 @@ TEST_CASE("SimNetwork: unreliable messages reorder when jitter exceeds the send 
 }
 
 TEST_CASE("SimNetwork: ties in delivery time go in send order", "[netplay][sim]") {
-    ManualClock clock;
-    SimNetwork net(1, clock);
-    net.set_default_link({10'000, 0, 0.0, 0.0, 0});
-    auto server = net.create_endpoint("server");
-    auto client = net.create_endpoint("client");
-    Driver d(net, clock);
-    d.add(*server);
-    d.add(*client);
-    const Pair pair = connect(d, *client);
+    ClientServer rig(1, {10'000, 0, 0.0, 0.0, 0});
+    auto& [clock, net, server, client, d, pair] = rig;
     for (int i = 0; i < 50; ++i) {
         const Channel ch =
             i % 3 == 0 ? Channel::kInput : (i % 3 == 1 ? Channel::kControl : Channel::kBulk);
@@ -676,15 +639,8 @@ TEST_CASE("SimNetwork: disconnect and endpoint destruction notify the other side
 }
 
 TEST_CASE("SimNetwork: stats count payload plus 40 bytes per datagram", "[netplay][sim]") {
-    ManualClock clock;
-    SimNetwork net(1, clock);
-    net.set_default_link({10'000, 0, 0.0, 0.0, 0});
-    auto server = net.create_endpoint("server");
-    auto client = net.create_endpoint("client");
-    Driver d(net, clock);
-    d.add(*server);
-    d.add(*client);
-    const Pair pair = connect(d, *client);
+    ClientServer rig(1, {10'000, 0, 0.0, 0.0, 0});
+    auto& [clock, net, server, client, d, pair] = rig;
     CHECK(client->stats(pair.client_peer).wire_bytes_sent == 0);  // handshake not counted
 
     for (int i = 0; i < 10; ++i) client->send(pair.client_peer, Channel::kInput, stamp(i, 0, 20));
@@ -731,15 +687,8 @@ TEST_CASE("SimNetwork: a bandwidth cap queues messages behind each other", "[net
 }
 
 TEST_CASE("SimNetwork: totals balance", "[netplay][sim]") {
-    ManualClock clock;
-    SimNetwork net(9, clock);
-    net.set_default_link({15'000, 6'000, 0.1, 0.1, 0});
-    auto server = net.create_endpoint("server");
-    auto client = net.create_endpoint("client");
-    Driver d(net, clock);
-    d.add(*server);
-    d.add(*client);
-    const Pair pair = connect(d, *client);
+    ClientServer rig(9, {15'000, 6'000, 0.1, 0.1, 0});
+    auto& [clock, net, server, client, d, pair] = rig;
     for (int i = 0; i < 1'000; ++i) {
         client->send(pair.client_peer, static_cast<Channel>(i % 3), stamp(i, clock.now_us()));
         server->send(pair.server_peer, Channel::kInput, stamp(i, clock.now_us()));
