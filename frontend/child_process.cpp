@@ -29,7 +29,7 @@ ExitStatus decode_status(int status) {
 // In the child between fork and exec only async-signal-safe calls are allowed: plain
 // open/dup2/write, no allocation.
 [[noreturn]] void exec_child(char* const* argv, const char* out_path, const char* err_path,
-                             bool err_to_out, int report_fd) {
+                             bool err_to_out, int report_fd, int in_fd, int out_fd) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     const auto redirect = [](const char* path, int flags, int target) {
         const int fd = ::open(path, flags, 0644);
@@ -38,7 +38,8 @@ ExitStatus decode_status(int status) {
         ::close(fd);
         return true;
     };
-    bool ok = redirect("/dev/null", O_RDONLY, 0);
+    bool ok = in_fd >= 0 ? ::dup2(in_fd, 0) == 0 : redirect("/dev/null", O_RDONLY, 0);
+    if (ok && out_fd >= 0) ok = ::dup2(out_fd, 1) == 1;
     if (ok && out_path) ok = redirect(out_path, O_WRONLY | O_CREAT | O_TRUNC, 1);
     if (ok && err_to_out) ok = ::dup2(1, 2) == 2;
     if (ok && err_path && !err_to_out) ok = redirect(err_path, O_WRONLY | O_CREAT | O_TRUNC, 2);
@@ -62,12 +63,36 @@ std::string ExitStatus::describe() const {
 Result<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& args,
                                          const std::string& stdout_path,
                                          const std::string& stderr_path) {
+    return spawn_with(args, stdout_path, stderr_path, false);
+}
+
+Result<ChildProcess> ChildProcess::spawn_piped(const std::vector<std::string>& args,
+                                               const std::string& stderr_path) {
+    return spawn_with(args, "", stderr_path, true);
+}
+
+Result<ChildProcess> ChildProcess::spawn_with(const std::vector<std::string>& args,
+                                              const std::string& stdout_path,
+                                              const std::string& stderr_path, bool piped) {
     if (args.empty()) return make_error(ErrorCode::kUsage, "no program to start");
     const std::string name = std::filesystem::path(args[0]).filename().string();
     std::vector<char*> argv;
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
 
+    // [0]: the child's stdin (read end) and our end; [1]: our end and the child's stdout.
+    int to_child[2] = {-1, -1}, from_child[2] = {-1, -1};
+    if (piped && (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0)) {
+        for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]})
+            if (fd >= 0) ::close(fd);
+        return make_error(ErrorCode::kIo,
+                          "cannot start " + name + ": pipe: " + std::strerror(errno));
+    }
+    const auto close_child_ends = [&] {
+        if (!piped) return;
+        ::close(to_child[0]);
+        ::close(from_child[1]);
+    };
     int report[2];
     if (::pipe2(report, O_CLOEXEC) != 0) {
         return make_error(ErrorCode::kIo,
@@ -78,6 +103,11 @@ Result<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& args,
         const int error = errno;
         ::close(report[0]);
         ::close(report[1]);
+        close_child_ends();
+        if (piped) {
+            ::close(to_child[1]);
+            ::close(from_child[0]);
+        }
         return make_error(ErrorCode::kIo,
                           "cannot start " + name + ": fork: " + std::strerror(error));
     }
@@ -85,10 +115,16 @@ Result<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& args,
         ::close(report[0]);
         exec_child(argv.data(), stdout_path.empty() ? nullptr : stdout_path.c_str(),
                    stderr_path.empty() ? nullptr : stderr_path.c_str(),
-                   !stdout_path.empty() && stderr_path == stdout_path, report[1]);
+                   !stdout_path.empty() && stderr_path == stdout_path, report[1],
+                   piped ? to_child[0] : -1, piped ? from_child[1] : -1);
     }
     ::close(report[1]);
+    close_child_ends();
     ChildProcess child(pid, name);
+    if (piped) {
+        child.m_stdin = to_child[1];
+        child.m_stdout = from_child[0];
+    }
     int error = 0;
     ssize_t got;
     do {
@@ -105,23 +141,39 @@ Result<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& args,
 }
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
-    : m_pid(other.m_pid), m_name(std::move(other.m_name)), m_status(other.m_status) {
+    : m_pid(other.m_pid),
+      m_name(std::move(other.m_name)),
+      m_status(other.m_status),
+      m_stdin(other.m_stdin),
+      m_stdout(other.m_stdout) {
     other.m_pid = -1;
+    other.m_stdin = other.m_stdout = -1;
 }
 
 ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
     if (this != &other) {
         kill_and_reap();
+        close_pipes();
         m_pid = other.m_pid;
         m_name = std::move(other.m_name);
         m_status = other.m_status;
+        m_stdin = other.m_stdin;
+        m_stdout = other.m_stdout;
         other.m_pid = -1;
+        other.m_stdin = other.m_stdout = -1;
     }
     return *this;
 }
 
 ChildProcess::~ChildProcess() {
+    close_pipes();
     kill_and_reap();
+}
+
+void ChildProcess::close_pipes() {
+    if (m_stdin >= 0) ::close(m_stdin);
+    if (m_stdout >= 0) ::close(m_stdout);
+    m_stdin = m_stdout = -1;
 }
 
 void ChildProcess::kill_and_reap() {

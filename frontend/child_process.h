@@ -37,6 +37,12 @@ class ChildProcess {
                                       const std::string& stdout_path,
                                       const std::string& stderr_path);
 
+    // As spawn(), but the child's stdin and stdout are pipes to this process: write
+    // commands to stdin_fd(), read its output from stdout_fd() (both closed by the destructor
+    // or close_pipes()).
+    static Result<ChildProcess> spawn_piped(const std::vector<std::string>& args,
+                                            const std::string& stderr_path);
+
     ChildProcess(ChildProcess&& other) noexcept;
     ChildProcess& operator=(ChildProcess&& other) noexcept;
     ChildProcess(const ChildProcess&) = delete;
@@ -62,13 +68,21 @@ class ChildProcess {
     // SIGTERM, then SIGKILL if it has not ended after `grace`; reaps it. The status.
     ExitStatus stop(std::chrono::milliseconds grace);
 
+    int stdin_fd() const { return m_stdin; }    // -1 unless spawned piped
+    int stdout_fd() const { return m_stdout; }  // -1 unless spawned piped
+    void close_pipes();
+
   private:
     ChildProcess(pid_t pid, std::string name) : m_pid(pid), m_name(std::move(name)) {}
+    static Result<ChildProcess> spawn_with(const std::vector<std::string>& args,
+                                           const std::string& stdout_path,
+                                           const std::string& stderr_path, bool piped);
     void kill_and_reap();
 
     pid_t m_pid = -1;  // -1 once reaped or moved from
     std::string m_name;
     std::optional<ExitStatus> m_status;
+    int m_stdin = -1, m_stdout = -1;
 };
 
 // Reads a port number that `writer` writes atomically to `path` once it is listening

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include "frontend/netplay_runner.h"
 #include "frontend/retro_emulator.h"
 #include "frontend/stop_signal.h"
+#include "frontend/synctest.h"
 #include "netplay/io/real_clock.h"
 #include "netplay/state_hash.h"
 
@@ -104,23 +106,6 @@ int fail(const Error& error) {
     return static_cast<int>(error.code);
 }
 
-// The local pads: a script, a seeded bot on `ports` ports, or nothing pressed.
-Result<std::unique_ptr<InputSource>> make_input(const std::string& script,
-                                                std::optional<std::uint64_t> random_seed,
-                                                unsigned ports) {
-    if (!script.empty()) {
-        auto loaded = InputScript::load(script);
-        if (!loaded) return loaded.error();
-        return std::unique_ptr<InputSource>(
-            std::make_unique<InputScript>(std::move(loaded).value()));
-    }
-    if (random_seed) {
-        return std::unique_ptr<InputSource>(std::make_unique<RandomInput>(*random_seed, ports));
-    }
-    return std::unique_ptr<InputSource>(
-        std::make_unique<InputScript>(InputScript::parse("", "(none)").value()));
-}
-
 // JSON reports and port files: written whole or not at all.
 Status write_text_file(const std::string& path, const std::string& text) {
     return write_file_atomic(path,
@@ -142,9 +127,9 @@ int cmd_run(const RunArgs& args) {
     auto host = args.host.to_host_config();
     if (!host) return fail(host.error());
 
-    auto made =
-        make_input(args.input_script, args.random ? std::optional(args.random_seed) : std::nullopt,
-                   host.value().ports);
+    auto made = make_input_source(args.input_script,
+                                  args.random ? std::optional(args.random_seed) : std::nullopt,
+                                  host.value().ports);
     if (!made) return fail(made.error());
     std::unique_ptr<InputSource> input = std::move(made).value();
 
@@ -318,9 +303,9 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
     host.value().load_sram = args.sram && !args.host.no_sram;
     host.value().write_sram = false;
 
-    auto input =
-        make_input(args.input_script,
-                   args.random_opt->count() ? std::optional(args.random_seed) : std::nullopt, 1);
+    auto input = make_input_source(
+        args.input_script,
+        args.random_opt->count() ? std::optional(args.random_seed) : std::nullopt, 1);
     if (!input) return fail(input.error());
     auto emulator = RetroEmulator::create(host.value());
     if (!emulator) return fail(emulator.error());
@@ -404,6 +389,78 @@ int cmd_demo(const DemoOptions& options) {
     return report.value().comparison.identical ? 0 : 1;
 }
 
+// `framelock synctest`: the determinism lab (frontend/synctest.h).
+struct SynctestArgs {
+    HostArgs host;
+    std::uint64_t frames = 10'000;
+    std::string input_script;
+    std::uint64_t random_seed = 1;
+    std::vector<std::string> modes{"all"};
+    std::uint32_t distance = 8;
+    std::string report = "synctest-report";
+    std::vector<std::string> compare;
+    bool no_progress = false;
+    std::string worker, worker_dir;
+
+    void add_to(CLI::App& app) {
+        host.add_to(app);
+        app.add_option("--frames", frames, "frames to check")
+            ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}))
+            ->capture_default_str();
+        auto* input_opt = app.add_option("--input", input_script, "input script for every port");
+        auto* random_opt =
+            app.add_option("--random", random_seed, "random input with this seed (default 1)");
+        input_opt->excludes(random_opt);
+        app.add_option("--mode", modes,
+                       "checks to run: roundtrip (save/load/re-run), twice (two runs from "
+                       "power-on), all")
+            ->delimiter(',')
+            ->check(CLI::IsMember({"all", "roundtrip", "twice"}))
+            ->capture_default_str();
+        app.add_option("--distance", distance, "roundtrip: frames between a save and its reload")
+            ->check(CLI::Range(1, 600))
+            ->capture_default_str();
+        app.add_option("--report", report, "report directory")->capture_default_str();
+        app.add_option("--compare", compare,
+                       "compare two hash logs (from two machines) instead: A B")
+            ->expected(2);
+        app.add_flag("--no-progress", no_progress, "no progress bar");
+        app.add_option("--worker", worker)->group("");
+        app.add_option("--worker-dir", worker_dir)->group("");
+    }
+};
+
+int cmd_synctest(const SynctestArgs& args, int argc, char** argv) {
+    if (!args.compare.empty()) return run_synctest_compare(args.compare[0], args.compare[1]);
+    if (args.worker.empty())
+        args.host.apply_log_level();
+    else
+        set_log_level(LogLevel::kError);
+    auto host = args.host.to_host_config();
+    if (!host) return fail(host.error());
+    SynctestOptions options;
+    options.host = host.value();
+    options.frames = args.frames;
+    options.input_script = args.input_script;
+    options.random_seed = args.random_seed;
+    const auto wants = [&](const char* mode) {
+        return std::find(args.modes.begin(), args.modes.end(), mode) != args.modes.end() ||
+               std::find(args.modes.begin(), args.modes.end(), "all") != args.modes.end();
+    };
+    options.check_roundtrip = wants("roundtrip");
+    options.check_twice = wants("twice");
+    options.check_distance = args.distance;
+    options.report_dir = args.report;
+    options.progress = !args.no_progress;
+    if (!args.worker.empty()) return run_synctest_worker(options, args.worker, args.worker_dir);
+    std::error_code ec;
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (ec) return fail(make_error(ErrorCode::kIo, "cannot find this executable: " + ec.message()));
+    options.self_command.push_back(self);
+    for (int i = 1; i < argc; ++i) options.self_command.emplace_back(argv[i]);
+    return run_synctest(options);
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -444,6 +501,11 @@ int run_cli(int argc, char** argv) {
     host->get_option("--port")->required();
     host_join_args.add_to(*host);
 
+    SynctestArgs synctest_args;
+    CLI::App* synctest = app.add_subcommand(
+        "synctest", "check that a core is deterministic; report where it is not");
+    synctest_args.add_to(*synctest);
+
     DemoOptions demo_options;
     CLI::App* demo = app.add_subcommand(
         "demo", "two bots play the arcade game through a delaying proxy; compare their states");
@@ -468,6 +530,7 @@ int run_cli(int argc, char** argv) {
     }
     run_args.random = random_opt->count() > 0;
     if (run->parsed()) return cmd_run(run_args);
+    if (synctest->parsed()) return cmd_synctest(synctest_args, argc, argv);
     if (server->parsed()) return cmd_server(server_args);
     if (join->parsed()) return play_netplay(join_args, nullptr);
     if (host->parsed()) {

@@ -52,15 +52,19 @@ HashLogWriter::~HashLogWriter() {
 }
 
 void HashLogWriter::write(std::uint64_t frame, netplay::Emulator& emulator) {
-    std::fprintf(m_file, "%llu %s", static_cast<unsigned long long>(frame),
-                 netplay::hash_to_hex(emulator.state_hash()).c_str());
-    if (m_regions) {
+    const std::string line = hash_log_line(frame, emulator, m_regions);
+    std::fwrite(line.data(), 1, line.size(), m_file);
+    std::fputc('\n', m_file);
+}
+
+std::string hash_log_line(std::uint64_t frame, netplay::Emulator& emulator, bool with_regions) {
+    std::string line = std::to_string(frame) + ' ' + netplay::hash_to_hex(emulator.state_hash());
+    if (with_regions) {
         for (const auto& region : netplay::hash_regions(emulator.memory_regions())) {
-            std::fprintf(m_file, " %s=%s", region.name.c_str(),
-                         netplay::hash_to_hex(region.hash).c_str());
+            line += ' ' + region.name + '=' + netplay::hash_to_hex(region.hash);
         }
     }
-    std::fputc('\n', m_file);
+    return line;
 }
 
 Status HashLogWriter::close() {

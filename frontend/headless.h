@@ -65,6 +65,9 @@ class HashLogWriter {
     bool m_regions = false;
 };
 
+// One hash-log line (no newline): "FRAME HASH[ NAME=HASH...]".
+std::string hash_log_line(std::uint64_t frame, netplay::Emulator& emulator, bool with_regions);
+
 struct HeadlessRunOptions {
     std::uint64_t frames = 600;
     std::string hash_log;  // empty: none

@@ -174,4 +174,20 @@ netplay::InputFrame RandomInput::input_for(std::uint64_t frame) {
     return m_current;
 }
 
+Result<std::unique_ptr<InputSource>> make_input_source(const std::string& script,
+                                                       std::optional<std::uint64_t> random_seed,
+                                                       unsigned ports) {
+    if (!script.empty()) {
+        auto loaded = InputScript::load(script);
+        if (!loaded) return loaded.error();
+        return std::unique_ptr<InputSource>(
+            std::make_unique<InputScript>(std::move(loaded).value()));
+    }
+    if (random_seed) {
+        return std::unique_ptr<InputSource>(std::make_unique<RandomInput>(*random_seed, ports));
+    }
+    return std::unique_ptr<InputSource>(
+        std::make_unique<InputScript>(InputScript::parse("", "(none)").value()));
+}
+
 }  // namespace framelock::frontend

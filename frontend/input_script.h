@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,5 +64,11 @@ class RandomInput final : public InputSource {
 // Parses "A+B", "none", "0x0101"; empty optional-like error text on failure.
 Result<netplay::InputWord> parse_buttons(std::string_view text);
 std::string format_buttons(netplay::InputWord word);
+
+// The local pads: the script at `script`, else a seeded bot on `ports` ports, else nothing
+// pressed.
+Result<std::unique_ptr<InputSource>> make_input_source(const std::string& script,
+                                                       std::optional<std::uint64_t> random_seed,
+                                                       unsigned ports);
 
 }  // namespace framelock::frontend
