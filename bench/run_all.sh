@@ -9,6 +9,10 @@ ROMS=$B/roms
 if [ -f "$ROMS/framelock_test.nes" ]; then
     "$B/bench_host_overhead" --core nestopia --content "$ROMS/framelock_test.nes" --frames 3000 --rounds 7
 fi
+"$B/bench_synctest" --core arcade --ports 4 --option farcade_players=4 --frames 3000
+if [ -f "$ROMS/framelock_test.nes" ]; then
+    "$B/bench_synctest" --core nestopia --content "$ROMS/framelock_test.nes" --frames 3000
+fi
 if [ -f "$ROMS/framelock_test.pce" ]; then
     "$B/bench_host_overhead" --core mednafen_pce_fast --content "$ROMS/framelock_test.pce" --ports 5 --frames 3000 --rounds 7
 fi
