@@ -322,16 +322,9 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
 
 void Client::handle_update(const ServerUpdate& update) {
     const Micros now = m_clock.now_us();
-    ++m_stats.updates_received;
-    if (m_last_update_seq) {
-        const std::uint8_t gap = static_cast<std::uint8_t>(update.seq - *m_last_update_seq);
-        if (gap >= 1 && gap < 128) {
-            m_stats.updates_lost += gap - 1u;
-            m_last_update_seq = update.seq;
-        }
-    } else {
-        m_last_update_seq = update.seq;
-    }
+    m_update_loss.record(update.seq);
+    m_stats.updates_received = m_update_loss.received();
+    m_stats.updates_lost = m_update_loss.lost();
 
     // Round trip and clock offset from the echoed client time: only an echo of a time this
     // client sent counts (before the server heard from us it echoes nothing meaningful).

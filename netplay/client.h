@@ -19,6 +19,7 @@
 #include "netplay/clock.h"
 #include "netplay/clock_sync.h"
 #include "netplay/emulator.h"
+#include "netplay/loss_counter.h"
 #include "netplay/protocol.h"
 #include "netplay/rtt_estimator.h"
 #include "netplay/transport.h"
@@ -146,7 +147,7 @@ class Client {
     std::uint8_t m_seq = 0;
     int m_samples_since_send = 0;
     std::deque<std::uint32_t> m_sent_times;  // recent client_time values, to trust only real echoes
-    std::optional<std::uint8_t> m_last_update_seq;
+    LossCounter m_update_loss;
     Micros m_last_send = -1;
     Micros m_last_stats = 0;
     Micros m_last_heard = 0;

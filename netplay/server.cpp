@@ -311,9 +311,7 @@ double Server::loss_worst() const {
     for (int s = 0; s < m_config.players; ++s) {
         const Slot& slot = m_slots[s];
         if (!slot.occupied || slot.left) continue;
-        const std::uint64_t sent = slot.datagrams + slot.lost_up;
-        if (sent)
-            worst = std::max(worst, static_cast<double>(slot.lost_up) / static_cast<double>(sent));
+        worst = std::max(worst, slot.up_loss.rate());
         worst = std::max(worst, slot.down_loss_permille / 1000.0);
     }
     return worst;
@@ -372,16 +370,8 @@ void Server::maybe_start() {
 void Server::handle_input(Slot& slot, const ClientInput& input) {
     const Micros now = m_clock.now_us();
     ++slot.datagrams;
-    bool newest = !slot.last_seq.has_value();
-    if (slot.last_seq) {
-        const std::uint8_t gap = static_cast<std::uint8_t>(input.seq - *slot.last_seq);
-        if (gap >= 1 && gap < 128) {
-            slot.lost_up += gap - 1u;
-            newest = true;
-        }
-    }
+    const bool newest = slot.up_loss.record(input.seq);
     if (newest) {
-        slot.last_seq = input.seq;
         slot.last_client_time = input.client_time;
         slot.last_client_time_at = now;
     }
@@ -599,7 +589,7 @@ std::vector<SlotStats> Server::slot_stats() const {
         st.frames_run = slot.frames_run;
         st.stall_frames = slot.stall_frames;
         st.datagrams_received = slot.datagrams;
-        st.datagrams_lost_up = slot.lost_up;
+        st.datagrams_lost_up = slot.up_loss.lost();
         st.malformed = slot.malformed;
         st.traffic = m_transport.stats(slot.peer);
         out.push_back(st);

@@ -19,6 +19,7 @@
 
 #include "netplay/clock.h"
 #include "netplay/delay_controller.h"
+#include "netplay/loss_counter.h"
 #include "netplay/protocol.h"
 #include "netplay/transport.h"
 
@@ -106,8 +107,8 @@ class Server {
         std::uint8_t next_update_seq = 0;
         Micros srtt = 0, rttvar = 0;  // the client's own measurement (ClientStats), 0 = unknown
         std::uint32_t frames_run = 0, stall_frames = 0;
-        std::uint64_t datagrams = 0, lost_up = 0, malformed = 0;
-        std::optional<std::uint8_t> last_seq;
+        std::uint64_t datagrams = 0, malformed = 0;
+        LossCounter up_loss;
         std::uint16_t down_loss_permille = 0;
     };
 

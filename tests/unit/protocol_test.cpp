@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "netplay/loss_counter.h"
 #include "netplay/protocol.h"
 
 using namespace framelock::netplay;
@@ -174,4 +175,24 @@ TEST_CASE("16-bit frames and 32-bit times expand across wraparound", "[netplay][
     CHECK(expand_frame(10, Frame(0xfffffff0u)).value() == 10u);    // across the 32-bit wrap
     CHECK(expand_time(0x00000010u, 0x1fffffff0ll) == 0x200000010ll);
     CHECK(expand_time(0xfffffff0u, 0x200000010ll) == 0x1fffffff0ll);
+}
+
+TEST_CASE("LossCounter: a late datagram is not lost, a duplicate counts once, gaps are lost",
+          "[protocol]") {
+    using framelock::netplay::LossCounter;
+    LossCounter c;
+    CHECK(c.record(250));
+    CHECK(c.record(252));  // 251 missing for now
+    CHECK(c.lost() == 1);
+    CHECK_FALSE(c.record(251));  // it was only late
+    CHECK(c.lost() == 0);
+    CHECK_FALSE(c.record(251));  // duplicate
+    CHECK_FALSE(c.record(252));
+    CHECK(c.received() == 3);
+    CHECK(c.record(3));  // wraps: 253..255, 0..2 missing
+    CHECK(c.lost() == 6);
+    CHECK(c.received() == 4);
+    CHECK(c.rate() == Approx(0.6));
+    CHECK_FALSE(c.record(180));  // 79 behind: too old to tell, ignored
+    CHECK(c.received() == 4);
 }
