@@ -53,6 +53,9 @@ int Client::delay_at(std::uint32_t frame) const {
 }
 
 bool Client::schedule_known_for(std::uint32_t frame) const {
+    // Rollback runs at one fixed delay: nothing to wait for (waiting for each keyframe's
+    // confirmation would stall a zero-delay client at every keyframe).
+    if (m_welcome.mode == SessionMode::kRollback) return true;
     const std::uint32_t keyframe = frame - frame % m_welcome.keyframe_interval;
     return keyframe == 0 || m_schedule.count(keyframe) > 0;
 }
@@ -122,27 +125,26 @@ int Client::tick(InputWord local_pad) {
         ++m_sample_frame;
         if (++m_samples_since_send >= send_interval()) send_input();
     }
+    const int ran =
+        m_welcome.mode == SessionMode::kRollback ? run_rollback(now) : run_frame_lock(now);
+    // Keep inputs, acknowledgements and round-trip samples flowing while stalled too. A
+    // frame late, so it never doubles the frame-paced sends.
+    if (m_last_send < 0 || now - m_last_send >= (send_interval() + 1) * frame_us) send_input();
+    if (now - m_last_stats >= kStatsIntervalUs) send_stats();
+    m_transport.flush();
+    return ran;
+}
+
+int Client::run_frame_lock(Micros now) {
     int ran = 0;
     while (ran < m_config.max_catch_up_frames) {
         const Micros due = frame_due_local(m_next_frame);
         if (now < due) break;
         if (!(Frame(m_confirmed_end) > Frame(m_next_frame)) || !schedule_known_for(m_next_frame)) {
-            if (m_blocked_since < 0) {
-                // Only the time spent waiting from now on is a stall: a client already
-                // behind (catching up) must not count its backlog again.
-                m_blocked_since = std::max(due, now);
-                ++m_stats.stall_events;
-            }
+            note_blocked(due, now);
             break;
         }
-        if (m_blocked_since >= 0) {
-            const Micros waited = now - m_blocked_since;
-            if (waited > kStallToleranceUs) {
-                m_stats.stall_frames +=
-                    static_cast<std::uint32_t>((waited + frame_us - 1) / frame_us);
-            }
-            m_blocked_since = -1;
-        }
+        note_unblocked(now);
         const std::uint32_t frame = m_next_frame;
         const InputFrame inputs = m_confirmed.front();
         m_confirmed.pop_front();
@@ -162,12 +164,24 @@ int Client::tick(InputWord local_pad) {
                              encode(HashReport{frame, m_emulator.state_hash()}));
         }
     }
-    // Keep inputs, acknowledgements and round-trip samples flowing while stalled too. A
-    // frame late, so it never doubles the frame-paced sends.
-    if (m_last_send < 0 || now - m_last_send >= (send_interval() + 1) * frame_us) send_input();
-    if (now - m_last_stats >= kStatsIntervalUs) send_stats();
-    m_transport.flush();
     return ran;
+}
+
+void Client::note_blocked(Micros due, Micros now) {
+    if (m_blocked_since >= 0) return;
+    // Only the time spent waiting from now on is a stall: a client already behind (catching
+    // up) must not count its backlog again.
+    m_blocked_since = std::max(due, now);
+    ++m_stats.stall_events;
+}
+
+void Client::note_unblocked(Micros now) {
+    if (m_blocked_since < 0) return;
+    const Micros frame_us = m_start.frame_time_ns / 1000;
+    const Micros waited = now - m_blocked_since;
+    if (waited > kStallToleranceUs)
+        m_stats.stall_frames += static_cast<std::uint32_t>((waited + frame_us - 1) / frame_us);
+    m_blocked_since = -1;
 }
 
 int Client::send_interval() const {
@@ -206,6 +220,7 @@ void Client::sample_input(std::uint32_t frame, InputWord pad) {
     const Micros now = m_clock.now_us();
     while (Frame(m_own_next) <= Frame(target)) {
         m_own.push_back(word);
+        if (m_welcome.mode == SessionMode::kRollback) m_own_log.push_back(word);
         m_sample_times.push_back(now);
         ++m_own_next;
     }
@@ -287,6 +302,11 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             m_sample_times.clear();
             m_sample_base = start->delay;
             m_sample_frame = 0;
+            m_ring.clear();
+            m_verified_end = 0;
+            for (auto& tail : m_tails) tail.clear();
+            m_own_log.assign(start->delay, InputWord{0});
+            m_own_log_base = 0;
             m_state = State::kRunning;
             emit({ClientEvent::Type::kStarted, m_slot, 0, start->delay, 0, {}});
             return;
@@ -362,6 +382,7 @@ void Client::handle_update(const ServerUpdate& update) {
         m_schedule.erase(m_schedule.begin());
     }
     const Frame first = expand_frame(update.first_frame, Frame(m_confirmed_end));
+    const std::uint32_t confirmed_before = m_confirmed_end;
     for (std::size_t i = 0; i < update.frames.size(); ++i) {
         const Frame frame = first + static_cast<std::int32_t>(i);
         if (frame < Frame(m_confirmed_end)) continue;
@@ -380,6 +401,8 @@ void Client::handle_update(const ServerUpdate& update) {
         m_sample_times.pop_front();
         ++m_sample_base;
     }
+    if (m_welcome.mode == SessionMode::kRollback)
+        rollback_merge_tails(update, first, confirmed_before);
 }
 
 ClientStatsSnapshot Client::stats() const {

@@ -10,6 +10,7 @@
 // Driven by tick(): no threads, no callbacks; results come out of poll_event().
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -67,6 +68,15 @@ struct ClientStatsSnapshot {
     int delay = 0;
     std::uint64_t updates_received = 0, updates_lost = 0;
     PeerStats traffic;
+    // Rollback sessions.
+    std::uint32_t rollbacks = 0;           // times a state was loaded to correct a prediction
+    std::uint32_t frames_resimulated = 0;  // frames run again after those loads
+    std::uint32_t longest_rollback = 0;    // frames, never more than the prediction window
+    std::uint32_t predicted_frames = 0;    // frames first run with a predicted input
+    std::uint32_t predicted_right = 0;     // of those, predicted exactly
+    // Frames run ahead of the newest frame with every player's input, summed per frame run
+    // (mean frame advantage = this / frames_run).
+    std::uint64_t advantage_total = 0;
 };
 
 class Client {
@@ -90,6 +100,11 @@ class Client {
     int slot() const { return m_slot; }
     int players() const { return m_players; }
     std::uint32_t next_frame() const { return m_next_frame; }
+    // Frames [0, this) ran with every player's confirmed input and will not run again
+    // (rollback: the verified ones; frame lock: every frame run).
+    std::uint32_t final_frames() const {
+        return m_welcome.mode == SessionMode::kRollback ? m_verified_end : m_next_frame;
+    }
     // The next scheduled frame whose pad tick() will sample (bots and tests read their
     // scripted pad for it).
     std::uint32_t next_sample_frame() const { return m_sample_frame; }
@@ -98,6 +113,17 @@ class Client {
     const std::string& end_reason() const { return m_end_reason; }
 
   private:
+    int run_frame_lock(Micros now);
+    int run_rollback(Micros now);
+    void note_blocked(Micros due, Micros now);
+    void note_unblocked(Micros now);
+    // Rollback: the best input known now for `frame` (>= m_verified_end), predicting the
+    // players whose input has not arrived; false when this client's own is not sampled yet.
+    bool rollback_inputs(std::uint32_t frame, InputFrame& out, bool& predicted) const;
+    void rollback_correct(bool frame_due_now);
+    void rollback_verify();
+    void rollback_merge_tails(const ServerUpdate& update, Frame first,
+                              std::uint32_t confirmed_before);
     void handle_message(std::span<const std::uint8_t> bytes);
     void handle_update(const ServerUpdate& update);
     bool schedule_known_for(std::uint32_t frame) const;
@@ -152,6 +178,24 @@ class Client {
     Micros m_last_stats = 0;
     Micros m_last_heard = 0;
     Micros m_blocked_since = -1;  // due time of the frame waiting for inputs
+
+    // Rollback: every frame run but not yet verified (run with confirmed inputs), with the
+    // inputs it ran with and the state before it; frames [m_verified_end, m_next_frame).
+    // m_confirmed then holds confirmed frames from m_verified_end on.
+    struct Speculated {
+        InputFrame used;
+        InputFrame first_used;  // as first run (prediction accuracy)
+        bool predicted = false;        // as last run
+        bool first_predicted = false;  // as first run
+        std::vector<std::uint8_t> state_before;
+    };
+    std::deque<Speculated> m_ring;
+    std::uint32_t m_verified_end = 0;
+    // Each slot's inputs the server holds beyond m_confirmed_end (index = slot - 1).
+    std::array<std::deque<InputWord>, kMaxPlayers> m_tails;
+    // This player's own inputs from m_verified_end on (known before the server has them).
+    std::deque<InputWord> m_own_log;
+    std::uint32_t m_own_log_base = 0;
     ClientStatsSnapshot m_stats;
     std::deque<ClientEvent> m_events;
 };

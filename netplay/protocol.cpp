@@ -131,6 +131,8 @@ std::vector<std::uint8_t> encode(const Welcome& m) {
     w.u16(m.keyframe_interval);
     w.u8(m.send_interval);
     w.i64(m.server_time_us);
+    w.u8(static_cast<std::uint8_t>(m.mode));
+    w.u8(m.prediction_window);
     return w.take();
 }
 
@@ -143,6 +145,10 @@ std::optional<Welcome> decode_welcome(std::span<const std::uint8_t> bytes) {
     m.keyframe_interval = r.u16();
     m.send_interval = r.u8();
     m.server_time_us = r.i64();
+    const std::uint8_t mode = r.u8();
+    if (mode > static_cast<std::uint8_t>(SessionMode::kRollback)) r.fail();
+    m.mode = static_cast<SessionMode>(mode);
+    m.prediction_window = r.u8();
     if (m.slot < 1 || m.slot > kMaxPlayers || m.players < 1 || m.players > kMaxPlayers ||
         m.slot > m.players || m.keyframe_interval == 0 || m.send_interval == 0) {
         r.fail();
@@ -267,6 +273,11 @@ std::vector<std::uint8_t> encode(const ServerUpdate& m) {
         for (std::size_t f = 0; f < m.frames.size(); ++f) column[f] = m.frames[f].pads[p];
         write_runs(w, column);
     }
+    w.u8(static_cast<std::uint8_t>(m.tails.size()));
+    for (const auto& tail : m.tails) {
+        w.u8(static_cast<std::uint8_t>(tail.size()));
+        write_runs(w, tail);
+    }
     return w.take();
 }
 
@@ -298,6 +309,16 @@ std::optional<ServerUpdate> decode_server_update(std::span<const std::uint8_t> b
             break;
         }
         for (std::size_t f = 0; f < count; ++f) m.frames[f].pads[p] = column[f];
+    }
+    const std::size_t tails = r.u8();
+    if (tails != 0 && tails != m.players) return std::nullopt;
+    m.tails.resize(tails);
+    for (auto& tail : m.tails) {
+        const std::size_t length = r.u8();
+        if (r.failed() || length > kMaxFramesPerMessage || !read_runs(r, length, tail)) {
+            r.fail();
+            break;
+        }
     }
     return finish(r, m);
 }

@@ -24,7 +24,7 @@
 namespace framelock::netplay {
 
 inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
-inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr std::uint16_t kProtocolVersion = 2;         // 2: rollback mode
 inline constexpr std::size_t kMaxFramesPerMessage = 240;
 inline constexpr std::size_t kMaxScheduleEntries = 8;
 
@@ -62,6 +62,12 @@ struct Hello {
     SessionIdentity identity;
 };
 
+// How a session runs its emulators.
+enum class SessionMode : std::uint8_t {
+    kFrameLock = 0,  // a frame runs only with every player's input
+    kRollback = 1,   // run ahead on predicted input, re-run when the real input differs
+};
+
 struct Welcome {
     std::uint8_t slot = 0;     // 1..8
     std::uint8_t players = 0;  // slots in the session
@@ -69,6 +75,8 @@ struct Welcome {
     std::uint16_t keyframe_interval = 0;
     std::uint8_t send_interval = 0;  // frames between input datagrams
     std::int64_t server_time_us = 0;
+    SessionMode mode = SessionMode::kFrameLock;
+    std::uint8_t prediction_window = 0;  // rollback: frames run ahead of confirmed input
 };
 
 enum class RejectReason : std::uint8_t {
@@ -137,6 +145,9 @@ struct ServerUpdate {
     std::uint16_t first_frame = 0;        // low 16 bits of the first confirmed frame below
     std::uint8_t players = 0;
     std::vector<InputFrame> frames;  // confirmed inputs, every slot, from first_frame on
+    // Rollback sessions: each slot's inputs the server holds beyond the confirmed frames
+    // (from first_frame + frames.size() on), index = slot - 1; empty in frame lock.
+    std::vector<std::vector<InputWord>> tails;
 };
 
 struct HashReport {

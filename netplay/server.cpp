@@ -62,14 +62,28 @@ std::string identity_mismatch(const SessionIdentity& session, const std::string&
     return why;
 }
 
+ServerConfig normalized(ServerConfig config) {
+    config.players = std::clamp(config.players, 1, kMaxPlayers);
+    if (config.keyframe_interval == 0) config.keyframe_interval = 1;
+    if (config.send_interval == 0) config.send_interval = 1;
+    if (config.mode == SessionMode::kRollback) {
+        // Predictions cost a re-run each; more players are frame lock's job.
+        config.players = std::min(config.players, kMaxRollbackPlayers);
+        config.send_interval = 1;  // a datagram a frame: corrections arrive early
+        config.delay.adaptive = false;
+        config.delay.fixed_delay = std::clamp(config.delay.fixed_delay, 0, 15);
+        config.prediction_window = std::clamp<std::uint8_t>(config.prediction_window, 1, 60);
+    }
+    return config;
+}
+
 }  // namespace
 
 Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
-    : m_transport(transport), m_clock(clock), m_config(config), m_delay(config.delay) {
-    m_config.players = std::clamp(m_config.players, 1, kMaxPlayers);
-    if (m_config.keyframe_interval == 0) m_config.keyframe_interval = 1;
-    if (m_config.send_interval == 0) m_config.send_interval = 1;
-}
+    : m_transport(transport),
+      m_clock(clock),
+      m_config(normalized(config)),
+      m_delay(m_config.delay) {}
 
 int Server::slot_of(PeerId peer) const {
     for (int s = 0; s < m_config.players; ++s) {
@@ -113,10 +127,13 @@ void Server::update() {
     for (int s = 0; s < m_config.players; ++s) {
         Slot& slot = m_slots[s];
         if (!slot.occupied || slot.left) continue;
-        const bool news = m_confirmed_end > m_last_sent_end;
+        const bool news =
+            m_confirmed_end > m_last_sent_end ||
+            (m_config.mode == SessionMode::kRollback && m_inputs_seen != m_last_sent_inputs);
         if (news || now - slot.last_update_sent >= m_config.delay.frame_time_us) send_update(slot);
     }
     m_last_sent_end = m_confirmed_end;
+    m_last_sent_inputs = m_inputs_seen;
     m_transport.flush();
 }
 
@@ -293,6 +310,9 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
     welcome.keyframe_interval = m_config.keyframe_interval;
     welcome.send_interval = m_config.send_interval;
     welcome.server_time_us = m_clock.now_us();
+    welcome.mode = m_config.mode;
+    welcome.prediction_window =
+        m_config.mode == SessionMode::kRollback ? m_config.prediction_window : 0;
     m_transport.send(peer, Channel::kControl, encode(welcome));
     emit({ServerEvent::Type::kPlayerJoined, s, 0, 0, 0,
           slot.name + " joined: " + describe(hello.identity, hello.content_name)});
@@ -398,6 +418,7 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
         }
         slot.pending.push_back(input.inputs[i]);
         ++slot.inputs_end;
+        ++m_inputs_seen;
     }
 }
 
@@ -481,6 +502,18 @@ void Server::send_update(Slot& slot) {
              Frame(f) < Frame(m_confirmed_end) && update.frames.size() < kMaxFramesPerMessage;
              ++f) {
             update.frames.push_back(m_confirmed[f - m_confirmed_base]);
+        }
+        if (m_config.mode == SessionMode::kRollback &&
+            Frame(from) + static_cast<std::int32_t>(update.frames.size()) ==
+                Frame(m_confirmed_end)) {
+            // Everyone's inputs beyond confirmation, so predictions are corrected early.
+            update.tails.resize(static_cast<std::size_t>(m_config.players));
+            for (int s = 0; s < m_config.players; ++s) {
+                const Slot& other = m_slots[s];
+                const std::size_t n = std::min(other.pending.size(), kMaxFramesPerMessage);
+                update.tails[s].assign(other.pending.begin(),
+                                       other.pending.begin() + static_cast<std::ptrdiff_t>(n));
+            }
         }
     }
     m_transport.send(slot.peer, Channel::kInput, encode(update));

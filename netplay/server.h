@@ -35,6 +35,11 @@ struct ServerConfig {
     Micros start_lead_us = 500'000;        // Start is sent this long before frame 0
     Micros max_lobby_rtt_wait_us = 2'000'000;
     std::uint32_t max_frames_ahead = 600;  // inputs further ahead of confirmation: dropped
+    // Rollback: the delay is the fixed local input delay (delay.fixed_delay, 0-2 frames),
+    // inputs travel every frame, and every update carries each player's unconfirmed
+    // inputs so clients can correct their predictions before confirmation.
+    SessionMode mode = SessionMode::kFrameLock;
+    std::uint8_t prediction_window = 8;
 };
 
 struct SlotStats {
@@ -144,6 +149,7 @@ class Server {
     std::uint32_t m_confirmed_base = 0;  // m_confirmed[0] is this frame
     std::deque<InputFrame> m_confirmed;  // kept while some client may still need them
     std::uint32_t m_last_sent_end = 0;
+    std::uint64_t m_inputs_seen = 0, m_last_sent_inputs = 0;  // rollback: any input news
     Micros m_blocked_since = -1;  // since when confirmation waits on the same frame
     std::map<std::uint32_t, std::array<std::uint64_t, kMaxPlayers>> m_hashes;
     std::uint32_t m_desync_reported_until = 0;

@@ -48,8 +48,15 @@ void HashingEmulator::run_frame(const InputFrame& inputs, bool present) {
     m_state = h;
     ++m_frames;
     if (present) ++m_presented;
-    m_log.push_back(m_state);
-    m_inputs.push_back(inputs);
+    // A frame run again after a load (rollback) replaces what the first run logged.
+    const auto index = static_cast<std::size_t>(m_frames - 1);
+    if (index < m_log.size()) {
+        m_log[index] = m_state;
+        m_inputs[index] = inputs;
+    } else {
+        m_log.push_back(m_state);
+        m_inputs.push_back(inputs);
+    }
 }
 
 bool HashingEmulator::save_state(std::vector<std::uint8_t>& out) {
@@ -190,6 +197,9 @@ SimResult run_scenario(const SimScenario& sc) {
         auto& r = result.clients[c];
         r.hashes = emulators[c]->hash_log();
         r.inputs = emulators[c]->input_log();
+        // Frames run on predictions at the end were never confirmed: not final.
+        r.hashes.resize(std::min<std::size_t>(r.hashes.size(), clients[c]->final_frames()));
+        r.inputs.resize(std::min<std::size_t>(r.inputs.size(), clients[c]->final_frames()));
         if (!dropped[c]) r.stats = clients[c]->stats();
         r.stall_frames = r.stats.stall_frames;
         r.stall_frames_after_warmup = r.stats.stall_frames - r.stall_frames_after_warmup;

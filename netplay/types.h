@@ -9,6 +9,8 @@ namespace framelock::netplay {
 
 // At most eight players share a session, one pad word each.
 inline constexpr int kMaxPlayers = 8;
+// Rollback sessions take at most four (each prediction may cost a re-run).
+inline constexpr int kMaxRollbackPlayers = 4;
 
 // One RetroPad: bit N is RETRO_DEVICE_ID_JOYPAD_N (B=0, Y=1, SELECT=2, START=3,
 // UP=4, DOWN=5, LEFT=6, RIGHT=7, A=8, X=9, L=10, R=11, L2=12, R2=13, L3=14, R3=15).

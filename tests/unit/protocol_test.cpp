@@ -63,7 +63,18 @@ TEST_CASE("Control messages round trip and refuse truncation", "[netplay][protoc
     CHECK(wd->slot == 2);
     CHECK(wd->players == 4);
     CHECK(wd->server_time_us == -123456789);
+    CHECK(wd->mode == SessionMode::kFrameLock);
     check_truncation_and_trailing(encode(w), decode_welcome);
+    Welcome rollback = w;
+    rollback.mode = SessionMode::kRollback;
+    rollback.prediction_window = 8;
+    auto rd = decode_welcome(encode(rollback));
+    REQUIRE(rd);
+    CHECK(rd->mode == SessionMode::kRollback);
+    CHECK(rd->prediction_window == 8);
+    auto bad_mode = encode(rollback);
+    bad_mode[bad_mode.size() - 2] = 7;  // no such mode
+    CHECK_FALSE(decode_welcome(bad_mode));
     CHECK_FALSE(decode_welcome(encode(Welcome{5, 4, 60, 30, 2, 0})));  // slot beyond players
 
     Reject r{RejectReason::kMismatch, "content: session plays a.nes, you have b.nes"};
@@ -154,7 +165,21 @@ TEST_CASE("ServerUpdate round trip with schedule and every slot", "[netplay][pro
     CHECK(d->frames == m.frames);
     CHECK(d->schedule == m.schedule);
     CHECK(d->players == 8);
+    CHECK(d->tails.empty());
     check_truncation_and_trailing(bytes, decode_server_update);
+
+    // Rollback: every slot's inputs beyond the confirmed frames, of their own lengths.
+    m.tails.assign(8, {});
+    m.tails[1] = {1, 1, 2};
+    m.tails[6] = {0x0100};
+    const auto with_tails = encode(m);
+    auto t = decode_server_update(with_tails);
+    REQUIRE(t);
+    CHECK(t->tails == m.tails);
+    CHECK(t->frames == m.frames);
+    check_truncation_and_trailing(with_tails, decode_server_update);
+    m.tails.resize(3);  // a tail count that is neither 0 nor the player count
+    CHECK_FALSE(decode_server_update(encode(m)));
 }
 
 TEST_CASE("Unknown ids and empty input are not messages", "[netplay][protocol]") {
