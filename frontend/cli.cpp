@@ -171,6 +171,9 @@ struct ServerArgs {
     double duration = 0;
     std::string stats_json;
     std::string port_file;
+    std::string mode = "framelock";
+    unsigned prediction_window = 8;
+    bool fallback_framelock = false;
     bool verbose = false;
     bool quiet = false;
 
@@ -190,8 +193,23 @@ struct ServerArgs {
             ->check(CLI::Range(0, 65535))
             ->capture_default_str();
         app.add_option("--delay", fixed_delay,
-                       "fixed input delay in frames (default: adaptive, from the measured RTT)")
-            ->check(CLI::Range(1, 60));
+                       "frame lock: fixed input delay in frames (default: adaptive, from the "
+                       "measured RTT); rollback: the local input delay (default 0)")
+            ->check(CLI::Range(0, 60));
+        app.add_option("--mode", mode,
+                       "framelock (wait for every input) or rollback (predict, re-run; at most "
+                       "4 players, cores with deterministic savestates)")
+            ->check(CLI::IsMember({"framelock", "rollback"}))
+            ->capture_default_str();
+        app.add_option("--prediction-window", prediction_window,
+                       "rollback: frames a client may run ahead of confirmed input")
+            ->check(CLI::Range(1, 30))
+            ->capture_default_str();
+        if (!dedicated) {
+            app.add_flag("--fallback-framelock", fallback_framelock,
+                         "rollback: if this core's savestates fail the check, play in frame "
+                         "lock instead of refusing");
+        }
         app.add_option("--port-file", port_file,
                        "write the bound port(s), one per line, to this file once listening");
         if (dedicated) {
@@ -213,6 +231,18 @@ struct ServerArgs {
         }
     }
 
+    // Rollback sessions take at most four players.
+    Status validate() const {
+        if (mode == "rollback" && players > netplay::kMaxRollbackPlayers) {
+            return make_error(ErrorCode::kUsage, "rollback sessions take at most " +
+                                                     std::to_string(netplay::kMaxRollbackPlayers) +
+                                                     " players (--players " +
+                                                     std::to_string(players) +
+                                                     "); use --mode framelock for more");
+        }
+        return {};
+    }
+
     ServerRunConfig to_config() const {
         ServerRunConfig config;
         config.bind = bind;
@@ -221,7 +251,11 @@ struct ServerArgs {
         config.duration_s = duration;
         config.server.players = players;
         config.server.hash_interval = static_cast<std::uint16_t>(hash_interval);
-        if (fixed_delay > 0) {
+        if (mode == "rollback") {
+            config.server.mode = netplay::SessionMode::kRollback;
+            config.server.delay.fixed_delay = std::max(fixed_delay, 0);
+            config.server.prediction_window = static_cast<std::uint8_t>(prediction_window);
+        } else if (fixed_delay > 0) {
             config.server.delay.adaptive = false;
             config.server.delay.fixed_delay = fixed_delay;
         }
@@ -315,7 +349,23 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
     std::unique_ptr<ServerRunner> server;
     std::string address = args.address;
     if (server_args) {
-        auto opened = ServerRunner::open(server_args->to_config(), clock);
+        if (Status valid = server_args->validate(); !valid) return fail(valid.error());
+        ServerRunConfig server_config = server_args->to_config();
+        if (server_config.server.mode == netplay::SessionMode::kRollback) {
+            // Rollback loads states all the time: only with savestates that are faithful.
+            Status trusted = check_rollback_savestates(host.value(), 600,
+                                                       server_config.server.prediction_window);
+            if (!trusted && !server_args->fallback_framelock) return fail(trusted.error());
+            if (!trusted) {
+                log_warn("{}", trusted.error().message);
+                log_warn("playing in frame lock instead (--fallback-framelock)");
+                server_config.server.mode = netplay::SessionMode::kFrameLock;
+                server_config.server.delay = {};
+            } else {
+                log_info("savestates checked for rollback: 600 frames, every reload faithful");
+            }
+        }
+        auto opened = ServerRunner::open(server_config, clock);
         if (!opened) return fail(opened.error());
         server = std::move(opened).value();
         address = "127.0.0.1:" + std::to_string(server->ports().front());
@@ -361,6 +411,7 @@ int cmd_server(const ServerArgs& args) {
     set_log_level(args.verbose ? LogLevel::kDebug
                   : args.quiet ? LogLevel::kError
                                : LogLevel::kInfo);
+    if (Status valid = args.validate(); !valid) return fail(valid.error());
     install_stop_signal_handlers();
     netplay::SteadyClock clock;
     auto server = ServerRunner::open(args.to_config(), clock);

@@ -49,6 +49,9 @@ class Environment {
     // number and differ only by RETRO_ENVIRONMENT_EXPERIMENTAL.
     bool handle(unsigned cmd, void* data);
 
+    void set_savestate_context(retro_savestate_context context) {
+        m_config.savestate_context = context;
+    }
     // Called by the host before each retro_run.
     void set_audio_video_enable(bool video, bool audio) {
         m_av_enable = (video ? 1 : 0) | (audio ? 2 : 0);

@@ -52,7 +52,10 @@ HashLogWriter::~HashLogWriter() {
 }
 
 void HashLogWriter::write(std::uint64_t frame, netplay::Emulator& emulator) {
-    const std::string line = hash_log_line(frame, emulator, m_regions);
+    write_line(hash_log_line(frame, emulator, m_regions));
+}
+
+void HashLogWriter::write_line(const std::string& line) {
     std::fwrite(line.data(), 1, line.size(), m_file);
     std::fputc('\n', m_file);
 }

@@ -56,6 +56,7 @@ class HashLogWriter {
     static Result<std::unique_ptr<HashLogWriter>> open(const std::string& path, bool with_regions);
     ~HashLogWriter();
     void write(std::uint64_t frame, netplay::Emulator& emulator);
+    void write_line(const std::string& line);  // one line as hash_log_line() makes them
     Status close();
 
   private:

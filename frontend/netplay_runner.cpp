@@ -1,6 +1,7 @@
 #include "frontend/netplay_runner.h"
 
 #include <fmt/core.h>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -333,12 +334,20 @@ class ClientRunner::RecordingEmulator final : public netplay::Emulator {
         const bool picture = m_video && m_picture_frame == frame;
         m_inner.run_frame(inputs, present || picture);
         // Frames beyond the requested count can run in the last catch-up tick; the log
-        // stops at the count so logs of equal runs have equal length.
-        if (m_log && (m_log_frames == 0 || frame < m_log_frames)) {
-            m_log->write(frame, m_inner);
+        // stops at the count so logs of equal runs have equal length. A frame run again
+        // (rollback) replaces its line; lines are written once final (flush_log).
+        if (m_log && (m_log_frames == 0 || frame < m_log_frames))
+            m_lines[frame] = hash_log_line(frame, m_inner, false);
+        if (picture) m_picture = to_image(m_video->last_frame());
+    }
+    void rewind_to(std::uint64_t next_frame) override { m_inner.rewind_to(next_frame); }
+    // Writes the lines of frames [.., final_frames): those that will not run again.
+    void flush_log(std::uint64_t final_frames) {
+        while (m_log && !m_lines.empty() && m_lines.begin()->first < final_frames) {
+            m_log->write_line(m_lines.begin()->second);
+            m_lines.erase(m_lines.begin());
             ++m_logged;
         }
-        if (picture) m_picture = to_image(m_video->last_frame());
     }
     std::uint64_t frame_count() const override { return m_inner.frame_count(); }
     bool save_state(std::vector<std::uint8_t>& out) override { return m_inner.save_state(out); }
@@ -361,6 +370,7 @@ class ClientRunner::RecordingEmulator final : public netplay::Emulator {
     const HeadlessVideo* m_video;
     std::optional<std::uint64_t> m_picture_frame;
     std::uint64_t m_logged = 0;
+    std::map<std::uint64_t, std::string> m_lines;  // frame -> hash-log line, not yet final
     Image m_picture;
 };
 
@@ -429,8 +439,9 @@ void ClientRunner::step() {
     // a script or bot is read for the frame being sampled.
     const netplay::InputWord pad = m_input.input_for(m_client->next_sample_frame()).pads[0];
     m_last_ran = m_client->tick(pad);
+    m_recording->flush_log(m_client->final_frames());
     while (auto event = m_client->poll_event()) handle_event(*event);
-    if (!m_left && m_config.frames > 0 && m_client->next_frame() >= m_config.frames) {
+    if (!m_left && m_config.frames > 0 && m_client->final_frames() >= m_config.frames) {
         end_of_play(now);
         m_summary.completed = true;
         leave("finished " + std::to_string(m_config.frames) + " frames");
@@ -473,6 +484,10 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
         case Type::kWelcome:
             m_summary.slot = m_client->slot();
             m_summary.players = m_client->players();
+            m_summary.rollback = m_client->mode() == netplay::SessionMode::kRollback;
+            // Cores like FBNeo switch to netplay-safe savestates when told.
+            if (m_summary.rollback)
+                m_emulator.set_savestate_context(RETRO_SAVESTATE_CONTEXT_ROLLBACK_NETPLAY);
             log_info("joined {}: slot {} of {}", m_config.server_address, m_client->slot(),
                      m_client->players());
             if (static_cast<unsigned>(m_client->players()) > m_config.ports) {
@@ -601,6 +616,17 @@ void print_client_summary(std::FILE* out, const ClientRunSummary& s) {
                s.stats.traffic.datagrams_sent);
     fmt::print(out, "downstream {:.0f} B/s ({} B, {} datagrams)\n", s.downstream_bytes_per_s,
                s.stats.traffic.wire_bytes_received, s.stats.traffic.datagrams_received);
+    if (s.rollback) {
+        const auto& st = s.stats;
+        const double seconds = s.running_seconds > 0 ? s.running_seconds : 1;
+        fmt::print(out,
+                   "rollback   {:.1f} rollbacks/s, {} frames re-run (longest {}), prediction "
+                   "right {:.1f}% of {} frames, frame advantage {:.2f}\n",
+                   st.rollbacks / seconds, st.frames_resimulated, st.longest_rollback,
+                   st.predicted_frames ? 100.0 * st.predicted_right / st.predicted_frames : 100.0,
+                   st.predicted_frames,
+                   st.frames_run ? static_cast<double>(st.advantage_total) / st.frames_run : 0.0);
+    }
     if (s.desyncs)
         fmt::print(out, "desyncs    {} (first at frame {})\n", s.desyncs, *s.first_desync_frame);
     fmt::print(out, "end        {}\n", s.end_reason.empty() ? "-" : s.end_reason);
@@ -639,6 +665,14 @@ std::string client_summary_json(const ClientRunSummary& s) {
         {"downstream_bytes_per_s", s.downstream_bytes_per_s},
         {"traffic", traffic_json(s.stats.traffic)},
     };
+    if (s.rollback) {
+        json["rollback"] = {{"rollbacks", s.stats.rollbacks},
+                            {"frames_resimulated", s.stats.frames_resimulated},
+                            {"longest_rollback", s.stats.longest_rollback},
+                            {"predicted_frames", s.stats.predicted_frames},
+                            {"predicted_right", s.stats.predicted_right},
+                            {"advantage_total", s.stats.advantage_total}};
+    }
     return json.dump(2) + "\n";
 }
 

@@ -115,6 +115,7 @@ struct ClientRunConfig {
 
 struct ClientRunSummary {
     int slot = 0, players = 0;
+    bool rollback = false;  // the session ran in rollback mode
     std::uint64_t frames_requested = 0;
     std::uint32_t frames_run = 0;
     std::uint64_t frames_logged = 0;

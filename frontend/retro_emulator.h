@@ -55,6 +55,11 @@ class RetroEmulator final : public netplay::Emulator {
     bool save_state(std::vector<std::uint8_t>& out) override;
     bool load_state(std::span<const std::uint8_t> state) override;
     std::uint64_t state_hash() override;
+    void rewind_to(std::uint64_t next_frame) override { m_frame = next_frame; }
+    // What GET_SAVESTATE_CONTEXT answers from now on (rollback netplay, say).
+    void set_savestate_context(retro_savestate_context context) {
+        m_env.set_savestate_context(context);
+    }
     std::vector<netplay::MemoryRegion> memory_regions() override;
     double frames_per_second() const override;
 

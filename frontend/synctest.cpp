@@ -506,6 +506,33 @@ std::string input_description(const SynctestOptions& options) {
 
 }  // namespace
 
+Status check_rollback_savestates(const HostConfig& host, std::uint64_t frames,
+                                 std::uint32_t distance) {
+    HostConfig copy = host;
+    copy.private_core_copy = true;
+    copy.load_sram = copy.write_sram = false;
+    copy.savestate_context = RETRO_SAVESTATE_CONTEXT_ROLLBACK_NETPLAY;
+    auto emulator = RetroEmulator::create(copy);
+    if (!emulator) return emulator.error();
+    HeadlessVideo video;
+    HeadlessAudio audio;
+    emulator.value()->set_video_sink(&video);
+    emulator.value()->set_audio_sink(&audio);
+    RandomInput random(1, copy.ports);
+    std::vector<netplay::InputFrame> inputs(frames);
+    for (std::uint64_t f = 0; f < frames; ++f) inputs[f] = random.input_for(f);
+    const auto verdict = netplay::run_round_trip_check(*emulator.value(), inputs, {distance});
+    if (verdict.result == netplay::RoundTripResult::kDeterministic) return {};
+    return make_error(ErrorCode::kState,
+                      "rollback refused: " + emulator.value()->core_info().library_name +
+                          "'s savestates are not deterministic with this content (" +
+                          netplay::round_trip_result_name(verdict.result) + " at frame " +
+                          std::to_string(verdict.frame) + ": " + verdict.message +
+                          "). Play in frame lock instead (leave out --mode rollback, or add "
+                          "--fallback-framelock to do that automatically); `framelock synctest` "
+                          "shows the details");
+}
+
 std::optional<HashLogEntry> parse_hash_log_entry(const std::string& line) {
     std::istringstream in(line);
     HashLogEntry entry;

@@ -57,6 +57,14 @@ int run_synctest_worker(const SynctestOptions& options, const std::string& mode,
 // identical, 1 when not, kIo/kUsage when a file is missing or malformed.
 int run_synctest_compare(const std::string& a, const std::string& b);
 
+// Before a rollback session: the round-trip check (netplay::RoundTripCheck, the same code
+// as `framelock synctest`) for `frames` frames of seeded random input, on a private copy of
+// the core with the same content and options, told the savestate context is rollback
+// netplay, reloading `distance` frames back (the prediction window). An error saying where
+// the check diverged when the savestates cannot be trusted for rollback.
+Status check_rollback_savestates(const HostConfig& host, std::uint64_t frames,
+                                 std::uint32_t distance);
+
 // A parsed hash-log line: "FRAME HASH[ NAME=HASH...]".
 struct HashLogEntry {
     std::uint64_t frame = 0;

@@ -388,6 +388,7 @@ void Client::handle_update(const ServerUpdate& update) {
         if (frame < Frame(m_confirmed_end)) continue;
         if (frame > Frame(m_confirmed_end)) break;
         m_confirmed.push_back(update.frames[i]);
+        m_last_confirmed = update.frames[i];
         // This frame's input round trip, from when this client sampled its own input for
         // it (every player samples a frame's input at the same scheduled moment).
         if (Frame(m_confirmed_end) >= Frame(m_sample_base) &&

@@ -99,6 +99,7 @@ class Client {
     State state() const { return m_state; }
     int slot() const { return m_slot; }
     int players() const { return m_players; }
+    SessionMode mode() const { return m_welcome.mode; }
     std::uint32_t next_frame() const { return m_next_frame; }
     // Frames [0, this) ran with every player's confirmed input and will not run again
     // (rollback: the verified ones; frame lock: every frame run).
@@ -184,7 +185,7 @@ class Client {
     // m_confirmed then holds confirmed frames from m_verified_end on.
     struct Speculated {
         InputFrame used;
-        InputFrame first_used;  // as first run (prediction accuracy)
+        InputFrame first_used;         // as first run (prediction accuracy)
         bool predicted = false;        // as last run
         bool first_predicted = false;  // as first run
         std::vector<std::uint8_t> state_before;
@@ -194,6 +195,7 @@ class Client {
     // Each slot's inputs the server holds beyond m_confirmed_end (index = slot - 1).
     std::array<std::deque<InputWord>, kMaxPlayers> m_tails;
     // This player's own inputs from m_verified_end on (known before the server has them).
+    InputFrame m_last_confirmed;  // the newest confirmed frame's inputs (for predictions)
     std::deque<InputWord> m_own_log;
     std::uint32_t m_own_log_base = 0;
     ClientStatsSnapshot m_stats;

@@ -57,9 +57,7 @@ bool Client::rollback_inputs(std::uint32_t frame, InputFrame& out, bool& predict
         } else {
             // Predict: the player keeps holding what they held last.
             predicted = true;
-            out.pads[p] = !tail.empty()         ? tail.back()
-                          : m_confirmed.empty() ? InputWord{0}
-                                                : m_confirmed.back().pads[p];
+            out.pads[p] = !tail.empty() ? tail.back() : m_last_confirmed.pads[p];
         }
     }
     return true;
@@ -80,6 +78,7 @@ void Client::rollback_correct(bool frame_due_now) {
     if (first_wrong == m_next_frame) return;
     Speculated& from = m_ring[first_wrong - m_verified_end];
     m_emulator.load_state(from.state_before);
+    m_emulator.rewind_to(first_wrong);
     const std::uint32_t length = m_next_frame - first_wrong;
     ++m_stats.rollbacks;
     m_stats.frames_resimulated += length;
@@ -128,10 +127,9 @@ int Client::run_rollback(Micros now) {
     // not re-run either until it can go on.
     const std::uint32_t window = std::max<std::uint8_t>(m_welcome.prediction_window, 1);
     const bool can_run =
-        now >= frame_due_local(m_next_frame) &&
+        now >= frame_due_local(m_next_frame) && m_next_frame > 0 &&
         Frame(m_next_frame) - Frame(m_confirmed_end) < static_cast<std::int32_t>(window) &&
-        Frame(m_next_frame) <
-            Frame(m_own_log_base + static_cast<std::uint32_t>(m_own_log.size()));
+        Frame(m_next_frame) < Frame(m_own_log_base + static_cast<std::uint32_t>(m_own_log.size()));
     if (can_run) rollback_correct(true);
     rollback_verify();
     int ran = 0;
@@ -140,7 +138,10 @@ int Client::run_rollback(Micros now) {
         if (now < due) break;
         Speculated s;
         // Beyond the prediction window (or before this player's own input exists) it waits.
-        if (!(Frame(m_next_frame) - Frame(m_confirmed_end) < static_cast<std::int32_t>(window)) ||
+        // Frame 0 waits for confirmed input: some cores finish powering on in their first
+        // retro_run, so a state saved before it does not load back faithfully.
+        const std::int32_t limit = m_next_frame == 0 ? 0 : static_cast<std::int32_t>(window);
+        if (!(Frame(m_next_frame) - Frame(m_confirmed_end) < limit) ||
             !rollback_inputs(m_next_frame, s.used, s.predicted)) {
             note_blocked(due, now);
             break;
@@ -152,8 +153,9 @@ int Client::run_rollback(Micros now) {
         const bool behind =
             now >= frame_due_local(m_next_frame + 1) && ran + 1 < m_config.max_catch_up_frames;
         m_stats.lateness_total_us += now - due;
-        m_stats.advantage_total +=
-            static_cast<std::uint64_t>(std::max(0, Frame(m_next_frame) - Frame(m_confirmed_end)));
+        // Frames run ahead of complete input, this one included.
+        m_stats.advantage_total += static_cast<std::uint64_t>(
+            std::max(0, Frame(m_next_frame + 1) - Frame(m_confirmed_end)));
         m_emulator.run_frame(s.used, !behind);
         if (behind) ++m_stats.frames_fast_forwarded;
         m_ring.push_back(std::move(s));

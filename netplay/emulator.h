@@ -37,6 +37,10 @@ class Emulator {
     virtual bool save_state(std::vector<std::uint8_t>& out) = 0;
     virtual bool load_state(std::span<const std::uint8_t> state) = 0;
 
+    // Called right after a load_state with the number of the frame the loaded state was
+    // saved before (the next frame to run), so frame_count() follows (rollback).
+    virtual void rewind_to(std::uint64_t next_frame) { (void)next_frame; }
+
     // Hash of the serialized state (0 when the core has no savestates).
     virtual std::uint64_t state_hash() = 0;
 
