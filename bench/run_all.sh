@@ -13,6 +13,8 @@ fi
 if [ -f "$ROMS/framelock_test.nes" ]; then
     "$B/bench_synctest" --core nestopia --content "$ROMS/framelock_test.nes" --frames 3000
 fi
+"$B/bench_rollback" --core arcade --ports 4 --option farcade_players=4
 if [ -f "$ROMS/framelock_test.pce" ]; then
+    "$B/bench_rollback" --core mednafen_pce_fast --content "$ROMS/framelock_test.pce" --ports 5
     "$B/bench_host_overhead" --core mednafen_pce_fast --content "$ROMS/framelock_test.pce" --ports 5 --frames 3000 --rounds 7
 fi

@@ -123,6 +123,8 @@ class Client {
     bool rollback_inputs(std::uint32_t frame, InputFrame& out, bool& predicted) const;
     void rollback_correct(bool frame_due_now);
     void rollback_verify();
+    // Frames [.., this) have every other player's real input (confirmed or relayed ahead).
+    std::uint32_t rollback_known_end() const;
     void rollback_merge_tails(const ServerUpdate& update, Frame first,
                               std::uint32_t confirmed_before);
     void handle_message(std::span<const std::uint8_t> bytes);

@@ -120,6 +120,21 @@ void Client::rollback_verify() {
     }
 }
 
+std::uint32_t Client::rollback_known_end() const {
+    // Own inputs are known here before anyone else has them, so the prediction depth counts
+    // only the other players' inputs: confirmed, or relayed ahead of confirmation. (Against
+    // confirmation alone a far player would wait a whole extra round trip of its own.)
+    std::uint32_t known = m_confirmed_end + 0x7fffffffu;
+    bool any = false;
+    for (int p = 0; p < m_players; ++p) {
+        if (p == m_slot - 1) continue;
+        const std::uint32_t end = m_confirmed_end + static_cast<std::uint32_t>(m_tails[p].size());
+        if (!any || Frame(end) < Frame(known)) known = end;
+        any = true;
+    }
+    return any ? known : m_own_log_base + static_cast<std::uint32_t>(m_own_log.size());
+}
+
 int Client::run_rollback(Micros now) {
     // Corrections wait for the next frame: everything learned since the last one is then
     // applied in one re-run (several datagrams arrive per frame).
@@ -128,7 +143,7 @@ int Client::run_rollback(Micros now) {
     const std::uint32_t window = std::max<std::uint8_t>(m_welcome.prediction_window, 1);
     const bool can_run =
         now >= frame_due_local(m_next_frame) && m_next_frame > 0 &&
-        Frame(m_next_frame) - Frame(m_confirmed_end) < static_cast<std::int32_t>(window) &&
+        Frame(m_next_frame) - Frame(rollback_known_end()) < static_cast<std::int32_t>(window) &&
         Frame(m_next_frame) < Frame(m_own_log_base + static_cast<std::uint32_t>(m_own_log.size()));
     if (can_run) rollback_correct(true);
     rollback_verify();
@@ -141,7 +156,9 @@ int Client::run_rollback(Micros now) {
         // Frame 0 waits for confirmed input: some cores finish powering on in their first
         // retro_run, so a state saved before it does not load back faithfully.
         const std::int32_t limit = m_next_frame == 0 ? 0 : static_cast<std::int32_t>(window);
-        if (!(Frame(m_next_frame) - Frame(m_confirmed_end) < limit) ||
+        if (!(Frame(m_next_frame) -
+                  Frame(m_next_frame == 0 ? m_confirmed_end : rollback_known_end()) <
+              limit) ||
             !rollback_inputs(m_next_frame, s.used, s.predicted)) {
             note_blocked(due, now);
             break;
@@ -155,7 +172,7 @@ int Client::run_rollback(Micros now) {
         m_stats.lateness_total_us += now - due;
         // Frames run ahead of complete input, this one included.
         m_stats.advantage_total += static_cast<std::uint64_t>(
-            std::max(0, Frame(m_next_frame + 1) - Frame(m_confirmed_end)));
+            std::max(0, Frame(m_next_frame + 1) - Frame(rollback_known_end())));
         m_emulator.run_frame(s.used, !behind);
         if (behind) ++m_stats.frames_fast_forwarded;
         m_ring.push_back(std::move(s));

@@ -538,8 +538,13 @@ void Server::check_hashes() {
                 slot.occupied && !(slot.left && Frame(it->first) >= Frame(slot.left_from));
             if (expected && hashes[s] == 0) complete = false;
         }
-        // Wait for missing reports, but not forever: a report two intervals late is skipped.
-        if (!complete && m_hashes.size() < 3) return;
+        // Wait for missing reports, but not forever: a report two intervals and two seconds
+        // late is skipped (with a hash every frame, a far player's reports come frames later).
+        const std::uint32_t two_seconds =
+            m_start.frame_time_ns ? 2'000'000'000u / m_start.frame_time_ns : 120u;
+        if (!complete && (m_hashes.size() < 3 || Frame(m_confirmed_end) - Frame(it->first) <
+                                                     static_cast<std::int32_t>(two_seconds)))
+            return;
         std::map<std::uint64_t, int> votes;
         for (int s = 0; s < m_config.players; ++s) {
             if (hashes[s]) ++votes[hashes[s]];
@@ -575,6 +580,7 @@ void Server::check_hashes() {
                       " differ from the majority"});
         }
         m_in_desync = differing != 0;
+        if (complete && !differing) ++m_hash_frames_matched;
         m_hashes.erase(it);
     }
 }

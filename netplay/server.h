@@ -92,6 +92,8 @@ class Server {
     }  // frames [0, this) confirmed
     int current_delay() const { return m_schedule.empty() ? 0 : m_schedule.back().delay; }
     const std::vector<ScheduleEntry>& schedule() const { return m_schedule; }
+    // Frames for which every playing slot reported a state hash and all were equal.
+    std::uint64_t hash_frames_matched() const { return m_hash_frames_matched; }
     std::vector<SlotStats> slot_stats() const;
     const InputFrame* confirmed_input(std::uint32_t frame) const;
 
@@ -153,6 +155,7 @@ class Server {
     Micros m_blocked_since = -1;  // since when confirmation waits on the same frame
     std::map<std::uint32_t, std::array<std::uint64_t, kMaxPlayers>> m_hashes;
     std::uint32_t m_desync_reported_until = 0;
+    std::uint64_t m_hash_frames_matched = 0;
     bool m_in_desync = false;
     std::deque<ServerEvent> m_events;
 };

@@ -17,16 +17,19 @@ std::uint64_t mix(std::uint64_t x) {
     return x;
 }
 
-// One player's hands on the pad: a fresh random word held 1..8 frames.
+// One player's hands on the pad: a fresh random word held hold_min..hold_max frames.
 class Hands {
   public:
-    explicit Hands(std::uint64_t seed) : m_state(seed) {}
+    Hands(std::uint64_t seed, int hold_min, int hold_max)
+        : m_state(seed),
+          m_hold_min(static_cast<std::uint64_t>(std::max(1, hold_min))),
+          m_hold_span(static_cast<std::uint64_t>(std::max(1, hold_max - hold_min + 1))) {}
     InputWord pad_for(std::uint32_t frame) {
         while (m_next <= frame) {
             if (m_next >= m_hold_until) {
                 m_state = mix(m_state + 0x9e3779b97f4a7c15ull);
                 m_pad = static_cast<InputWord>(m_state & 0x0ff3);
-                m_hold_until = m_next + 1 + (m_state >> 40) % 8;
+                m_hold_until = m_next + m_hold_min + (m_state >> 40) % m_hold_span;
             }
             ++m_next;
         }
@@ -35,6 +38,7 @@ class Hands {
 
   private:
     std::uint64_t m_state;
+    std::uint64_t m_hold_min, m_hold_span;
     std::uint64_t m_next = 0, m_hold_until = 0;
     InputWord m_pad = 0;
 };
@@ -104,6 +108,7 @@ SimResult run_scenario(const SimScenario& sc) {
     const int n = sc.players;
     std::vector<std::unique_ptr<Transport>> transports;
     std::vector<std::unique_ptr<HashingEmulator>> emulators;
+    std::vector<std::unique_ptr<Emulator>> external;  // sc.make_emulator's
     std::vector<std::unique_ptr<Client>> clients;
     std::vector<Hands> hands;
     SimResult result;
@@ -126,14 +131,19 @@ SimResult run_scenario(const SimScenario& sc) {
         emulators.push_back(std::make_unique<HashingEmulator>());
         emulators.back()->set_fps(sc.fps);
         if (c == sc.diverging_client) emulators.back()->set_divergence(sc.diverge_frame);
+        Emulator* emulator = emulators.back().get();
+        if (sc.make_emulator) {
+            external.push_back(sc.make_emulator(c));
+            emulator = external.back().get();
+        }
         ClientConfig config;
         config.server_address = "server";
         config.requested_slot = static_cast<std::uint8_t>(c);
         config.player_name = name;
         config.identity = identity;
-        clients.push_back(
-            std::make_unique<Client>(*transports.back(), clock, *emulators.back(), config));
-        hands.emplace_back(mix(sc.seed * 1000 + static_cast<std::uint64_t>(c)));
+        clients.push_back(std::make_unique<Client>(*transports.back(), clock, *emulator, config));
+        hands.emplace_back(mix(sc.seed * 1000 + static_cast<std::uint64_t>(c)), sc.hold_min,
+                           sc.hold_max);
         clients.back()->start();
     }
     std::vector<bool> dropped(static_cast<std::size_t>(n), false);
@@ -209,6 +219,7 @@ SimResult run_scenario(const SimScenario& sc) {
     }
     while (auto event = server.poll_event()) result.server_events.push_back(*event);
     result.schedule = server.schedule();
+    result.hash_frames_matched = server.hash_frames_matched();
     result.start_offset_us = server.start_time_us() - 1'000'000;
     result.fps = sc.fps;
 

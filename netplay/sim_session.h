@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,10 +60,17 @@ struct SimScenario {
     std::vector<SimLinkChange> changes;
     ServerConfig server;
     std::uint32_t warmup_frames = 120;  // stalls before this frame are reported apart
-    int diverging_client = 0;           // 1..N: that client's emulator diverges at diverge_frame
+    // The bots: each holds a random pad for hold_min..hold_max frames (1..8: twitchier than
+    // any person, the hardest case for prediction).
+    int hold_min = 1, hold_max = 8;
+    int diverging_client = 0;  // 1..N: that client's emulator diverges at diverge_frame
     std::uint64_t diverge_frame = 0;
     int drop_client = 0;  // 1..N: that client stops (process gone) at drop_frame
     std::uint32_t drop_frame = 0;
+    // Emulators other than HashingEmulator (real cores, from a test that can host them):
+    // called once per client (1..N). Their per-frame hashes are not logged; compare through
+    // the server's hash reports instead (server.hash_interval = 1).
+    std::function<std::unique_ptr<Emulator>(int client)> make_emulator;
     int freeze_client = 0;           // 1..N: that client hangs (stops ticking) at freeze_frame;
     std::uint32_t freeze_frame = 0;  // its connection stays open
 };
@@ -90,6 +99,7 @@ struct SimResult {
     double mean_delay = 0;  // over frames, from the schedule
     double mean_delay_after_warmup = 0;
     std::uint32_t total_stalls_after_warmup = 0;  // summed over clients
+    std::uint64_t hash_frames_matched = 0;        // Server::hash_frames_matched()
     int delay_at(std::uint32_t frame) const;
 };
 

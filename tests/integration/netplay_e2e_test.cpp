@@ -87,12 +87,18 @@ class Session {
         return *m_children.back();
     }
 
-    void start_server(int players, std::chrono::milliseconds limit) {
+    void start_server(int players, std::chrono::milliseconds limit,
+                      const std::vector<std::string>& extra = {}) {
         const std::string port_file = m_dir.file("server.port");
-        m_server = &start("server", {FRAMELOCK_EXE, "server", "--bind", "127.0.0.1", "--port", "0",
-                                     "--players", std::to_string(players), "--port-file", port_file,
-                                     "--stats-json", m_dir.file("server.json"), "--duration",
-                                     std::to_string(limit.count() / 1000)});
+        std::vector<std::string> args = {FRAMELOCK_EXE,  "server",
+                                         "--bind",       "127.0.0.1",
+                                         "--port",       "0",
+                                         "--players",    std::to_string(players),
+                                         "--port-file",  port_file,
+                                         "--stats-json", m_dir.file("server.json"),
+                                         "--duration",   std::to_string(limit.count() / 1000)};
+        args.insert(args.end(), extra.begin(), extra.end());
+        m_server = &start("server", args);
         auto port = framelock::frontend::wait_for_port_file(port_file, *m_server, after(10s));
         if (!port) FAIL(port.error().message << log_of("server"));
         m_address = "127.0.0.1:" + std::to_string(port.value());
@@ -238,6 +244,45 @@ void long_session(const CoreCase& core) {
     }
 }
 
+// Rollback through the proxy at 80 ms RTT: the confirmed frames' hash logs are identical.
+void long_rollback_session(const CoreCase& core) {
+    require_core_case(core);
+    FRAMELOCK_SKIP_UNLESS_FILE(netem_exe(), "build the framelock_netem target");
+    constexpr int kFrames = 10'000;
+    const auto limit = session_time(kFrames);
+    const Deadline deadline = after(limit);
+    Session session(std::string("netplay-rollback-") + core.name);
+    session.start_server(2, limit, {"--mode", "rollback", "--delay", "1"});
+    session.start_proxy(40, 3, limit);
+    ChildProcess& one = session.start_client("client1", core, 1, 303, kFrames);
+    ChildProcess& two = session.start_client("client2", core, 2, 404, kFrames);
+    session.require_success(one, "client1", deadline);
+    session.require_success(two, "client2", deadline);
+    session.require_server_success(after(15s));
+
+    require_identical_logs(session, "client1", "client2", kFrames);
+    for (const char* name : {"client1", "client2"}) {
+        const auto stats = read_json(session.stats(name));
+        INFO(name << ": " << stats.dump());
+        REQUIRE(stats.contains("rollback"));
+        const auto& rb = stats["rollback"];
+        std::printf(
+            "%s rollback %s: %.1f rollbacks/s, %u frames re-run, longest %u, upstream "
+            "%.0f B/s, delay %d, stall frames %u\n",
+            core.name, name, rb["rollbacks"].get<double>() / (kFrames / 60.0),
+            rb["frames_resimulated"].get<unsigned>(), rb["longest_rollback"].get<unsigned>(),
+            stats["upstream_bytes_per_s"].get<double>(), stats["delay"]["max"].get<int>(),
+            stats["stall_frames"].get<unsigned>());
+        std::fflush(stdout);
+        CHECK(stats["desyncs"].get<int>() == 0);
+        CHECK(stats["frames_logged"].get<int>() == kFrames);
+        CHECK(stats["delay"]["min"].get<int>() == 1);
+        CHECK(stats["delay"]["max"].get<int>() == 1);
+        CHECK(rb["rollbacks"].get<int>() > 0);
+        CHECK(rb["longest_rollback"].get<int>() <= 8);
+    }
+}
+
 CoreCase two_player_arcade() {
     CoreCase c = core_case("arcade");
     c.extra = {"--option", "farcade_players=2"};
@@ -343,6 +388,62 @@ TEST_CASE(
     "stay identical",
     "[integration][netplay][long]") {
     long_session(core_case("nestopia"));
+}
+
+TEST_CASE(
+    "rollback: arcade, 2 bots through an 80 ms RTT proxy for 10000 frames, identical "
+    "confirmed frames",
+    "[netplay][e2e][rollback]") {
+    long_rollback_session(two_player_arcade());
+}
+
+TEST_CASE(
+    "rollback: a core whose savestates fail the check is refused, naming the frame, or "
+    "plays frame lock with --fallback-framelock",
+    "[netplay][e2e][rollback]") {
+    const CoreCase chaos = core_case("chaos");
+    require_core_case(chaos);
+    Session session("netplay-rollback-refused");
+    const std::vector<std::string> host = {FRAMELOCK_EXE, "host",
+                                           "--port",      "0",
+                                           "--players",   "2",
+                                           "--core",      chaos.core,
+                                           "--option",    "chaos_fault=unsaved",
+                                           "--option",    "chaos_fault_frame=100",
+                                           "--mode",      "rollback",
+                                           "--random",    "1",
+                                           "--frames",    "300",
+                                           "--no-sram"};
+    ChildProcess& refused = session.start("refused", host);
+    const auto status = refused.wait_until(after(60s));
+    REQUIRE(status);
+    const std::string log = read_text(session.dir().file("refused.log"));
+    INFO(log);
+    CHECK(status->code == 8);  // ErrorCode::kState
+    CHECK(log.find("rollback refused") != std::string::npos);
+    CHECK(log.find("at frame 99") != std::string::npos);  // the first state without HIDDEN
+    CHECK(log.find("--fallback-framelock") != std::string::npos);
+
+    // With the flag the host plays frame lock, and a client joins and finishes.
+    std::vector<std::string> fallback = host;
+    fallback.insert(fallback.end(),
+                    {"--fallback-framelock", "--port-file", session.dir().file("host.port"),
+                     "--hash-log", session.hashes("host")});
+    ChildProcess& host_process = session.start("host", fallback);
+    auto port = framelock::frontend::wait_for_port_file(session.dir().file("host.port"),
+                                                        host_process, after(30s));
+    REQUIRE(port);
+    ChildProcess& joiner =
+        session.start("joiner", {FRAMELOCK_EXE, "join", "127.0.0.1:" + std::to_string(port.value()),
+                                 "--core", chaos.core, "--option", "chaos_fault=unsaved",
+                                 "--option", "chaos_fault_frame=100", "--random", "2", "--frames",
+                                 "300", "--no-sram", "--hash-log", session.hashes("joiner")});
+    session.require_success(joiner, "joiner", after(60s));
+    session.require_success(host_process, "host", after(30s));
+    const std::string host_log = read_text(session.dir().file("host.log"));
+    CHECK(host_log.find("playing in frame lock instead") != std::string::npos);
+    CHECK(host_log.find("rollback   ") == std::string::npos);  // no rollback statistics
+    require_identical_logs(session, "host", "joiner", 300);
 }
 
 TEST_CASE("netplay: a client with different core options is refused, naming both sides' values",

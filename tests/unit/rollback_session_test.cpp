@@ -72,3 +72,25 @@ TEST_CASE(
         }
     }
 }
+
+TEST_CASE("Rollback: a near and a far player predict equally deep and neither waits",
+          "[netplay][rollback]") {
+    // One-way 10 ms for client 1, 90 ms for client 2: the shared timeline makes each one's
+    // prediction depth the same sum (10 + 90 ms); the far one's own round trip does not count.
+    SimScenario sc = rollback_scenario(2, 6000, 0);
+    sc.link = {};
+    sc.client_links = {{10'000, 2'000, 0.01, 0.0, 0}, {90'000, 10'000, 0.01, 0.0, 0}};
+    const SimResult r = run_scenario(sc);
+    REQUIRE(r.hashes_identical);
+    double advantage[2];
+    for (int c = 0; c < 2; ++c) {
+        const auto& s = r.clients[c].stats;
+        advantage[c] = static_cast<double>(s.advantage_total) / s.frames_run;
+        CHECK(r.clients[c].stall_frames_after_warmup < 6000 / 200);  // < 0.5%
+        CHECK(s.longest_rollback <= 8);
+    }
+    std::printf("rollback: near/far player frame advantage %.2f / %.2f\n", advantage[0],
+                advantage[1]);
+    CHECK(advantage[0] == Approx(advantage[1]).margin(0.5));
+    CHECK(advantage[0] > 5.0);  // 100 ms of prediction: 6 frames
+}
