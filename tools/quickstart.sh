@@ -16,6 +16,9 @@ PACKAGES=(
 )
 
 JOBS=$(nproc 2>/dev/null || echo 2)
+# Tests: twice the cores. The end-to-end sessions run in real time and mostly sleep, so
+# they overlap with the CPU-bound ones instead of queueing behind them.
+TEST_JOBS=$((JOBS * 2))
 
 install_packages() {
     local missing=()
@@ -57,12 +60,12 @@ tests() {
     echo "== build (RelWithDebInfo, -Werror)"
     build build -DFRAMELOCK_TESTS=ON -DFRAMELOCK_WERROR=ON
     echo "== tests"
-    ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 600
+    ctest --test-dir build --output-on-failure -j "$TEST_JOBS" --timeout 600
 
     echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer)"
     build build-asan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_SANITIZERS=ON -DFRAMELOCK_BENCH=OFF
     echo "== tests under sanitizers"
-    ctest --test-dir build-asan --output-on-failure -j "$JOBS" --timeout 900
+    ctest --test-dir build-asan --output-on-failure -j "$TEST_JOBS" --timeout 900
 
     echo "== benchmarks (figures, not pass/fail)"
     bash bench/run_all.sh build
