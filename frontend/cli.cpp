@@ -18,6 +18,7 @@
 #include "frontend/input_script.h"
 #include "frontend/log.h"
 #include "frontend/netplay_runner.h"
+#include "frontend/replay_file.h"
 #include "frontend/retro_emulator.h"
 #include "frontend/stop_signal.h"
 #include "frontend/synctest.h"
@@ -277,6 +278,7 @@ struct JoinArgs {
     std::string stats_json;
     std::int64_t screenshot_frame = -1;
     std::string screenshot;
+    std::string record;
     bool sram = false;
 
     void add_to(CLI::App& app) {
@@ -298,6 +300,9 @@ struct JoinArgs {
         auto* shot = app.add_option("--screenshot", screenshot, "... as this PNG file");
         shot_frame->needs(shot);
         shot->needs(shot_frame);
+        app.add_option("--record", record,
+                       "record the session to this replay file (written as FILE.part until the "
+                       "end; `framelock replay play FILE --verify` checks it)");
         app.add_flag("--sram", sram,
                      "load save RAM at start (every player needs the same file, or the games "
                      "differ from frame 0); it is never written during netplay");
@@ -313,6 +318,7 @@ struct JoinArgs {
         config.ports = host.ports;
         config.frames = frames;
         config.hash_log = hash_log;
+        config.record_path = record;
         if (screenshot_frame >= 0) {
             config.screenshot_frame = static_cast<std::uint64_t>(screenshot_frame);
             config.screenshot_path = screenshot;
@@ -512,6 +518,81 @@ int cmd_synctest(const SynctestArgs& args, int argc, char** argv) {
     return run_synctest(options);
 }
 
+// `framelock replay play FILE`: runs a recorded session again, headless, and with --verify
+// checks every recorded state hash.
+struct ReplayArgs {
+    HostArgs host;
+    std::string file;
+    bool verify = false;
+    std::string hash_log;
+};
+
+int cmd_replay_play(const ReplayArgs& args) {
+    args.host.apply_log_level();
+    auto replay = read_replay_file(args.file);
+    if (!replay) return fail(replay.error());
+    const netplay::ReplayContents& contents = replay.value();
+    if (!contents.stopped.empty())
+        log_warn("{}: the replay ends early: {}", args.file, contents.stopped);
+    auto host = args.host.to_host_config();
+    if (!host) return fail(host.error());
+    host.value().load_sram = host.value().write_sram = false;
+    host.value().ports = std::max(1u, static_cast<unsigned>(contents.header.identity.ports));
+    auto emulator = RetroEmulator::create(host.value());
+    if (!emulator) return fail(emulator.error());
+    RetroEmulator& emu = *emulator.value();
+    const std::string content_name =
+        args.host.content.empty() ? "-"
+                                  : std::filesystem::path(args.host.content).filename().string();
+    const std::string why =
+        netplay::identity_mismatch(contents.header.identity, "the recorded content",
+                                   session_identity(emu), content_name, "the replay");
+    if (!why.empty()) {
+        return fail(
+            make_error(ErrorCode::kContent, "this replay was recorded with another setup: " + why));
+    }
+    if (!contents.header.start_state.empty() && !emu.load_state(contents.header.start_state)) {
+        return fail(
+            make_error(ErrorCode::kState, "the core refused the replay's start state (frame " +
+                                              std::to_string(contents.header.start_frame) + ")"));
+    }
+    emu.rewind_to(contents.header.start_frame);
+    std::unique_ptr<HashLogWriter> log;
+    if (!args.hash_log.empty()) {
+        auto opened = HashLogWriter::open(args.hash_log, false);
+        if (!opened) return fail(opened.error());
+        log = std::move(opened).value();
+    }
+    std::uint64_t frame = contents.header.start_frame, verified = 0;
+    for (const auto& recorded : contents.frames) {
+        emu.run_frame(recorded.inputs, false);
+        if (args.verify || log) {
+            const std::uint64_t hash = emu.state_hash();
+            if (log) log->write_line(std::to_string(frame) + ' ' + netplay::hash_to_hex(hash));
+            if (args.verify) {
+                if (hash != recorded.hash) {
+                    fmt::print("replay   {}: DIVERGED at frame {}: state {} here, {} recorded\n",
+                               args.file, frame, netplay::hash_to_hex(hash),
+                               netplay::hash_to_hex(recorded.hash));
+                    return 1;
+                }
+                ++verified;
+            }
+        }
+        ++frame;
+    }
+    if (log) {
+        if (Status closed = log->close(); !closed) return fail(closed.error());
+    }
+    fmt::print("replay   {}: {} frames played ({} .. {}), {} {}\n", args.file,
+               contents.frames.size(), contents.header.start_frame,
+               frame == contents.header.start_frame ? frame : frame - 1,
+               contents.header.identity.core_name, contents.header.identity.core_version);
+    if (args.verify) fmt::print("verify   {} state hashes equal the recorded ones\n", verified);
+    if (!contents.stopped.empty()) fmt::print("note     ends early: {}\n", contents.stopped);
+    return 0;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -552,6 +633,18 @@ int run_cli(int argc, char** argv) {
     host->get_option("--port")->required();
     host_join_args.add_to(*host);
 
+    ReplayArgs replay_args;
+    CLI::App* replay = app.add_subcommand("replay", "recorded sessions");
+    replay->require_subcommand(1);
+    CLI::App* replay_play =
+        replay->add_subcommand("play", "play a replay again (headless), --verify its hashes");
+    replay_play->add_option("file", replay_args.file, "the replay file")->required();
+    replay_args.host.add_to(*replay_play);
+    replay_play->add_flag("--verify", replay_args.verify,
+                          "check the state after every frame against the recorded hash");
+    replay_play->add_option("--hash-log", replay_args.hash_log,
+                            "write 'FRAME HASH' for every frame played");
+
     SynctestArgs synctest_args;
     CLI::App* synctest = app.add_subcommand(
         "synctest", "check that a core is deterministic; report where it is not");
@@ -582,6 +675,7 @@ int run_cli(int argc, char** argv) {
     run_args.random = random_opt->count() > 0;
     if (run->parsed()) return cmd_run(run_args);
     if (synctest->parsed()) return cmd_synctest(synctest_args, argc, argv);
+    if (replay_play->parsed()) return cmd_replay_play(replay_args);
     if (server->parsed()) return cmd_server(server_args);
     if (join->parsed()) return play_netplay(join_args, nullptr);
     if (host->parsed()) {

@@ -336,18 +336,35 @@ class ClientRunner::RecordingEmulator final : public netplay::Emulator {
         // Frames beyond the requested count can run in the last catch-up tick; the log
         // stops at the count so logs of equal runs have equal length. A frame run again
         // (rollback) replaces its line; lines are written once final (flush_log).
-        if (m_log && (m_log_frames == 0 || frame < m_log_frames))
-            m_lines[frame] = hash_log_line(frame, m_inner, false);
+        if ((m_log || m_record) && (m_log_frames == 0 || frame < m_log_frames)) {
+            const std::uint64_t hash = m_inner.state_hash();
+            m_lines[frame] = {inputs, hash};
+        }
         if (picture) m_picture = to_image(m_video->last_frame());
     }
     void rewind_to(std::uint64_t next_frame) override { m_inner.rewind_to(next_frame); }
-    // Writes the lines of frames [.., final_frames): those that will not run again.
+    // Writes the hash-log lines and replay frames of frames [.., final_frames): those that
+    // will not run again.
     void flush_log(std::uint64_t final_frames) {
-        while (m_log && !m_lines.empty() && m_lines.begin()->first < final_frames) {
-            m_log->write_line(m_lines.begin()->second);
+        while (!m_lines.empty() && m_lines.begin()->first < final_frames) {
+            const auto& [frame, entry] = *m_lines.begin();
+            if (m_log) {
+                m_log->write_line(std::to_string(frame) + ' ' + netplay::hash_to_hex(entry.hash));
+                ++m_logged;
+            }
+            if (m_replay) {
+                if (Status s = m_replay->add({entry.inputs, entry.hash}); !s) {
+                    log_error("{}; recording stopped", s.error().message);
+                    m_replay = nullptr;
+                }
+            }
             m_lines.erase(m_lines.begin());
-            ++m_logged;
         }
+    }
+    // Frames are recorded from now on (from frame 0: set before the session starts).
+    void record_to(ReplayWriter* replay) {
+        m_replay = replay;
+        m_record = replay != nullptr;
     }
     std::uint64_t frame_count() const override { return m_inner.frame_count(); }
     bool save_state(std::vector<std::uint8_t>& out) override { return m_inner.save_state(out); }
@@ -370,7 +387,13 @@ class ClientRunner::RecordingEmulator final : public netplay::Emulator {
     const HeadlessVideo* m_video;
     std::optional<std::uint64_t> m_picture_frame;
     std::uint64_t m_logged = 0;
-    std::map<std::uint64_t, std::string> m_lines;  // frame -> hash-log line, not yet final
+    struct Line {
+        netplay::InputFrame inputs;
+        std::uint64_t hash = 0;
+    };
+    std::map<std::uint64_t, Line> m_lines;  // frames run, not yet final
+    ReplayWriter* m_replay = nullptr;
+    bool m_record = false;
     Image m_picture;
 };
 
@@ -504,6 +527,19 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
         case Type::kStarted: {
             m_summary.started = true;
             m_started_at = now;
+            if (!m_config.record_path.empty()) {
+                netplay::ReplayHeader header;
+                header.identity = session_identity(m_emulator);
+                header.players = static_cast<std::uint8_t>(m_client->players());
+                auto writer = ReplayWriter::open(m_config.record_path, header);
+                if (writer) {
+                    m_replay = std::move(writer).value();
+                    m_recording->record_to(m_replay.get());
+                    log_info("recording the session to {}", m_config.record_path);
+                } else {
+                    log_error("{}; the session is not recorded", writer.error().message);
+                }
+            }
             m_traffic_at_start = m_client->stats().traffic;
             const double frame_ms = 1000.0 / m_emulator.frames_per_second();
             log_info("session started: input delay {} frames ({:.0f} ms)", event.delay,
@@ -581,6 +617,12 @@ Status ClientRunner::finish() {
     if (m_hash_log) {
         Status closed = m_hash_log->close();
         if (!closed) return closed;
+    }
+    if (m_replay) {
+        m_recording->record_to(nullptr);
+        Status closed = m_replay->close();
+        if (!closed) return closed;
+        log_info("replay written: {}", m_config.record_path);
     }
     if (m_config.screenshot_frame) {
         const Image& picture = m_recording->picture();

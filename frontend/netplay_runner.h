@@ -21,6 +21,7 @@
 #include "frontend/headless.h"
 #include "frontend/image.h"
 #include "frontend/io.h"
+#include "frontend/replay_file.h"
 #include "frontend/retro_emulator.h"
 #include "netplay/client.h"
 #include "netplay/clock.h"
@@ -108,6 +109,7 @@ struct ClientRunConfig {
     unsigned ports = 2;        // controller ports the emulator has (HostConfig::ports)
     std::uint64_t frames = 0;  // leave after this many frames; 0: until the session ends
     std::string hash_log;      // "FRAME HASH" per frame, as `framelock run --hash-log`
+    std::string record_path;   // replay file (frontend/replay_file.h); empty: none
     std::optional<std::uint64_t> screenshot_frame;  // picture after this frame ran ...
     std::string screenshot_path;                    // ... written here as PNG
     netplay::Micros server_timeout_us = 5'000'000;
@@ -172,6 +174,7 @@ class ClientRunner {
     const netplay::Clock& m_clock;
     ClientRunConfig m_config;
     std::unique_ptr<HashLogWriter> m_hash_log;
+    std::unique_ptr<ReplayWriter> m_replay;
     HeadlessVideo m_video;
     std::unique_ptr<RecordingEmulator> m_recording;
     std::unique_ptr<netplay::EnetTransport> m_transport;

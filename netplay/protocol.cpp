@@ -1,28 +1,12 @@
 #include "netplay/protocol.h"
 
+#include <cinttypes>
+#include <cstdio>
+
+#include "netplay/codec.h"
 #include "netplay/wire.h"
 
 namespace framelock::netplay {
-namespace {
-
-WireWriter start(MsgId id) {
-    WireWriter w;
-    w.u8(static_cast<std::uint8_t>(id));
-    return w;
-}
-
-// A reader positioned after the id byte, or a failed one if the id is not `id`.
-WireReader open(std::span<const std::uint8_t> bytes, MsgId id) {
-    WireReader r(bytes);
-    if (r.u8() != static_cast<std::uint8_t>(id)) r.fail();
-    return r;
-}
-
-template <class T>
-std::optional<T> finish(const WireReader& r, T value) {
-    if (!r.done()) return std::nullopt;
-    return value;
-}
 
 void write_identity(WireWriter& w, const SessionIdentity& id) {
     w.string(id.core_name);
@@ -72,6 +56,27 @@ bool read_runs(WireReader& r, std::size_t count, std::vector<InputWord>& out) {
         out.insert(out.end(), length, word);
     }
     return !r.failed() && out.size() == count;
+}
+
+namespace {
+
+WireWriter start(MsgId id) {
+    WireWriter w;
+    w.u8(static_cast<std::uint8_t>(id));
+    return w;
+}
+
+// A reader positioned after the id byte, or a failed one if the id is not `id`.
+WireReader open(std::span<const std::uint8_t> bytes, MsgId id) {
+    WireReader r(bytes);
+    if (r.u8() != static_cast<std::uint8_t>(id)) r.fail();
+    return r;
+}
+
+template <class T>
+std::optional<T> finish(const WireReader& r, T value) {
+    if (!r.done()) return std::nullopt;
+    return value;
 }
 
 }  // namespace
@@ -388,6 +393,46 @@ Frame expand_frame(std::uint16_t low, Frame reference) {
 std::int64_t expand_time(std::uint32_t low, std::int64_t reference) {
     const auto delta = static_cast<std::int32_t>(low - static_cast<std::uint32_t>(reference));
     return reference + delta;
+}
+
+// Why two identities differ, naming both sides' values.
+std::string identity_mismatch(const SessionIdentity& session, const std::string& session_content,
+                              const SessionIdentity& yours, const std::string& your_content,
+                              const std::string& reference) {
+    std::string why;
+    const auto add = [&](const std::string& line) { why += (why.empty() ? "" : "; ") + line; };
+    if (session.core_name != yours.core_name || session.core_version != yours.core_version) {
+        add("core: " + reference + " runs '" + session.core_name + " " + session.core_version +
+            "', you run '" + yours.core_name + " " + yours.core_version + "'");
+    }
+    if (session.content_hash != yours.content_hash) {
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "content: %s plays %s (hash %016" PRIx64 "), you have %s (hash %016" PRIx64
+                      ")",
+                      reference.c_str(), session_content.c_str(), session.content_hash,
+                      your_content.c_str(), yours.content_hash);
+        add(text);
+    }
+    if (session.options_hash != yours.options_hash) {
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "core options: %s hash %016" PRIx64 ", yours %016" PRIx64
+                      " (make [core_options] and --option match the host's)",
+                      reference.c_str(), session.options_hash, yours.options_hash);
+        add(text);
+    }
+    if (session.ports != yours.ports) {
+        add("controller ports: " + reference + " " + std::to_string(session.ports) + ", yours " +
+            std::to_string(yours.ports) + " (use the same --ports)");
+    }
+    if (session.fps_milli != yours.fps_milli) {
+        char text[120];
+        std::snprintf(text, sizeof text, "frame rate: %s %.3f fps, yours %.3f fps",
+                      reference.c_str(), session.fps_milli / 1000.0, yours.fps_milli / 1000.0);
+        add(text);
+    }
+    return why;
 }
 
 }  // namespace framelock::netplay

@@ -195,6 +195,13 @@ std::optional<HashReport> decode_hash_report(std::span<const std::uint8_t> bytes
 std::optional<Desync> decode_desync(std::span<const std::uint8_t> bytes);
 std::optional<ClientStats> decode_client_stats(std::span<const std::uint8_t> bytes);
 
+// Why two identities differ, naming both sides' values ("" when equal): `reference`'s
+// values (called `reference`, e.g. "session") against "yours".
+std::string identity_mismatch(const SessionIdentity& reference,
+                              const std::string& reference_content, const SessionIdentity& yours,
+                              const std::string& your_content,
+                              const std::string& reference_name = "session");
+
 // The full frame whose low 16 bits are `low`, nearest to `reference`.
 Frame expand_frame(std::uint16_t low, Frame reference);
 // The full time whose low 32 bits are `low`, nearest to `reference`.

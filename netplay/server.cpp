@@ -23,45 +23,6 @@ std::string describe(const SessionIdentity& id, const std::string& content_name)
     return text;
 }
 
-// Why two identities differ, naming both sides' values.
-std::string identity_mismatch(const SessionIdentity& session, const std::string& session_content,
-                              const SessionIdentity& yours, const std::string& your_content) {
-    std::string why;
-    const auto add = [&](const std::string& line) { why += (why.empty() ? "" : "; ") + line; };
-    if (session.core_name != yours.core_name || session.core_version != yours.core_version) {
-        add("core: session runs '" + session.core_name + " " + session.core_version +
-            "', you run '" + yours.core_name + " " + yours.core_version + "'");
-    }
-    if (session.content_hash != yours.content_hash) {
-        char text[200];
-        std::snprintf(text, sizeof text,
-                      "content: session plays %s (hash %016" PRIx64
-                      "), you have %s (hash %016" PRIx64 ")",
-                      session_content.c_str(), session.content_hash, your_content.c_str(),
-                      yours.content_hash);
-        add(text);
-    }
-    if (session.options_hash != yours.options_hash) {
-        char text[200];
-        std::snprintf(text, sizeof text,
-                      "core options: session hash %016" PRIx64 ", yours %016" PRIx64
-                      " (make [core_options] and --option match the host's)",
-                      session.options_hash, yours.options_hash);
-        add(text);
-    }
-    if (session.ports != yours.ports) {
-        add("controller ports: session " + std::to_string(session.ports) + ", yours " +
-            std::to_string(yours.ports) + " (use the same --ports)");
-    }
-    if (session.fps_milli != yours.fps_milli) {
-        char text[120];
-        std::snprintf(text, sizeof text, "frame rate: session %.3f fps, yours %.3f fps",
-                      session.fps_milli / 1000.0, yours.fps_milli / 1000.0);
-        add(text);
-    }
-    return why;
-}
-
 ServerConfig normalized(ServerConfig config) {
     config.players = std::clamp(config.players, 1, kMaxPlayers);
     if (config.keyframe_interval == 0) config.keyframe_interval = 1;

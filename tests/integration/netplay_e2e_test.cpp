@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -444,6 +445,76 @@ TEST_CASE(
     CHECK(host_log.find("playing in frame lock instead") != std::string::npos);
     CHECK(host_log.find("rollback   ") == std::string::npos);  // no rollback statistics
     require_identical_logs(session, "host", "joiner", 300);
+}
+
+// A session recorded by both players plays back headless with every hash verified; a
+// replay cut short plays up to its last complete second; damage and another setup refused.
+void recorded_session(const CoreCase& core) {
+    require_core_case(core);
+    constexpr int kFrames = 900;
+    Session session(std::string("replay-") + core.name);
+    session.start_server(2, session_time(kFrames));
+    const std::string rec1 = session.dir().file("client1.replay");
+    const std::string rec2 = session.dir().file("client2.replay");
+    ChildProcess& one = session.start_client("client1", core, 1, 11, kFrames, {"--record", rec1});
+    ChildProcess& two = session.start_client("client2", core, 2, 22, kFrames, {"--record", rec2});
+    session.require_success(one, "client1", after(session_time(kFrames)));
+    session.require_success(two, "client2", after(30s));
+    require_identical_logs(session, "client1", "client2", kFrames);
+    REQUIRE(fs::exists(rec1));
+    REQUIRE_FALSE(fs::exists(rec1 + ".part"));  // renamed once complete
+
+    std::vector<std::string> core_args = {"--core", core.core, "--no-sram", "-q"};
+    if (!core.content.empty()) core_args.insert(core_args.end(), {"--content", core.content});
+    core_args.insert(core_args.end(), core.extra.begin(), core.extra.end());
+    const auto play = [&](const std::string& file, std::vector<std::string> extra = {}) {
+        std::vector<std::string> args = {FRAMELOCK_EXE, "replay", "play", file, "--verify"};
+        args.insert(args.end(), core_args.begin(), core_args.end());
+        args.insert(args.end(), extra.begin(), extra.end());
+        return run_process(args, 120s);
+    };
+    for (const auto& rec : {rec1, rec2}) {
+        const auto played = play(rec, {"--hash-log", rec + ".hashes"});
+        INFO(played.out << played.err);
+        CHECK(played.exit_code == 0);
+        CHECK_THAT(played.out, Catch::Contains("900 frames played") &&
+                                   Catch::Contains("900 state hashes equal"));
+        // The replay reproduces the session's own hash log, line for line.
+        CHECK(read_lines(rec + ".hashes") == read_lines(session.hashes("client1")));
+    }
+    // Cut short as by a crash: the complete blocks still play and verify.
+    const std::string bytes = read_text(rec1);
+    const std::string cut = session.dir().file("cut.replay");
+    write_text(cut, bytes.substr(0, bytes.size() * 2 / 3));
+    const auto partial = play(cut);
+    INFO(partial.out << partial.err);
+    CHECK(partial.exit_code == 0);
+    CHECK_THAT(partial.out, Catch::Contains("ends early"));
+    std::smatch played_frames;
+    REQUIRE(std::regex_search(partial.out, played_frames, std::regex(R"(: (\d+) frames played)")));
+    CHECK(std::stoi(played_frames[1]) >= 240);
+    CHECK(std::stoi(played_frames[1]) < 900);
+    // Not a replay, and a replay of another setup: refused with a clear message.
+    const std::string junk = session.dir().file("junk.replay");
+    write_text(junk, "this is not a replay at all");
+    const auto refused = play(junk);
+    CHECK(refused.exit_code == 8);
+    CHECK_THAT(refused.err, Catch::Contains("not a framelock replay"));
+    const auto other = play(rec1, {"--option", "farcade_players=3"});
+    if (std::string(core.name) == "arcade") {
+        CHECK(other.exit_code == 4);
+        CHECK_THAT(other.err, Catch::Contains("core options: the replay hash"));
+    }
+}
+
+TEST_CASE("replay: a networked session of the bundled core recorded and verified",
+          "[netplay][e2e][replay]") {
+    recorded_session(two_player_arcade());
+}
+
+TEST_CASE("replay: a networked session of nestopia + NES ROM recorded and verified",
+          "[netplay][e2e][replay]") {
+    recorded_session(core_case("nestopia"));
 }
 
 TEST_CASE("netplay: a client with different core options is refused, naming both sides' values",
