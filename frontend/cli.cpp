@@ -198,9 +198,10 @@ struct ServerArgs {
                        "measured RTT); rollback: the local input delay (default 0)")
             ->check(CLI::Range(0, 60));
         app.add_option("--mode", mode,
-                       "framelock (wait for every input) or rollback (predict, re-run; at most "
-                       "4 players, cores with deterministic savestates)")
-            ->check(CLI::IsMember({"framelock", "rollback"}))
+                       "framelock (wait for every input), nowait (the server confirms every "
+                       "frame on time; a late input applies a frame later) or rollback "
+                       "(predict, re-run; at most 4 players, deterministic savestates)")
+            ->check(CLI::IsMember({"framelock", "nowait", "rollback"}))
             ->capture_default_str();
         app.add_option("--prediction-window", prediction_window,
                        "rollback: frames a client may run ahead of confirmed input")
@@ -256,6 +257,9 @@ struct ServerArgs {
             config.server.mode = netplay::SessionMode::kRollback;
             config.server.delay.fixed_delay = std::max(fixed_delay, 0);
             config.server.prediction_window = static_cast<std::uint8_t>(prediction_window);
+        } else if (mode == "nowait") {
+            config.server.mode = netplay::SessionMode::kNoWait;
+            config.server.delay.fixed_delay = fixed_delay > 0 ? fixed_delay : 4;
         } else if (fixed_delay > 0) {
             config.server.delay.adaptive = false;
             config.server.delay.fixed_delay = fixed_delay;

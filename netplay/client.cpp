@@ -53,9 +53,9 @@ int Client::delay_at(std::uint32_t frame) const {
 }
 
 bool Client::schedule_known_for(std::uint32_t frame) const {
-    // Rollback runs at one fixed delay: nothing to wait for (waiting for each keyframe's
+    // Rollback and no-wait run at one fixed delay: nothing to wait for (waiting for each keyframe's
     // confirmation would stall a zero-delay client at every keyframe).
-    if (m_welcome.mode == SessionMode::kRollback) return true;
+    if (m_welcome.mode != SessionMode::kFrameLock) return true;  // one fixed delay
     const std::uint32_t keyframe = frame - frame % m_welcome.keyframe_interval;
     return keyframe == 0 || m_schedule.count(keyframe) > 0;
 }

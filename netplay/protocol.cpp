@@ -151,7 +151,7 @@ std::optional<Welcome> decode_welcome(std::span<const std::uint8_t> bytes) {
     m.send_interval = r.u8();
     m.server_time_us = r.i64();
     const std::uint8_t mode = r.u8();
-    if (mode > static_cast<std::uint8_t>(SessionMode::kRollback)) r.fail();
+    if (mode > static_cast<std::uint8_t>(SessionMode::kNoWait)) r.fail();
     m.mode = static_cast<SessionMode>(mode);
     m.prediction_window = r.u8();
     if (m.slot < 1 || m.slot > kMaxPlayers || m.players < 1 || m.players > kMaxPlayers ||

@@ -66,6 +66,7 @@ struct Hello {
 enum class SessionMode : std::uint8_t {
     kFrameLock = 0,  // a frame runs only with every player's input
     kRollback = 1,   // run ahead on predicted input, re-run when the real input differs
+    kNoWait = 2,     // the server confirms each frame on time with the inputs it has
 };
 
 struct Welcome {

@@ -35,6 +35,11 @@ ServerConfig normalized(ServerConfig config) {
         config.delay.fixed_delay = std::clamp(config.delay.fixed_delay, 0, 15);
         config.prediction_window = std::clamp<std::uint8_t>(config.prediction_window, 1, 60);
     }
+    if (config.mode == SessionMode::kNoWait) {
+        config.send_interval = 1;  // every frame: inputs meet their deadline a frame sooner
+        config.delay.adaptive = false;
+        config.delay.fixed_delay = std::clamp(config.delay.fixed_delay, 2, 60);
+    }
     return config;
 }
 
@@ -112,7 +117,19 @@ Micros Server::next_wakeup() const {
     }
     if (m_blocked_since >= 0)
         wake = std::min(wake, m_blocked_since + m_config.client_timeout_us + 1);
+    if (m_started && m_config.mode == SessionMode::kNoWait && !ended())
+        wake = std::min(wake, no_wait_deadline(m_confirmed_end));
     return std::max(wake, now);
+}
+
+Micros Server::no_wait_deadline(std::uint32_t g) const {
+    // Half the delay before g is due: inputs sampled `delay` frames ahead have half of it
+    // to arrive, the confirmation the other half to reach the players.
+    const std::int64_t frame_ns = m_start.frame_time_ns;
+    const std::int64_t due_ns = static_cast<std::int64_t>(g) * frame_ns;
+    const std::int64_t lead_ns =
+        static_cast<std::int64_t>(m_config.delay.fixed_delay) * frame_ns / 2;
+    return m_start.start_time_us + (due_ns - lead_ns) / 1000;
 }
 
 std::optional<ServerEvent> Server::poll_event() {
@@ -369,6 +386,16 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
     const std::uint32_t first = expand_frame(input.first_frame, Frame(slot.inputs_end)).value();
     for (std::size_t i = 0; i < input.inputs.size(); ++i) {
         const Frame frame = Frame(first) + static_cast<std::int32_t>(i);
+        if (m_config.mode == SessionMode::kNoWait && frame < Frame(slot.inputs_end)) {
+            // Late (its frame went out without it): the newest such pad applies from the
+            // next frame confirmed without this player's input.
+            if (!slot.any_input || frame > Frame(slot.newest_input)) {
+                slot.held = input.inputs[i];
+                slot.newest_input = frame.value();
+                slot.any_input = true;
+            }
+            continue;
+        }
         if (frame < Frame(slot.inputs_end)) continue;  // already held
         if (frame > Frame(slot.inputs_end)) break;     // a gap: the next datagram repeats it
         if (frame - Frame(m_confirmed_end) > static_cast<std::int32_t>(m_config.max_frames_ahead)) {
@@ -380,6 +407,8 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
         slot.pending.push_back(input.inputs[i]);
         ++slot.inputs_end;
         ++m_inputs_seen;
+        slot.newest_input = frame.value();
+        slot.any_input = true;
     }
 }
 
@@ -404,6 +433,19 @@ void Server::confirm_frames() {
                 missing = s + 1;
                 ++missing_count;
             }
+        }
+        if (missing && m_config.mode == SessionMode::kNoWait) {
+            // Nobody waits for anybody: at the deadline the missing players' held pads go in,
+            // and what they send for this frame later counts as late.
+            if (now < no_wait_deadline(g)) return;
+            for (int s = 0; s < m_config.players; ++s) {
+                Slot& slot = m_slots[s];
+                if (!slot.left && Frame(slot.inputs_end) <= Frame(g)) {
+                    slot.pending.push_back(slot.held);
+                    slot.inputs_end = g + 1;
+                }
+            }
+            missing = 0;
         }
         if (missing) {
             // One player alone holding everyone back for the timeout is dropped, even if it
@@ -433,6 +475,7 @@ void Server::confirm_frames() {
             Slot& slot = m_slots[s];
             if (slot.left && Frame(g) >= Frame(slot.left_from)) continue;  // neutral
             frame.pads[s] = slot.pending.front();
+            slot.held = frame.pads[s];
             slot.pending.pop_front();
         }
         m_confirmed.push_back(frame);

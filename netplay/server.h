@@ -38,6 +38,9 @@ struct ServerConfig {
     // Rollback: the delay is the fixed local input delay (delay.fixed_delay, 0-2 frames),
     // inputs travel every frame, and every update carries each player's unconfirmed
     // inputs so clients can correct their predictions before confirmation.
+    // No-wait: the server confirms frame g at its deadline, half the (fixed) delay before
+    // g is due, with each player's newest input; an input that arrives later applies from
+    // the next frame confirmed. A slow player delays only its own inputs.
     SessionMode mode = SessionMode::kFrameLock;
     std::uint8_t prediction_window = 8;
 };
@@ -116,6 +119,11 @@ class Server {
         std::uint32_t frames_run = 0, stall_frames = 0;
         std::uint64_t datagrams = 0, malformed = 0;
         LossCounter up_loss;
+        // No-wait: the pad used while this slot's input is late, and the newest frame whose
+        // input arrived (late inputs newer than it replace the held pad).
+        InputWord held = 0;
+        std::uint32_t newest_input = 0;
+        bool any_input = false;
         std::uint16_t down_loss_permille = 0;
     };
 
@@ -128,6 +136,8 @@ class Server {
     void reject(PeerId peer, RejectReason reason, const std::string& message);
     void maybe_start();
     void confirm_frames();
+    // No-wait: when frame g is confirmed whatever has arrived (server clock).
+    Micros no_wait_deadline(std::uint32_t g) const;
     void send_update(Slot& slot);
     void check_hashes();
     int slot_of(PeerId peer) const;
