@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_core.h"
 #include "frontend/atomic_file.h"
 #include "frontend/core_locator.h"
 #include "frontend/headless.h"
@@ -167,39 +168,25 @@ HostRun run_host(const HostConfig& config, const std::vector<netplay::InputFrame
 
 int main(int argc, char** argv) {
     CLI::App app{"host overhead: framelock's headless host vs a bare retro_run loop"};
-    std::string core = kDefaultCore, content;
-    std::vector<std::string> options;
-    unsigned frames = 3000, rounds = 7, ports = 2;
+    bench::BenchCore bench_core;
+    bench_core.add_to(app);
+    unsigned frames = 3000, rounds = 7;
     double target = 0.97;
     bool require = false;
-    app.add_option("--core", core, "core name or path")->capture_default_str();
-    app.add_option("--content", content, "content file");
-    app.add_option("--option", options, "core option KEY=VALUE");
     app.add_option("--frames", frames, "frames per run")->capture_default_str();
     app.add_option("--rounds", rounds, "rounds (each runs host and bare once)")
         ->capture_default_str();
-    app.add_option("--ports", ports, "controller ports")->capture_default_str();
     app.add_option("--target", target, "ratio the host must reach")->capture_default_str();
     app.add_flag("--require", require, "exit 1 when the ratio is below the target");
     CLI11_PARSE(app, argc, argv);
     set_log_level(LogLevel::kError);
 
-    auto core_path = locate_core(core, core_search_dirs({}));
-    if (!core_path) {
-        fmt::print(stderr, "{}\n", core_path.error().message);
-        return 2;
-    }
-    HostConfig config;
-    config.core_path = core_path.value();
-    config.content_path = content;
-    config.ports = ports;
-    config.load_sram = config.write_sram = false;
+    auto host = bench_core.host_config();
+    if (!host) return 2;
+    HostConfig config = *host;
     config.private_core_copy = true;
-    config.system_dir = fs::temp_directory_path().string();
-    for (const auto& o : options) {
-        const auto eq = o.find('=');
-        if (eq != std::string::npos) config.option_overrides[o.substr(0, eq)] = o.substr(eq + 1);
-    }
+    const std::string& content = bench_core.content;
+    const unsigned ports = bench_core.ports;
     std::vector<std::uint8_t> content_bytes;
     if (!content.empty()) content_bytes = read_file(content).value();
 

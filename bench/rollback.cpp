@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "frontend/core_locator.h"
+#include "bench/bench_core.h"
 #include "frontend/input_script.h"
 #include "frontend/log.h"
 #include "frontend/retro_emulator.h"
@@ -21,34 +21,19 @@ using Clock = std::chrono::steady_clock;
 
 int main(int argc, char** argv) {
     CLI::App app{"rollback re-simulation cost"};
-    std::string core = "arcade", content;
-    std::vector<std::string> options;
-    unsigned ports = 2, window = 8, samples = 300;
-    app.add_option("--core", core, "core name or path")->capture_default_str();
-    app.add_option("--content", content, "content file");
-    app.add_option("--option", options, "core option KEY=VALUE");
-    app.add_option("--ports", ports, "controller ports")->capture_default_str();
+    bench::BenchCore bench_core;
+    bench_core.add_to(app);
+    unsigned window = 8, samples = 300;
     app.add_option("--window", window, "frames re-run (the prediction window)")
         ->capture_default_str();
     app.add_option("--samples", samples, "rollbacks timed")->capture_default_str();
     CLI11_PARSE(app, argc, argv);
     set_log_level(LogLevel::kError);
-    auto core_path = locate_core(core, core_search_dirs({}));
-    if (!core_path) {
-        fmt::print(stderr, "{}\n", core_path.error().message);
-        return 2;
-    }
-    HostConfig config;
-    config.core_path = core_path.value();
-    config.content_path = content;
-    config.ports = ports;
-    config.load_sram = config.write_sram = false;
-    config.system_dir = fs::temp_directory_path().string();
+    auto host = bench_core.host_config();
+    if (!host) return 2;
+    HostConfig config = *host;
     config.savestate_context = RETRO_SAVESTATE_CONTEXT_ROLLBACK_NETPLAY;
-    for (const auto& o : options) {
-        const auto eq = o.find('=');
-        if (eq != std::string::npos) config.option_overrides[o.substr(0, eq)] = o.substr(eq + 1);
-    }
+    const unsigned ports = bench_core.ports;
     auto created = RetroEmulator::create(config);
     if (!created) {
         fmt::print(stderr, "{}\n", created.error().message);

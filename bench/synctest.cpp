@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_core.h"
 #include "frontend/child_process.h"
-#include "frontend/core_locator.h"
 #include "frontend/headless.h"
 #include "frontend/input_script.h"
 #include "frontend/log.h"
@@ -79,34 +79,22 @@ double run_command(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
     CLI::App app{"synctest throughput against a plain headless run"};
-    std::string core = "arcade", content;
-    std::vector<std::string> options;
-    unsigned frames = 3000, rounds = 3, ports = 2;
-    app.add_option("--core", core, "core name or path")->capture_default_str();
-    app.add_option("--content", content, "content file");
-    app.add_option("--option", options, "core option KEY=VALUE");
+    bench::BenchCore bench_core;
+    bench_core.add_to(app);
+    unsigned frames = 3000, rounds = 3;
     app.add_option("--frames", frames, "frames per run")->capture_default_str();
     app.add_option("--rounds", rounds, "rounds (best of)")->capture_default_str();
-    app.add_option("--ports", ports, "controller ports")->capture_default_str();
     CLI11_PARSE(app, argc, argv);
     set_log_level(LogLevel::kError);
 
-    auto core_path = locate_core(core, core_search_dirs({}));
-    if (!core_path) {
-        fmt::print(stderr, "{}\n", core_path.error().message);
-        return 2;
-    }
-    HostConfig config;
-    config.core_path = core_path.value();
-    config.content_path = content;
-    config.ports = ports;
-    config.load_sram = config.write_sram = false;
+    auto host = bench_core.host_config();
+    if (!host) return 2;
+    HostConfig config = *host;
     config.private_core_copy = true;
-    config.system_dir = fs::temp_directory_path().string();
-    for (const auto& o : options) {
-        const auto eq = o.find('=');
-        if (eq != std::string::npos) config.option_overrides[o.substr(0, eq)] = o.substr(eq + 1);
-    }
+    const std::string& core = bench_core.core;
+    const std::string& content = bench_core.content;
+    const std::vector<std::string>& options = bench_core.options;
+    const unsigned ports = bench_core.ports;
     RandomInput random(1941, ports);
     std::vector<netplay::InputFrame> inputs(frames);
     for (unsigned f = 0; f < frames; ++f) {

@@ -35,6 +35,12 @@ using netplay::RegionDiff;
 
 constexpr std::size_t kMaxLine = 4096;
 
+// Prints an error as every framelock command does; its code is the exit code.
+int report(const Error& error) {
+    std::fprintf(stderr, "framelock: error: %s\n", error.message.c_str());
+    return static_cast<int>(error.code);
+}
+
 // What one check concluded, for the summary and the JSON report.
 struct CheckReport {
     std::string name;
@@ -123,13 +129,7 @@ Result<std::unique_ptr<WorkerCore>> open_core(const SynctestOptions& options) {
     return core;
 }
 
-int worker_roundtrip(const SynctestOptions& options, const fs::path& dir) {
-    auto opened = open_core(options);
-    if (!opened) {
-        std::fprintf(stderr, "framelock: error: %s\n", opened.error().message.c_str());
-        return static_cast<int>(opened.error().code);
-    }
-    WorkerCore& core = *opened.value();
+int worker_roundtrip(const SynctestOptions& options, WorkerCore& core, const fs::path& dir) {
     netplay::RoundTripCheck check(*core.emulator, {options.check_distance});
     std::deque<KeptPicture> first;  // the first run's recent pictures
     KeptPicture rerun;
@@ -193,13 +193,7 @@ int worker_roundtrip(const SynctestOptions& options, const fs::path& dir) {
     return 0;
 }
 
-int worker_twice(const SynctestOptions& options, const fs::path& dir) {
-    auto opened = open_core(options);
-    if (!opened) {
-        std::fprintf(stderr, "framelock: error: %s\n", opened.error().message.c_str());
-        return static_cast<int>(opened.error().code);
-    }
-    WorkerCore& core = *opened.value();
+int worker_twice(WorkerCore& core, const fs::path& dir) {
     std::uint64_t frame = 0;
     char line[kMaxLine];
     while (std::fgets(line, sizeof line, stdin)) {
@@ -320,10 +314,10 @@ ExitStatus finish_worker(PipedWorker& worker) {
     return status ? *status : worker.child.stop(std::chrono::milliseconds(500));
 }
 
-Result<CheckReport> check_roundtrip(const SynctestOptions& options, const fs::path& report) {
+Result<CheckReport> check_roundtrip(const SynctestOptions& options, const fs::path& report_dir) {
     CheckReport out;
     out.name = "roundtrip";
-    const fs::path dir = report / "roundtrip";
+    const fs::path dir = report_dir / "roundtrip";
     auto started = start_worker(options, "roundtrip", dir);
     if (!started) return started.error();
     PipedWorker& worker = *started.value();
@@ -391,11 +385,11 @@ std::vector<std::uint8_t> read_bytes(const fs::path& path) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-Result<CheckReport> check_twice(const SynctestOptions& options, const fs::path& report,
+Result<CheckReport> check_twice(const SynctestOptions& options, const fs::path& report_dir,
                                 const fs::path& hash_log) {
     CheckReport out;
     out.name = "twice";
-    const fs::path dir = report / "twice";
+    const fs::path dir = report_dir / "twice";
     auto a = start_worker(options, "twice", dir / "a");
     if (!a) return a.error();
     auto b = start_worker(options, "twice", dir / "b");
@@ -556,16 +550,16 @@ std::optional<HashLogEntry> parse_hash_log_entry(const std::string& line) {
 
 int run_synctest(const SynctestOptions& options) {
     ::signal(SIGPIPE, SIG_IGN);  // a worker that died must not take us with it
-    const fs::path report = options.report_dir;
+    const fs::path report_dir = options.report_dir;
     std::error_code ec;
-    fs::create_directories(report, ec);
+    fs::create_directories(report_dir, ec);
     if (ec) {
-        std::fprintf(stderr, "framelock: error: cannot create %s: %s\n", report.c_str(),
+        std::fprintf(stderr, "framelock: error: cannot create %s: %s\n", report_dir.c_str(),
                      ec.message().c_str());
         return static_cast<int>(ErrorCode::kIo);
     }
     for (const char* stale : {"summary.txt", "summary.json", "hashes.log", "roundtrip", "twice"})
-        fs::remove_all(report / stale, ec);
+        fs::remove_all(report_dir / stale, ec);
 
     // Load the core here once: errors in the setup come out plainly, and the report names
     // the core and content.
@@ -574,10 +568,7 @@ int run_synctest(const SynctestOptions& options) {
         HostConfig host = options.host;
         host.load_sram = host.write_sram = false;
         auto emulator = RetroEmulator::create(host);
-        if (!emulator) {
-            std::fprintf(stderr, "framelock: error: %s\n", emulator.error().message.c_str());
-            return static_cast<int>(emulator.error().code);
-        }
+        if (!emulator) return report(emulator.error());
         core_name = emulator.value()->core_info().library_name;
         core_version = emulator.value()->core_info().library_version;
         content_hash = netplay::hash_to_hex(emulator.value()->content_hash());
@@ -589,21 +580,15 @@ int run_synctest(const SynctestOptions& options) {
     std::fflush(stdout);
 
     std::vector<CheckReport> checks;
-    const fs::path hash_log = report / "hashes.log";
+    const fs::path hash_log = report_dir / "hashes.log";
     if (options.check_roundtrip) {
-        auto r = check_roundtrip(options, report);
-        if (!r) {
-            std::fprintf(stderr, "framelock: error: %s\n", r.error().message.c_str());
-            return static_cast<int>(r.error().code);
-        }
+        auto r = check_roundtrip(options, report_dir);
+        if (!r) return report(r.error());
         checks.push_back(std::move(r).value());
     }
     if (options.check_twice) {
-        auto r = check_twice(options, report, hash_log);
-        if (!r) {
-            std::fprintf(stderr, "framelock: error: %s\n", r.error().message.c_str());
-            return static_cast<int>(r.error().code);
-        }
+        auto r = check_twice(options, report_dir, hash_log);
+        if (!r) return report(r.error());
         checks.push_back(std::move(r).value());
     }
 
@@ -637,32 +622,31 @@ int run_synctest(const SynctestOptions& options) {
     text += std::string("verdict  ") +
             (all ? "deterministic: every selected check passed"
                  : "NOT deterministic: see the failed checks above and the files in " +
-                       report.string()) +
+                       report_dir.string()) +
             "\n";
     json["checks"] = json_checks;
     json["passed"] = all;
     fmt::print("{}", text);
     const std::string json_text = json.dump(2) + "\n";
     Status written =
-        write_file_atomic((report / "summary.txt").string(),
+        write_file_atomic((report_dir / "summary.txt").string(),
                           {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
     if (written)
         written = write_file_atomic(
-            (report / "summary.json").string(),
+            (report_dir / "summary.json").string(),
             {reinterpret_cast<const std::uint8_t*>(json_text.data()), json_text.size()});
-    if (!written) {
-        std::fprintf(stderr, "framelock: error: %s\n", written.error().message.c_str());
-        return static_cast<int>(written.error().code);
-    }
+    if (!written) return report(written.error());
     return all ? 0 : 1;
 }
 
 int run_synctest_worker(const SynctestOptions& options, const std::string& mode,
                         const std::string& dir) {
-    if (mode == "roundtrip") return worker_roundtrip(options, dir);
-    if (mode == "twice") return worker_twice(options, dir);
-    std::fprintf(stderr, "framelock: error: unknown synctest worker mode '%s'\n", mode.c_str());
-    return static_cast<int>(ErrorCode::kUsage);
+    if (mode != "roundtrip" && mode != "twice")
+        return report(make_error(ErrorCode::kUsage, "unknown synctest worker mode '" + mode + "'"));
+    auto opened = open_core(options);
+    if (!opened) return report(opened.error());
+    WorkerCore& core = *opened.value();
+    return mode == "roundtrip" ? worker_roundtrip(options, core, dir) : worker_twice(core, dir);
 }
 
 int run_synctest_compare(const std::string& a_path, const std::string& b_path) {

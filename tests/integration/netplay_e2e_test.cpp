@@ -203,23 +203,34 @@ void require_identical_logs(const Session& session, const std::string& a, const 
     }
 }
 
-// Two bots through the proxy at 80 ms RTT with jitter, random inputs on both pads.
-void long_session(const CoreCase& core) {
+// A server (with `server_args`), the proxy at 80 ms RTT with +-3 ms jitter each way, and two
+// bots with these seeds for `frames` frames; returns once all ended cleanly, with the two
+// hash logs identical.
+std::unique_ptr<Session> two_bots_through_proxy(const CoreCase& core, const std::string& prefix,
+                                                int frames,
+                                                const std::vector<std::string>& server_args,
+                                                std::uint64_t seed1, std::uint64_t seed2) {
     require_core_case(core);
     FRAMELOCK_SKIP_UNLESS_FILE(netem_exe(), "build the framelock_netem target");
-    constexpr int kFrames = 10'000;
-    const auto limit = session_time(kFrames);
+    const auto limit = session_time(frames);
     const Deadline deadline = after(limit);
-    Session session(std::string("netplay-long-") + core.name);
-    session.start_server(2, limit);
-    session.start_proxy(40, 3, limit);
-    ChildProcess& one = session.start_client("client1", core, 1, 101, kFrames);
-    ChildProcess& two = session.start_client("client2", core, 2, 202, kFrames);
-    session.require_success(one, "client1", deadline);
-    session.require_success(two, "client2", deadline);
-    session.require_server_success(after(15s));
+    auto session = std::make_unique<Session>(prefix + core.name);
+    session->start_server(2, limit, server_args);
+    session->start_proxy(40, 3, limit);
+    ChildProcess& one = session->start_client("client1", core, 1, seed1, frames);
+    ChildProcess& two = session->start_client("client2", core, 2, seed2, frames);
+    session->require_success(one, "client1", deadline);
+    session->require_success(two, "client2", deadline);
+    session->require_server_success(after(15s));
+    require_identical_logs(*session, "client1", "client2", static_cast<std::size_t>(frames));
+    return session;
+}
 
-    require_identical_logs(session, "client1", "client2", kFrames);
+// Two bots through the proxy at 80 ms RTT with jitter, random inputs on both pads.
+void long_session(const CoreCase& core) {
+    constexpr int kFrames = 10'000;
+    const auto session_ptr = two_bots_through_proxy(core, "netplay-long-", kFrames, {}, 101, 202);
+    const Session& session = *session_ptr;
 
     const auto server = read_json(session.dir().file("server.json"));
     std::string schedule;
@@ -247,21 +258,10 @@ void long_session(const CoreCase& core) {
 
 // Rollback through the proxy at 80 ms RTT: the confirmed frames' hash logs are identical.
 void long_rollback_session(const CoreCase& core) {
-    require_core_case(core);
-    FRAMELOCK_SKIP_UNLESS_FILE(netem_exe(), "build the framelock_netem target");
     constexpr int kFrames = 10'000;
-    const auto limit = session_time(kFrames);
-    const Deadline deadline = after(limit);
-    Session session(std::string("netplay-rollback-") + core.name);
-    session.start_server(2, limit, {"--mode", "rollback", "--delay", "1"});
-    session.start_proxy(40, 3, limit);
-    ChildProcess& one = session.start_client("client1", core, 1, 303, kFrames);
-    ChildProcess& two = session.start_client("client2", core, 2, 404, kFrames);
-    session.require_success(one, "client1", deadline);
-    session.require_success(two, "client2", deadline);
-    session.require_server_success(after(15s));
-
-    require_identical_logs(session, "client1", "client2", kFrames);
+    const auto session_ptr = two_bots_through_proxy(
+        core, "netplay-rollback-", kFrames, {"--mode", "rollback", "--delay", "1"}, 303, 404);
+    const Session& session = *session_ptr;
     for (const char* name : {"client1", "client2"}) {
         const auto stats = read_json(session.stats(name));
         INFO(name << ": " << stats.dump());
