@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "frontend/netplay_view.h"
 #include "frontend/overlay_model.h"
 
 using namespace framelock::frontend;
@@ -128,4 +129,27 @@ TEST_CASE("Overlay: graph samples every 250 ms while a session runs", "[frontend
     CHECK(model.rtt_ms().values() == std::deque<double>{30, 30});
     CHECK(model.delay_ms().values() == std::deque<double>{40, 40});
     CHECK(model.graph_top() == 50);
+}
+
+TEST_CASE("Overlay: the peer list of a session", "[frontend][overlay]") {
+    using State = PeerStatus::State;
+    // join: every slot is in the session; one left, one desynced.
+    auto peers = session_peers(2, 4, true, nullptr, 0b0001, 0b1000, "me");
+    REQUIRE(peers.size() == 4);
+    CHECK(peers[0].state == State::kLeft);
+    CHECK(peers[1].state == State::kYou);
+    CHECK(peers[1].name == "me");
+    CHECK(peers[2].state == State::kPlaying);
+    CHECK(peers[3].state == State::kDesynced);
+    // host, in the lobby: the server knows who joined and their round trips.
+    std::vector<framelock::netplay::SlotStats> slots(1);
+    slots[0].slot = 1;
+    slots[0].name = "host";
+    slots[0].connected = true;
+    slots[0].srtt = 1500;
+    peers = session_peers(1, 2, false, &slots, 0, 0, "host");
+    CHECK(peers[0].state == State::kYou);
+    CHECK(peers[0].rtt_ms == Approx(1.5));
+    CHECK(peers[1].state == State::kWaiting);
+    CHECK(peers[1].name == "-");
 }
