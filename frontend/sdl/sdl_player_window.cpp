@@ -43,6 +43,17 @@ SdlSubsystems::~SdlSubsystems() {
     if (SDL_WasInit(SDL_INIT_EVERYTHING) == 0) SDL_Quit();
 }
 
+// A player's window goes on the display the environment names: X11 when $DISPLAY is set
+// (XWayland included), else Wayland. Without this, SDL would fall back to its off-screen
+// driver when that display cannot be reached and "open" a window nobody sees. An explicit
+// $SDL_VIDEODRIVER is the user's choice and is left alone.
+void choose_video_driver() {
+    const char* forced = std::getenv("SDL_VIDEODRIVER");
+    if (forced && *forced) return;
+    const char* x11 = std::getenv("DISPLAY");
+    SDL_SetHint(SDL_HINT_VIDEODRIVER, x11 && *x11 ? "x11" : "wayland");
+}
+
 bool display_available(std::string* why) {
     const char* x11 = std::getenv("DISPLAY");
     const char* wayland = std::getenv("WAYLAND_DISPLAY");
@@ -51,6 +62,7 @@ bool display_available(std::string* why) {
         if (why) *why = "no display ($DISPLAY and $WAYLAND_DISPLAY are not set)";
         return false;
     }
+    choose_video_driver();
     SdlSubsystems video(SDL_INIT_VIDEO);
     if (!video.ok()) {
         if (why)
@@ -84,6 +96,7 @@ Result<std::unique_ptr<SdlPlayerWindow>> SdlPlayerWindow::open(const PlayerWindo
     if (!display_available(&why))
         return make_error(ErrorCode::kUsage,
                           "--video sdl: " + why + "; use --video none to run headless");
+    choose_video_driver();
     w->m_sdl = std::make_unique<SdlSubsystems>(SDL_INIT_VIDEO | SDL_INIT_GAMECONTROLLER);
     if (!w->m_sdl->ok())
         return make_error(ErrorCode::kUsage, "cannot start SDL video: " + w->m_sdl->error());
@@ -181,7 +194,7 @@ void SdlPlayerWindow::draw(netplay::Micros now) {
         m_captures.clear();
     }
     // Hand the drawing to the renderer now, so present() only has to show it.
-    SDL_RenderFlush(m_video->renderer());
+    m_video->finish();
 }
 
 void SdlPlayerWindow::set_geometry(unsigned base_width, unsigned base_height, double aspect) {

@@ -16,18 +16,6 @@ double shown_aspect(const VideoSettings& settings, double core_aspect) {
     return core_aspect;
 }
 
-Uint32 sdl_format(PixelFormat format) {
-    switch (format) {
-        case PixelFormat::k0RGB1555:
-            return SDL_PIXELFORMAT_RGB555;  // X1R5G5B5
-        case PixelFormat::kRGB565:
-            return SDL_PIXELFORMAT_RGB565;
-        case PixelFormat::kXRGB8888:
-            return SDL_PIXELFORMAT_RGB888;  // X8R8G8B8
-    }
-    return SDL_PIXELFORMAT_RGB888;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<SdlVideo>> SdlVideo::create(const std::string& title,
@@ -42,10 +30,18 @@ Result<std::unique_ptr<SdlVideo>> SdlVideo::create(const std::string& title,
         window_size_for(base_width, base_height,
                         display_aspect(base_width, base_height, video->m_aspect), settings.scale);
     Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI;
-    if (settings.fullscreen) flags |= SDL_WINDOW_FULLSCREEN_DESKTOP;
-    video->m_fullscreen = settings.fullscreen;
+    int create_w = w, create_h = h;
+    SDL_DisplayMode desktop{};
+    if (settings.fullscreen && SDL_GetDesktopDisplayMode(0, &desktop) == 0) {
+        // Created at the desktop's size straight away: Mesa's software OpenGL (Xvfb, no
+        // window manager) keeps drawing into a buffer of a window's first size.
+        flags |= SDL_WINDOW_FULLSCREEN_DESKTOP;
+        create_w = desktop.w;
+        create_h = desktop.h;
+        video->m_fullscreen = true;
+    }
     video->m_window = SDL_CreateWindow(title.c_str(), SDL_WINDOWPOS_CENTERED,
-                                       SDL_WINDOWPOS_CENTERED, w, h, flags);
+                                       SDL_WINDOWPOS_CENTERED, create_w, create_h, flags);
     if (!video->m_window)
         return make_error(ErrorCode::kUsage,
                           std::string("cannot open a window: ") + SDL_GetError());
@@ -61,6 +57,11 @@ Result<std::unique_ptr<SdlVideo>> SdlVideo::create(const std::string& title,
     if (!video->m_renderer)
         return make_error(ErrorCode::kUsage,
                           std::string("cannot draw in the window: ") + SDL_GetError());
+    SDL_RendererInfo info{};
+    if (SDL_GetRendererInfo(video->m_renderer, &info) == 0 && info.name &&
+        std::strcmp(info.name, "opengl") == 0) {
+        video->m_gl_finish = reinterpret_cast<void (*)()>(SDL_GL_GetProcAddress("glFinish"));
+    }
     SDL_SetRenderDrawColor(video->m_renderer, 0, 0, 0, 255);
     SDL_RenderClear(video->m_renderer);
     SDL_RenderPresent(video->m_renderer);
@@ -78,11 +79,20 @@ void SdlVideo::present(const VideoFrame& frame) {
         m_pending = m_texture != nullptr;  // a dupe: show the same picture again
         return;
     }
-    if (!m_texture || frame.width != m_tex_w || frame.height != m_tex_h ||
-        frame.format != m_tex_format) {
+    // 16-bit pictures are widened here, by the same rule as screenshots and reports
+    // (frontend/image.h: the high bits repeated), not by whatever the renderer does: the
+    // window then shows exactly the colours every PNG of the same frame has.
+    const void* pixels = frame.data;
+    int pitch = static_cast<int>(frame.pitch);
+    if (frame.format != PixelFormat::kXRGB8888) {
+        m_converted = to_image(frame);
+        pixels = m_converted.pixels.data();
+        pitch = static_cast<int>(frame.width * 4);
+    }
+    if (!m_texture || frame.width != m_tex_w || frame.height != m_tex_h) {
         if (m_texture) SDL_DestroyTexture(m_texture);
         m_texture =
-            SDL_CreateTexture(m_renderer, sdl_format(frame.format), SDL_TEXTUREACCESS_STREAMING,
+            SDL_CreateTexture(m_renderer, SDL_PIXELFORMAT_RGB888, SDL_TEXTUREACCESS_STREAMING,
                               static_cast<int>(frame.width), static_cast<int>(frame.height));
         if (!m_texture) {
             log_error("cannot create a {}x{} texture: {}", frame.width, frame.height,
@@ -92,9 +102,8 @@ void SdlVideo::present(const VideoFrame& frame) {
         }
         m_tex_w = frame.width;
         m_tex_h = frame.height;
-        m_tex_format = frame.format;
     }
-    SDL_UpdateTexture(m_texture, nullptr, frame.data, static_cast<int>(frame.pitch));
+    SDL_UpdateTexture(m_texture, nullptr, pixels, pitch);
     m_pic_w = frame.width;
     m_pic_h = frame.height;
     m_pending = true;
@@ -121,6 +130,13 @@ void SdlVideo::draw_picture() {
         SDL_RenderCopy(m_renderer, m_texture, nullptr, &dst);
     }
     m_pending = false;
+}
+
+void SdlVideo::finish() {
+    SDL_RenderFlush(m_renderer);
+    // A software OpenGL (Mesa's llvmpipe) rasterises only when made to: here, ahead of the
+    // frame's due time, instead of inside the present call at the due time.
+    if (m_gl_finish) m_gl_finish();
 }
 
 void SdlVideo::flip() {

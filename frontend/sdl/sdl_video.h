@@ -1,7 +1,8 @@
 // The player's window: an SDL window and renderer showing the core's picture in any of the
-// three libretro pixel formats, aspect-correct (frontend/viewport.h), nearest-neighbour or
-// smooth, optionally at whole multiples, windowed or fullscreen. No vsync: the frame pacer
-// or the netplay timeline decides when a frame is shown, not the monitor.
+// three libretro pixel formats (16-bit ones widened like every screenshot), aspect-correct
+// (frontend/viewport.h), nearest-neighbour or smooth, optionally at whole multiples, windowed or
+// fullscreen. No vsync: the frame pacer or the netplay timeline decides when a frame is shown, not
+// the monitor.
 #pragma once
 
 #include <SDL.h>
@@ -35,6 +36,9 @@ class SdlVideo final : public VideoSink {
     bool picture_pending() const { return m_pending; }
     // Clears the window and draws the latest picture into its viewport.
     void draw_picture();
+    // Finishes what was drawn (on an OpenGL renderer: the GPU work too), so flip() only
+    // has to show it.
+    void finish();
     // Shows what was drawn.
     void flip();
     // The drawn window as RGB pixels (before flip()).
@@ -58,12 +62,13 @@ class SdlVideo final : public VideoSink {
     SDL_Window* m_window = nullptr;
     SDL_Renderer* m_renderer = nullptr;
     SDL_Texture* m_texture = nullptr;
-    unsigned m_tex_w = 0, m_tex_h = 0;
-    PixelFormat m_tex_format = PixelFormat::kXRGB8888;
+    unsigned m_tex_w = 0, m_tex_h = 0;  // the texture is always XRGB8888
+    Image m_converted;                  // a 16-bit picture, widened
     unsigned m_pic_w = 0, m_pic_h = 0;  // the latest picture's size
     double m_aspect = 0;                // geometry aspect (<= 0: square pixels)
     bool m_pending = false;
     bool m_fullscreen = false;
+    void (*m_gl_finish)() = nullptr;  // glFinish, with an OpenGL renderer
 };
 
 }  // namespace framelock::frontend
