@@ -482,19 +482,26 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
     // script or bot (if any) OR-ed in.
     std::unique_ptr<PlayerWindow> window;
     std::unique_ptr<MergedInput> merged;
+    std::unique_ptr<WindowCaptureAt> capture;
     InputSource* local = input.value().get();
+    netplay::SteadyClock clock;
     if (windowed.value()) {
         auto opened = open_window(args.host, *emulator.value());
         if (!opened) return fail(opened.error());
         window = std::move(opened).value();
         emulator.value()->set_video_sink(&window->video());
         emulator.value()->set_audio_sink(window->audio());
+        if (!args.window_screenshot.empty()) {
+            capture = std::make_unique<WindowCaptureAt>(
+                *window, *emulator.value(), clock,
+                static_cast<std::uint64_t>(args.screenshot_frame), args.window_screenshot);
+            emulator.value()->set_video_sink(capture.get());
+        }
         merged = std::make_unique<MergedInput>(window->input(), *input.value());
         local = merged.get();
     }
 
     install_stop_signal_handlers();
-    netplay::SteadyClock clock;
     std::unique_ptr<ServerRunner> server;
     std::string address = args.address;
     if (server_args) {
@@ -513,12 +520,8 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
 
     std::unique_ptr<NetplayView> view;
     if (window) {
-        std::optional<std::uint64_t> capture;
-        if (args.screenshot_frame >= 0 && !args.window_screenshot.empty())
-            capture = static_cast<std::uint64_t>(args.screenshot_frame);
         view = std::make_unique<NetplayView>(*window, *client.value(), server.get(), clock,
-                                             emulator.value()->frames_per_second(), capture,
-                                             args.window_screenshot);
+                                             emulator.value()->frames_per_second());
     }
     run_realtime(server.get(), client.value().get(), clock, 0, view.get());
     // Refused or cut off: leave the reason on the screen for a moment.
@@ -533,7 +536,7 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
     if (window) {
         print_audio_report(*window);
         if (Status captured = window->capture_status(); !captured) return fail(captured.error());
-        if (!args.window_screenshot.empty() && view && !view->capture_done()) {
+        if (capture && !capture->done()) {
             return fail(make_error(ErrorCode::kIo, "no window picture of frame " +
                                                        std::to_string(args.screenshot_frame) +
                                                        ": the session ended before it"));

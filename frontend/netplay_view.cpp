@@ -59,16 +59,24 @@ std::vector<PeerStatus> session_peers(int own_slot, int players, bool started,
     return peers;
 }
 
+void WindowCaptureAt::present(const VideoFrame& picture) {
+    m_window.video().present(picture);
+    // The emulator counts a frame as run only after its picture: during the picture of
+    // frame F, frame_count() is F. A frame the client fast-forwards is not shown: then the
+    // first one shown after it is taken.
+    if (m_done || m_emulator.frame_count() < m_frame) return;
+    m_done = true;
+    m_window.capture_next_show(m_path);
+    m_window.draw(m_clock.now_us());
+}
+
 NetplayView::NetplayView(PlayerWindow& window, ClientRunner& client, ServerRunner* server,
-                         const netplay::Clock& clock, double fps,
-                         std::optional<std::uint64_t> capture_frame, std::string capture_path)
+                         const netplay::Clock& clock, double fps)
     : m_window(window),
       m_client(client),
       m_server(server),
       m_clock(clock),
-      m_frame_ms(fps > 0 ? 1000.0 / fps : 1000.0 / 60),
-      m_capture_frame(capture_frame),
-      m_capture_path(std::move(capture_path)) {
+      m_frame_ms(fps > 0 ? 1000.0 / fps : 1000.0 / 60) {
     m_window.overlay().set_has_session(true);
 }
 
@@ -200,13 +208,6 @@ void NetplayView::after_step() {
     if (now >= m_next_refresh) {
         refresh(now);
         m_next_refresh = now + kRefreshUs;
-    }
-    if (m_capture_frame && !m_captured && m_client.client().next_frame() > *m_capture_frame &&
-        m_window.picture_pending()) {
-        // The figures in the picture are the ones of this moment, not 100 ms old.
-        refresh(now);
-        m_window.capture_next_show(m_capture_path);
-        m_captured = true;
     }
     if (m_window.picture_pending() || m_last_show < 0 || now - m_last_show >= kIdleRedrawUs) {
         m_window.show(now);

@@ -19,14 +19,38 @@ std::vector<PeerStatus> session_peers(int own_slot, int players, bool started,
                                       std::uint8_t left_slots, std::uint8_t desynced_slots,
                                       const std::string& own_name);
 
+// Passes the core's pictures on to the window, and when the picture of `frame` arrives,
+// draws the window at once (picture, overlay, messages) and saves it to `path`: exactly
+// that frame, even when the netplay client runs several frames in one step. (A frame run
+// without showing it, to catch up, has no picture: then the next one shown is taken;
+// --screenshot for the same frame makes the client show it.)
+class WindowCaptureAt final : public VideoSink {
+  public:
+    WindowCaptureAt(PlayerWindow& window, const netplay::Emulator& emulator,
+                    const netplay::Clock& clock, std::uint64_t frame, std::string path)
+        : m_window(window),
+          m_emulator(emulator),
+          m_clock(clock),
+          m_frame(frame),
+          m_path(std::move(path)) {}
+    void present(const VideoFrame& picture) override;
+    bool done() const { return m_done; }
+
+  private:
+    PlayerWindow& m_window;
+    const netplay::Emulator& m_emulator;
+    const netplay::Clock& m_clock;
+    std::uint64_t m_frame;
+    std::string m_path;
+    bool m_done = false;
+};
+
 class NetplayView final : public RealtimeObserver {
   public:
     // All borrowed for the view's lifetime; `server` may be null (`join`). `fps`: the
-    // core's frame rate (delays are shown in frames and milliseconds). With
-    // `capture_frame`, the window is saved to `capture_path` right after that frame shows.
+    // core's frame rate (delays are shown in frames and milliseconds).
     NetplayView(PlayerWindow& window, ClientRunner& client, ServerRunner* server,
-                const netplay::Clock& clock, double fps, std::optional<std::uint64_t> capture_frame,
-                std::string capture_path);
+                const netplay::Clock& clock, double fps);
 
     bool before_step() override;
     void after_step() override;
@@ -35,7 +59,6 @@ class NetplayView final : public RealtimeObserver {
     // After the loop ended without the player quitting (refused, disconnected): keeps the
     // window up for `duration` so the reason can be read; any quit ends it early.
     void linger(netplay::Micros duration);
-    bool capture_done() const { return m_captured; }
 
   private:
     void take_events(netplay::Micros now);
@@ -46,9 +69,6 @@ class NetplayView final : public RealtimeObserver {
     ServerRunner* m_server;
     const netplay::Clock& m_clock;
     double m_frame_ms;
-    std::optional<std::uint64_t> m_capture_frame;
-    std::string m_capture_path;
-    bool m_captured = false;
     netplay::Micros m_last_show = -1;
     netplay::Micros m_next_refresh = 0;
     bool m_started = false;
