@@ -5,6 +5,15 @@ cd "$(dirname "$0")/.."
 B=${1:-build}
 ROMS=$B/roms
 "$B/bench_netplay_delay"
+# The player's window: frame pacing under Xvfb (skips itself without Xvfb), and an
+# emulated minute of sound through SDL's disk driver, the emulator 0.1% slow and fast.
+if [ -x "$B/bench_frame_pacing" ]; then
+    "$B/bench_frame_pacing"
+fi
+if [ -x "$B/bench_audio_drc" ]; then
+    "$B/bench_audio_drc" --skew 0.001 2>/dev/null
+    "$B/bench_audio_drc" --skew -0.001 2>/dev/null
+fi
 "$B/bench_host_overhead" --core arcade --ports 4 --option farcade_players=4 --frames 3000 --rounds 7
 if [ -f "$ROMS/framelock_test.nes" ]; then
     "$B/bench_host_overhead" --core nestopia --content "$ROMS/framelock_test.nes" --frames 3000 --rounds 7

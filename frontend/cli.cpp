@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -18,10 +19,13 @@
 #include "frontend/input_script.h"
 #include "frontend/log.h"
 #include "frontend/netplay_runner.h"
+#include "frontend/netplay_view.h"
+#include "frontend/player_window.h"
 #include "frontend/replay_file.h"
 #include "frontend/retro_emulator.h"
 #include "frontend/stop_signal.h"
 #include "frontend/synctest.h"
+#include "frontend/windowed_run.h"
 #include "netplay/io/real_clock.h"
 #include "netplay/state_hash.h"
 
@@ -41,6 +45,8 @@ struct HostArgs {
     bool no_sram = false;
     bool verbose = false;
     bool quiet = false;
+    VideoMode video = VideoMode::kAuto;
+    AudioMode audio = AudioMode::kAuto;
 
     void add_to(CLI::App& app) {
         app.add_option("--core", core,
@@ -60,13 +66,33 @@ struct HostArgs {
                        "core options API version to offer the core (0-2)")
             ->check(CLI::Range(0, 2));
         app.add_flag("--no-sram", no_sram, "neither load nor write save RAM");
+        app.add_option("--video", video,
+                       "auto: a window when there is a display, else headless; sdl: a window "
+                       "or fail; none: headless")
+            ->transform(CLI::CheckedTransformer(
+                std::map<std::string, VideoMode>{{"auto", VideoMode::kAuto},
+                                                 {"sdl", VideoMode::kSdl},
+                                                 {"none", VideoMode::kNone}},
+                CLI::ignore_case));
+        app.add_option("--audio", audio,
+                       "auto: sound with the window (silent if no device); sdl: sound or fail; "
+                       "none: silent")
+            ->transform(CLI::CheckedTransformer(
+                std::map<std::string, AudioMode>{{"auto", AudioMode::kAuto},
+                                                 {"sdl", AudioMode::kSdl},
+                                                 {"none", AudioMode::kNone}},
+                CLI::ignore_case));
         app.add_flag("-v,--verbose", verbose, "log debug messages, including the core's");
         app.add_flag("-q,--quiet", quiet, "log errors only");
     }
 
+    Result<Config> load() const {
+        return load_config(config_path.empty() ? default_config_path() : config_path,
+                           !config_path.empty());
+    }
+
     Result<HostConfig> to_host_config() const {
-        auto config = load_config(config_path.empty() ? default_config_path() : config_path,
-                                  !config_path.empty());
+        auto config = load();
         if (!config) return config.error();
         auto core_path = locate_core(core, core_search_dirs(config.value().core_dirs));
         if (!core_path) return core_path.error();
@@ -113,15 +139,122 @@ Status write_text_file(const std::string& path, const std::string& text) {
                              {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
 }
 
+// Whether this run gets a window: --video none never, --video sdl always (or an error
+// naming what is missing), --video auto when a display is there (else it says so and runs
+// headless).
+Result<bool> want_window(VideoMode mode) {
+    if (mode == VideoMode::kNone) return false;
+    std::string why;
+    const bool available = display_available(&why);
+    if (mode == VideoMode::kSdl) {
+        if (available) return true;
+        return make_error(ErrorCode::kUsage, "--video sdl: " + why +
+                                                 "; use --video none to run "
+                                                 "headless");
+    }
+    if (!available) log_info("{}: running headless (--video none says so quietly)", why);
+    return available;
+}
+
+// Opens the player's window for `emulator` with the config file's [video], [audio],
+// [input] and [hotkeys].
+Result<std::unique_ptr<PlayerWindow>> open_window(const HostArgs& args, RetroEmulator& emulator) {
+    auto config = args.load();
+    if (!config) return config.error();
+    const retro_system_av_info& av = emulator.av_info();
+    PlayerWindowConfig window;
+    window.settings = config.value().player;
+    window.title =
+        "framelock - " + emulator.core_info().library_name +
+        (args.content.empty() ? std::string()
+                              : " - " + std::filesystem::path(args.content).filename().string());
+    window.base_width = av.geometry.base_width;
+    window.base_height = av.geometry.base_height;
+    window.aspect = av.geometry.aspect_ratio;
+    window.fps = av.timing.fps;
+    window.sample_rate = av.timing.sample_rate;
+    window.audio = args.audio != AudioMode::kNone && window.settings.audio.enabled;
+    window.audio_required = args.audio == AudioMode::kSdl;
+    window.screenshot_dir = !window.settings.video.screenshot_dir.empty()
+                                ? window.settings.video.screenshot_dir
+                                : default_data_dir() + "/screenshots";
+    auto opened = open_player_window(window);
+    if (!opened) return opened.error();
+    log_info("window: {}", opened.value()->describe());
+    return opened;
+}
+
+void print_audio_report(const PlayerWindow& window) {
+    const auto audio = window.audio_report();
+    if (!audio) return;
+    fmt::print(
+        "audio    {} at {} Hz: {} underruns ({} after the first second), {} frames "
+        "dropped; queue {:.1f} ms mean ({:.1f}..{:.1f}, sd {:.2f}) for a {:.1f} ms target, "
+        "rate x{:.5f}\n",
+        audio->driver, audio->device_rate, audio->underruns, audio->underruns_after_warmup,
+        audio->frames_dropped, audio->fill_mean_ms, audio->fill_min_ms, audio->fill_max_ms,
+        audio->fill_stddev_ms, audio->target_fill_ms, audio->ratio_factor);
+}
+
 struct RunArgs {
     HostArgs host;
     std::uint64_t frames = 600;
+    CLI::Option* frames_opt = nullptr;
+    std::int64_t screenshot_frame = -1;
+    std::string screenshot;
+    std::string window_screenshot;
+    std::string timing_log;
+    std::string input_log;
     std::string input_script;
     std::uint64_t random_seed = 0;
     bool random = false;
     std::string hash_log;
     bool hash_regions = false;
 };
+
+// `framelock run` in a window: real time at the core's rate, until the player quits (or
+// --frames).
+int run_in_window(const RunArgs& args, RetroEmulator& emu, const HostConfig& host,
+                  InputSource& input) {
+    auto window = open_window(args.host, emu);
+    if (!window) return fail(window.error());
+    install_stop_signal_handlers();
+    WindowedRunOptions options;
+    options.frames = args.frames_opt->count() ? args.frames : 0;
+    options.hash_log = args.hash_log;
+    options.hash_regions = args.hash_regions;
+    if (args.screenshot_frame >= 0) {
+        options.screenshot_frame = static_cast<std::uint64_t>(args.screenshot_frame);
+        options.screenshot_path = args.screenshot;
+        options.window_screenshot_path = args.window_screenshot;
+    }
+    options.timing_log = args.timing_log;
+    options.input_log = args.input_log;
+    const bool scripted = !args.input_script.empty() || args.random;
+    auto summary = run_windowed(emu, *window.value(), scripted ? &input : nullptr, options);
+    if (!summary) return fail(summary.error());
+    const auto& s = summary.value();
+    fmt::print("core     {} {}\n", emu.core_info().library_name, emu.core_info().library_version);
+    fmt::print("content  {}\n", host.content_path.empty() ? "(none)" : host.content_path);
+    fmt::print("options  {} ({} options)\n", netplay::hash_to_hex(emu.options().hash()),
+               emu.options().options().size());
+    fmt::print("frames   {}{}\n", s.frames, s.quit ? " (quit)" : "");
+    fmt::print("state    {}\n", netplay::hash_to_hex(s.final_state_hash));
+    for (const auto& [what, p] :
+         {std::pair{"presents", &s.pacing}, std::pair{"returns ", &s.pacing_returned}}) {
+        fmt::print(
+            "pacing   {} {} intervals at {:.4f} fps: mean {:.4f} ms ({:+.4f}% of {:.4f} ms), "
+            "p99 deviation {:.3f} ms, max {:.3f} ms\n",
+            what, p->intervals, s.fps, p->mean_ms, p->mean_error_pct, p->target_ms,
+            p->p99_abs_deviation_ms, p->max_abs_deviation_ms);
+    }
+    if (s.pacing_restarts)
+        fmt::print("note     fell behind by more than 250 ms {} times\n", s.pacing_restarts);
+    print_audio_report(*window.value());
+    if (s.core_shutdown)
+        fmt::print("note     the core asked to shut down after frame {}\n", s.frames);
+    return 0;
+}
 
 int cmd_run(const RunArgs& args) {
     args.host.apply_log_level();
@@ -134,15 +267,27 @@ int cmd_run(const RunArgs& args) {
     if (!made) return fail(made.error());
     std::unique_ptr<InputSource> input = std::move(made).value();
 
+    auto windowed = want_window(args.host.video);
+    if (!windowed) return fail(windowed.error());
+    if (!windowed.value() && !args.window_screenshot.empty())
+        return fail(make_error(ErrorCode::kUsage, "--window-screenshot needs a window"));
+
     auto emulator = RetroEmulator::create(host.value());
     if (!emulator) return fail(emulator.error());
     RetroEmulator& emu = *emulator.value();
+    if (windowed.value()) return run_in_window(args, emu, host.value(), *input);
+
     HeadlessVideo video;
     HeadlessAudio audio;
     emu.set_video_sink(&video);
     emu.set_audio_sink(&audio);
 
-    auto summary = run_headless(emu, *input, {args.frames, args.hash_log, args.hash_regions});
+    HeadlessRunOptions options{args.frames, args.hash_log, args.hash_regions, std::nullopt, {}};
+    if (args.screenshot_frame >= 0) {
+        options.screenshot_frame = static_cast<std::uint64_t>(args.screenshot_frame);
+        options.screenshot_path = args.screenshot;
+    }
+    auto summary = run_headless(emu, *input, options);
     if (!summary) return fail(summary.error());
     const auto& s = summary.value();
     const double fps = emu.frames_per_second();
@@ -283,6 +428,7 @@ struct JoinArgs {
     std::int64_t screenshot_frame = -1;
     std::string screenshot;
     std::string record;
+    std::string window_screenshot;
     bool sram = false;
 
     void add_to(CLI::App& app) {
@@ -302,8 +448,11 @@ struct JoinArgs {
                                           "save the picture of this frame (0-based) ...")
                                ->check(CLI::NonNegativeNumber);
         auto* shot = app.add_option("--screenshot", screenshot, "... as this PNG file");
-        shot_frame->needs(shot);
+        auto* window_shot = app.add_option(
+            "--window-screenshot", window_screenshot,
+            "... and/or the window (picture, overlay, messages) right after it, as this PNG");
         shot->needs(shot_frame);
+        window_shot->needs(shot_frame);
         app.add_option("--record", record,
                        "record the session to this replay file (written as FILE.part until the "
                        "end; `framelock replay play FILE --verify` checks it)");
@@ -323,7 +472,7 @@ struct JoinArgs {
         config.frames = frames;
         config.hash_log = hash_log;
         config.record_path = record;
-        if (screenshot_frame >= 0) {
+        if (screenshot_frame >= 0 && !screenshot.empty()) {
             config.screenshot_frame = static_cast<std::uint64_t>(screenshot_frame);
             config.screenshot_path = screenshot;
         }
@@ -351,11 +500,37 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
         args.input_script,
         args.random_opt->count() ? std::optional(args.random_seed) : std::nullopt, 1);
     if (!input) return fail(input.error());
+    auto windowed = want_window(args.host.video);
+    if (!windowed) return fail(windowed.error());
+    if (!windowed.value() && !args.window_screenshot.empty())
+        return fail(make_error(ErrorCode::kUsage, "--window-screenshot needs a window"));
     auto emulator = RetroEmulator::create(host.value());
     if (!emulator) return fail(emulator.error());
 
-    install_stop_signal_handlers();
+    // In a window, the local pad is the keyboard and controllers of port 1, with the
+    // script or bot (if any) OR-ed in.
+    std::unique_ptr<PlayerWindow> window;
+    std::unique_ptr<MergedInput> merged;
+    std::unique_ptr<WindowCaptureAt> capture;
+    InputSource* local = input.value().get();
     netplay::SteadyClock clock;
+    if (windowed.value()) {
+        auto opened = open_window(args.host, *emulator.value());
+        if (!opened) return fail(opened.error());
+        window = std::move(opened).value();
+        emulator.value()->set_video_sink(&window->video());
+        emulator.value()->set_audio_sink(window->audio());
+        if (!args.window_screenshot.empty()) {
+            capture = std::make_unique<WindowCaptureAt>(
+                *window, *emulator.value(), clock,
+                static_cast<std::uint64_t>(args.screenshot_frame), args.window_screenshot);
+            emulator.value()->set_video_sink(capture.get());
+        }
+        merged = std::make_unique<MergedInput>(window->input(), *input.value());
+        local = merged.get();
+    }
+
+    install_stop_signal_handlers();
     std::unique_ptr<ServerRunner> server;
     std::string address = args.address;
     if (server_args) {
@@ -385,15 +560,33 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
             if (!written) return fail(written.error());
         }
     }
-    auto client =
-        ClientRunner::create(*emulator.value(), *input.value(), clock, args.to_config(address));
+    auto client = ClientRunner::create(*emulator.value(), *local, clock, args.to_config(address));
     if (!client) return fail(client.error());
 
-    run_realtime(server.get(), client.value().get(), clock, 0);
+    std::unique_ptr<NetplayView> view;
+    if (window) {
+        view = std::make_unique<NetplayView>(*window, *client.value(), server.get(), clock,
+                                             emulator.value()->frames_per_second());
+    }
+    run_realtime(server.get(), client.value().get(), clock, 0, view.get());
+    // Refused or cut off: leave the reason on the screen for a moment.
+    if (view && !window->quit_requested() && !stop_requested() &&
+        !client.value()->summary().completed) {
+        view->linger(3'000'000);
+    }
 
     const Status finished = client.value()->finish();
     const ClientRunSummary summary = client.value()->summary();
     print_client_summary(stdout, summary);
+    if (window) {
+        print_audio_report(*window);
+        if (Status captured = window->capture_status(); !captured) return fail(captured.error());
+        if (capture && !capture->done()) {
+            return fail(make_error(ErrorCode::kIo, "no window picture of frame " +
+                                                       std::to_string(args.screenshot_frame) +
+                                                       ": the session ended before it"));
+        }
+    }
     if (!args.stats_json.empty()) {
         if (Status s = write_text_file(args.stats_json, client_summary_json(summary)); !s)
             return fail(s.error());
@@ -605,10 +798,25 @@ int run_cli(int argc, char** argv) {
     app.set_version_flag("--version", std::string("framelock ") + FRAMELOCK_VERSION);
 
     RunArgs run_args;
-    CLI::App* run =
-        app.add_subcommand("run", "run a core headless at full speed with scripted input");
+    CLI::App* run = app.add_subcommand(
+        "run", "play a core in a window (or headless at full speed with scripted input)");
     run_args.host.add_to(*run);
-    run->add_option("--frames", run_args.frames, "frames to run")->capture_default_str();
+    run_args.frames_opt =
+        run->add_option("--frames", run_args.frames,
+                        "frames to run (default: 600 headless; in a window, until you quit)");
+    auto* run_shot_frame = run->add_option("--screenshot-frame", run_args.screenshot_frame,
+                                           "save the picture of this frame (0-based) ...")
+                               ->check(CLI::NonNegativeNumber);
+    run->add_option("--screenshot", run_args.screenshot, "... the core's picture, as this PNG")
+        ->needs(run_shot_frame);
+    run->add_option("--window-screenshot", run_args.window_screenshot,
+                    "... the window as shown right after it, as this PNG")
+        ->needs(run_shot_frame);
+    run->add_option("--timing-log", run_args.timing_log,
+                    "in a window: 'FRAME DUE_NS SAMPLED_NS PRESENTED_NS' per frame (monotonic "
+                    "clock)");
+    run->add_option("--input-log", run_args.input_log,
+                    "in a window: the pads played, as an input script (replay with --input)");
     auto* input_opt = run->add_option("--input", run_args.input_script,
                                       "input script (see docs/input-script.md)");
     auto* random_opt =
@@ -625,14 +833,14 @@ int run_cli(int argc, char** argv) {
     server_args.add_to(*server, true);
 
     JoinArgs join_args;
-    CLI::App* join = app.add_subcommand("join", "play in a session (headless for now)");
+    CLI::App* join = app.add_subcommand("join", "play in a session");
     join->add_option("address", join_args.address, "the server's HOST:PORT")->required();
     join_args.add_to(*join);
 
     JoinArgs host_join_args;
     ServerArgs host_server_args;
-    CLI::App* host = app.add_subcommand(
-        "host", "run a session's server and play in it as player 1 (headless for now)");
+    CLI::App* host =
+        app.add_subcommand("host", "run a session's server and play in it as player 1");
     host_server_args.add_to(*host, false);
     host->get_option("--port")->required();
     host_join_args.add_to(*host);
@@ -677,10 +885,24 @@ int run_cli(int argc, char** argv) {
         return code == 0 ? 0 : static_cast<int>(ErrorCode::kUsage);
     }
     run_args.random = random_opt->count() > 0;
-    if (run->parsed()) return cmd_run(run_args);
+    if (run->parsed()) {
+        if (run_args.screenshot_frame >= 0 && run_args.screenshot.empty() &&
+            run_args.window_screenshot.empty()) {
+            return fail(make_error(ErrorCode::kUsage,
+                                   "--screenshot-frame needs --screenshot or --window-screenshot"));
+        }
+        return cmd_run(run_args);
+    }
     if (synctest->parsed()) return cmd_synctest(synctest_args, argc, argv);
     if (replay_play->parsed()) return cmd_replay_play(replay_args);
     if (server->parsed()) return cmd_server(server_args);
+    for (const JoinArgs* args : {&join_args, &host_join_args}) {
+        if (args->screenshot_frame >= 0 && args->screenshot.empty() &&
+            args->window_screenshot.empty()) {
+            return fail(make_error(ErrorCode::kUsage,
+                                   "--screenshot-frame needs --screenshot or --window-screenshot"));
+        }
+    }
     if (join->parsed()) return play_netplay(join_args, nullptr);
     if (host->parsed()) {
         if (host_join_args.slot == 0) host_join_args.slot = 1;

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "frontend/player_settings_toml.h"
+
 namespace framelock::frontend {
 namespace {
 
@@ -47,10 +49,11 @@ Result<Config> parse_config(std::string_view text, const std::string& source_nam
     }
     for (const auto& [key, node] : root) {
         const std::string section(key.str());
-        if (section != "paths" && section != "core_options") {
-            return config_error(
-                source_name, node.source(),
-                "unknown section [" + section + "] (known: [paths], [core_options.\"<core>\"])");
+        if (section != "paths" && section != "core_options" && !is_player_section(section)) {
+            return config_error(source_name, node.source(),
+                                "unknown section [" + section +
+                                    "] (known: [paths], [core_options.\"<core>\"], [video], "
+                                    "[audio], [input], [hotkeys])");
         }
         if (!node.is_table())
             return config_error(source_name, node.source(), "[" + section + "] must be a table");
@@ -94,6 +97,8 @@ Result<Config> parse_config(std::string_view text, const std::string& source_nam
             }
         }
     }
+    if (Status player = parse_player_settings(root, source_name, config.player); !player)
+        return player.error();
     return config;
 }
 

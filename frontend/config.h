@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "frontend/player_settings.h"
 #include "netplay/result.h"
 
 namespace framelock::frontend {
@@ -16,6 +17,8 @@ struct Config {
     std::vector<std::string> core_dirs;  // [paths] cores: extra places to find --core NAME
     // [core_options."<library_name>"] key = "value": per-core overrides of core options.
     std::map<std::string, std::map<std::string, std::string>> core_options;
+    // [video], [audio], [input], [hotkeys]: the player's window, sound and controls.
+    PlayerSettings player;
     std::string source;  // where it was read from, for messages
 };
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "frontend/image.h"
 #include "netplay/state_hash.h"
 
 namespace framelock::frontend {
@@ -88,12 +89,46 @@ Result<HeadlessRunSummary> run_headless(RetroEmulator& emulator, InputSource& in
         if (!opened) return opened.error();
         log = std::move(opened).value();
     }
+    // A screenshot keeps a copy of every picture the sink is given, and passes it on.
+    class CopyingVideo final : public VideoSink {
+      public:
+        explicit CopyingVideo(VideoSink* next) : m_next(next) { copy.keep_last_frame(true); }
+        void present(const VideoFrame& frame) override {
+            copy.present(frame);
+            if (m_next) m_next->present(frame);
+        }
+        HeadlessVideo copy;
+
+      private:
+        VideoSink* m_next;
+    };
+    VideoSink* const sink = emulator.video_sink();
+    std::optional<CopyingVideo> copying;
+    if (options.screenshot_frame) {
+        copying.emplace(sink);
+        emulator.set_video_sink(&*copying);
+    }
+    Status screenshot =
+        options.screenshot_frame
+            ? Status(make_error(ErrorCode::kIo, "no picture of frame " +
+                                                    std::to_string(*options.screenshot_frame) +
+                                                    " for " + options.screenshot_path +
+                                                    ": the run ended before it"))
+            : Status();
     HeadlessRunSummary summary;
     const auto start = std::chrono::steady_clock::now();
     for (std::uint64_t i = 0; i < options.frames; ++i) {
         const std::uint64_t frame = emulator.frame_count();
         emulator.run_frame(input.input_for(frame), true);
         if (log) log->write(frame, emulator);
+        if (copying && frame == *options.screenshot_frame) {
+            const Image picture = to_image(copying->copy.last_frame());
+            screenshot =
+                picture.width
+                    ? write_png(options.screenshot_path, picture)
+                    : Status(make_error(ErrorCode::kIo, "the core showed no picture at frame " +
+                                                            std::to_string(frame)));
+        }
         ++summary.frames;
         if (emulator.shutdown_requested()) {
             summary.core_shutdown = true;
@@ -102,9 +137,11 @@ Result<HeadlessRunSummary> run_headless(RetroEmulator& emulator, InputSource& in
     }
     summary.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (copying) emulator.set_video_sink(sink);
     if (log) {
         if (Status s = log->close(); !s) return s.error();
     }
+    if (!screenshot) return screenshot.error();
     summary.final_state_hash = emulator.state_hash();
     return summary;
 }

@@ -73,6 +73,8 @@ struct HeadlessRunOptions {
     std::uint64_t frames = 600;
     std::string hash_log;  // empty: none
     bool hash_regions = false;
+    std::optional<std::uint64_t> screenshot_frame;  // the core's picture of this frame ...
+    std::string screenshot_path;                    // ... as a PNG here
 };
 
 struct HeadlessRunSummary {

@@ -30,6 +30,28 @@ constexpr Micros kGoodbyeLingerUs = netplay::kCloseLingerUs + 300'000;
 constexpr Micros kStallWaitUs = 4'000;
 // Malformed traffic is logged this many times per session, then only counted.
 constexpr std::uint64_t kMalformedLogLimit = 10;
+// Events kept for a player's window; more would only be ones it never polled.
+constexpr std::size_t kViewEventLimit = 64;
+
+template <class Event>
+void keep_view_event(std::deque<Event>& events, const Event& event) {
+    events.push_back(event);
+    if (events.size() > kViewEventLimit) events.pop_front();
+}
+
+// Hands each picture to the window and keeps a copy for the screenshot.
+class TeeVideo final : public VideoSink {
+  public:
+    TeeVideo(HeadlessVideo& copy, VideoSink& window) : m_copy(copy), m_window(window) {}
+    void present(const VideoFrame& frame) override {
+        m_copy.present(frame);
+        m_window.present(frame);
+    }
+
+  private:
+    HeadlessVideo& m_copy;
+    VideoSink& m_window;
+};
 
 double seconds(Micros us) {
     return static_cast<double>(us) / 1e6;
@@ -155,6 +177,7 @@ void ServerRunner::log_events(Session& session) {
     using Type = netplay::ServerEvent::Type;
     const std::uint16_t port = session.port;
     while (auto event = session.server->poll_event()) {
+        keep_view_event(m_view_events, *event);
         switch (event->type) {
             case Type::kPlayerJoined:
                 log_info("port {}: slot {}: {}", port, event->slot, event->message);
@@ -215,6 +238,13 @@ Micros ServerRunner::next_wakeup() const {
 
 bool ServerRunner::wait(Micros max_wait) {
     return m_sessions.front()->transport->wait(max_wait);
+}
+
+std::optional<netplay::ServerEvent> ServerRunner::poll_view_event() {
+    if (m_view_events.empty()) return std::nullopt;
+    netplay::ServerEvent event = std::move(m_view_events.front());
+    m_view_events.pop_front();
+    return event;
 }
 
 std::vector<ServerSessionSummary> ServerRunner::summary() const {
@@ -403,7 +433,7 @@ ClientRunner::ClientRunner(RetroEmulator& emulator, InputSource& input, const ne
 
 ClientRunner::~ClientRunner() {
     // The client borrows the emulator's video sink; do not leave it pointing here.
-    if (m_config.screenshot_frame) m_emulator.set_video_sink(nullptr);
+    if (m_config.screenshot_frame) m_emulator.set_video_sink(m_window_video);
 }
 
 Result<std::unique_ptr<ClientRunner>> ClientRunner::create(RetroEmulator& emulator,
@@ -420,7 +450,13 @@ Result<std::unique_ptr<ClientRunner>> ClientRunner::create(RetroEmulator& emulat
         if (config.screenshot_path.empty())
             return make_error(ErrorCode::kUsage, "a screenshot frame needs a file to write to");
         runner->m_video.keep_last_frame(true);
-        emulator.set_video_sink(&runner->m_video);
+        runner->m_window_video = emulator.video_sink();
+        if (runner->m_window_video) {
+            runner->m_tee = std::make_unique<TeeVideo>(runner->m_video, *runner->m_window_video);
+            emulator.set_video_sink(runner->m_tee.get());
+        } else {
+            emulator.set_video_sink(&runner->m_video);
+        }
     }
     runner->m_recording = std::make_unique<RecordingEmulator>(
         emulator, runner->m_hash_log.get(), config.frames,
@@ -500,9 +536,17 @@ void ClientRunner::note_delay(int delay) {
     m_summary.delay_final = delay;
 }
 
+std::optional<netplay::ClientEvent> ClientRunner::poll_view_event() {
+    if (m_view_events.empty()) return std::nullopt;
+    netplay::ClientEvent event = std::move(m_view_events.front());
+    m_view_events.pop_front();
+    return event;
+}
+
 void ClientRunner::handle_event(const netplay::ClientEvent& event) {
     using Type = netplay::ClientEvent::Type;
     const Micros now = m_clock.now_us();
+    keep_view_event(m_view_events, event);
     switch (event.type) {
         case Type::kWelcome:
             m_summary.slot = m_client->slot();
@@ -721,7 +765,7 @@ std::string client_summary_json(const ClientRunSummary& s) {
 // ---------------------------------------------------------------------------------------
 
 void run_realtime(ServerRunner* server, ClientRunner* client, const netplay::Clock& clock,
-                  Micros deadline_us) {
+                  Micros deadline_us, RealtimeObserver* observer) {
     bool stopping = false;
     for (;;) {
         if (stop_requested() && !stopping) {
@@ -730,7 +774,13 @@ void run_realtime(ServerRunner* server, ClientRunner* client, const netplay::Clo
             if (client) client->leave("interrupted");
         }
         if (server) server->update();
+        if (observer && observer->before_step() && !stopping) {
+            stopping = true;
+            log_info("stopping (the player closed the window)");
+            if (client) client->leave("quit");
+        }
         if (client) client->step();
+        if (observer) observer->after_step();
         const bool client_done = !client || client->finished();
         const bool server_done = !server || server->finished() || stopping;
         if (client_done && server_done) return;
@@ -742,6 +792,7 @@ void run_realtime(ServerRunner* server, ClientRunner* client, const netplay::Clo
         }
 
         Micros wake = deadline_us > 0 ? deadline_us : now + 1'000'000;
+        if (observer) wake = std::min(wake, observer->next_wakeup(now));
         if (!client_done) wake = std::min(wake, client->next_wakeup());
         if (server && !server_done) wake = std::min(wake, server->next_wakeup());
         const Micros wait = wake - clock.now_us();

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,6 +83,9 @@ class ServerRunner {
 
     std::vector<ServerSessionSummary> summary() const;
 
+    // The events update() logged, for a player's window (the newest 64 are kept).
+    std::optional<netplay::ServerEvent> poll_view_event();
+
   private:
     struct Session;
     ServerRunner(const ServerRunConfig& config, const netplay::Clock& clock);
@@ -91,6 +95,7 @@ class ServerRunner {
     const netplay::Clock& m_clock;
     netplay::Micros m_opened_at = 0;
     std::vector<std::unique_ptr<Session>> m_sessions;
+    std::deque<netplay::ServerEvent> m_view_events;
 };
 
 void print_server_summary(std::FILE* out, const std::vector<ServerSessionSummary>& sessions);
@@ -161,6 +166,12 @@ class ClientRunner {
     Status finish();
     ClientRunSummary summary() const;
 
+    // For a player's window: the session as it stands, and the events step() logged (the
+    // newest 64 are kept).
+    const netplay::Client& client() const { return *m_client; }
+    const ClientRunConfig& config() const { return m_config; }
+    std::optional<netplay::ClientEvent> poll_view_event();
+
   private:
     class RecordingEmulator;
     ClientRunner(RetroEmulator& emulator, InputSource& input, const netplay::Clock& clock,
@@ -176,6 +187,8 @@ class ClientRunner {
     std::unique_ptr<HashLogWriter> m_hash_log;
     std::unique_ptr<ReplayWriter> m_replay;
     HeadlessVideo m_video;
+    VideoSink* m_window_video = nullptr;  // the sink the emulator had: pictures go on to it
+    std::unique_ptr<VideoSink> m_tee;
     std::unique_ptr<RecordingEmulator> m_recording;
     std::unique_ptr<netplay::EnetTransport> m_transport;
     std::unique_ptr<netplay::Client> m_client;
@@ -187,6 +200,7 @@ class ClientRunner {
     netplay::Micros m_started_at = -1, m_ended_at = -1;
     netplay::PeerStats m_traffic_at_start, m_traffic_at_end;
     ClientRunSummary m_summary;
+    std::deque<netplay::ClientEvent> m_view_events;
 };
 
 void print_client_summary(std::FILE* out, const ClientRunSummary& summary);
@@ -194,11 +208,24 @@ std::string client_summary_json(const ClientRunSummary& summary);
 
 // ---------------------------------------------------------------------------------------
 
+// What a player's window does around the real-time loop (frontend/netplay_view.h).
+class RealtimeObserver {
+  public:
+    virtual ~RealtimeObserver() = default;
+    // Before each client step: window and pad events. True when the player asked to leave.
+    virtual bool before_step() = 0;
+    // After it: draw what changed.
+    virtual void after_step() = 0;
+    // The latest the loop may sleep until (the next redraw of a progress bar, say).
+    virtual netplay::Micros next_wakeup(netplay::Micros now) const = 0;
+};
+
 // Drives `server` and/or `client` (either may be null) until both are finished, stop_signal
-// reports SIGINT/SIGTERM (the client then leaves; the server stops), or `deadline_us`
-// (clock time; 0: none) passes. Sleeps on the client's socket when there is a client, else
-// on the server's.
+// reports SIGINT/SIGTERM (the client then leaves; the server stops), the observer's player
+// asks to leave, or `deadline_us` (clock time; 0: none) passes. Sleeps on the client's
+// socket when there is a client, else on the server's. `observer` (may be null) runs
+// around every client step.
 void run_realtime(ServerRunner* server, ClientRunner* client, const netplay::Clock& clock,
-                  netplay::Micros deadline_us);
+                  netplay::Micros deadline_us, RealtimeObserver* observer = nullptr);
 
 }  // namespace framelock::frontend

@@ -66,6 +66,7 @@ class RetroEmulator final : public netplay::Emulator {
     // Sinks are borrowed; nullptr discards. Called only for presented frames.
     void set_video_sink(VideoSink* sink) { m_video = sink; }
     void set_audio_sink(AudioSink* sink) { m_audio = sink; }
+    VideoSink* video_sink() const { return m_video; }
 
     const CoreInfo& core_info() const { return m_core->info(); }
     unsigned ports() const { return m_config.ports; }

@@ -27,8 +27,14 @@ find_package(CLI11 2.1 REQUIRED CONFIG)
 find_package(nlohmann_json 3.10 REQUIRED CONFIG)
 find_package(tomlplusplus 3 REQUIRED CONFIG)
 
+# The player's window (FRAMELOCK_SDL): SDL2 for video, sound and controllers (2.24+ for
+# virtual controllers in tests), SDL2_ttf for the overlay's text, libsamplerate for the
+# sound's dynamic rate control.
 if(FRAMELOCK_SDL)
-    find_package(SDL2 2.0.20 REQUIRED CONFIG)
+    find_package(SDL2 2.24 REQUIRED CONFIG)
+    find_package(SDL2_ttf 2.0.15 REQUIRED CONFIG)
+    pkg_check_modules(FRAMELOCK_SAMPLERATE REQUIRED IMPORTED_TARGET samplerate>=0.1.9)
+    add_library(framelock::samplerate ALIAS PkgConfig::FRAMELOCK_SAMPLERATE)
 endif()
 
 if(FRAMELOCK_TESTS)

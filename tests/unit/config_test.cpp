@@ -38,9 +38,9 @@ TEST_CASE("Config errors carry the line number", "[frontend][config]") {
     REQUIRE_FALSE(unknown.ok());
     CHECK_THAT(unknown.error().message, Catch::Contains("line 3") && Catch::Contains("paths.bios"));
 
-    auto section = parse_config("[video]\nscale = 2\n", "d.toml");
+    auto section = parse_config("[netplay]\ndelay = 2\n", "d.toml");
     REQUIRE_FALSE(section.ok());
-    CHECK_THAT(section.error().message, Catch::Contains("unknown section [video]"));
+    CHECK_THAT(section.error().message, Catch::Contains("unknown section [netplay]"));
 
     auto wrong_type = parse_config("[core_options.x]\nk = [1]\n", "e.toml");
     REQUIRE_FALSE(wrong_type.ok());

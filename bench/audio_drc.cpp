@@ -1,0 +1,163 @@
+// Sound through SDL for an emulated minute: the bundled arcade core's audio, through
+// framelock's SdlAudio (libsamplerate + dynamic rate control + the lock-free queue) into a
+// real SDL audio device on SDL's "disk" driver, which calls the device callback on SDL's
+// own audio thread and writes what it gets to a file.
+//
+// Time is emulated so the minute takes seconds: the device's clock is the frames SDL has
+// pulled, and the emulator runs frame k once that clock reaches k / fps x (1 + skew): an
+// emulator running `skew` slow against the sound card (+0.1%: the core's 60 Hz is 59.94
+// on the card's crystal), far more than real hardware drifts. The disk driver pulls a
+// device buffer every SDL_DISKAUDIODELAY ms, so the emulated time runs about 5x faster
+// than the wall clock.
+//
+// Prints the underruns (all, and after the first second), the queue's fill (mean, min,
+// max, spread) against its target, the frames dropped, the final rate factor, and how much
+// SDL wrote. With --check, exits 1 unless: no underrun after the first second, nothing
+// dropped, the fill stayed above zero and within a band around the target.
+#include <fmt/core.h>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "frontend/core_locator.h"
+#include "frontend/log.h"
+#include "frontend/retro_emulator.h"
+#include "frontend/sdl/sdl_audio.h"
+#include "frontend/sdl/sdl_player_window.h"
+
+using namespace framelock;
+using namespace framelock::frontend;
+namespace fs = std::filesystem;
+
+int main(int argc, char** argv) {
+    CLI::App app{"bench_audio_drc: an emulated minute of sound through SDL's disk driver"};
+    std::string core = "arcade";
+    double seconds = 60, skew = 0.001;
+    int device_rate = 44100, latency_ms = 64, delay_ms = 4;
+    bool check = false;
+    app.add_option("--core", core, "core name or path (the bundled arcade game by default)");
+    app.add_option("--seconds", seconds, "emulated seconds")->capture_default_str();
+    app.add_option("--skew", skew, "how much slower the emulator runs than the card (0.001: 0.1%)")
+        ->capture_default_str();
+    app.add_option("--device-rate", device_rate, "the device's sample rate")->capture_default_str();
+    app.add_option("--latency", latency_ms, "audio.latency_ms")->capture_default_str();
+    app.add_option("--disk-delay", delay_ms, "SDL_DISKAUDIODELAY: wall ms per device buffer")
+        ->capture_default_str();
+    app.add_flag("--check", check, "exit 1 unless the figures meet the acceptance criteria");
+    CLI11_PARSE(app, argc, argv);
+    set_log_level(LogLevel::kWarn);
+
+    const fs::path out_file =
+        fs::temp_directory_path() / ("framelock-audio-drc-" + std::to_string(::getpid()) + ".raw");
+    ::setenv("SDL_AUDIODRIVER", "disk", 1);
+    ::setenv("SDL_DISKAUDIOFILE", out_file.c_str(), 1);
+    ::setenv("SDL_DISKAUDIODELAY", std::to_string(delay_ms).c_str(), 1);
+
+    HostConfig host;
+    auto path = locate_core(core, core_search_dirs({}));
+    if (!path) {
+        fmt::print(stderr, "bench_audio_drc: {}\n", path.error().message);
+        return 2;
+    }
+    host.core_path = path.value();
+    host.load_sram = host.write_sram = false;
+    auto emulator = RetroEmulator::create(host);
+    if (!emulator) {
+        fmt::print(stderr, "bench_audio_drc: {}\n", emulator.error().message);
+        return 2;
+    }
+    RetroEmulator& emu = *emulator.value();
+    const double fps = emu.frames_per_second();
+    const double core_rate = emu.av_info().timing.sample_rate;
+
+    SdlSubsystems sdl(SDL_INIT_AUDIO);
+    if (!sdl.ok()) {
+        fmt::print(stderr, "bench_audio_drc: SDL audio: {}\n", sdl.error());
+        return 2;
+    }
+    AudioSettings settings;
+    settings.rate = device_rate;
+    settings.latency_ms = latency_ms;
+    auto opened = SdlAudio::open(settings, core_rate);
+    if (!opened) {
+        fmt::print(stderr, "bench_audio_drc: {}\n", opened.error().message);
+        return 2;
+    }
+    SdlAudio& audio = *opened.value();
+    emu.set_audio_sink(&audio);
+    const double rate = audio.report().device_rate;
+
+    // The emulator's frame k is due at k / fps (1 + skew) on the device's clock; until the
+    // queue first fills and playback starts, the emulator's own pace is the clock.
+    const auto wall_start = std::chrono::steady_clock::now();
+    const auto total = static_cast<std::uint64_t>(seconds * fps);
+    double started_at = -1;  // emulated time playback started
+    for (std::uint64_t k = 0; k < total; ++k) {
+        const double due = static_cast<double>(k) / fps * (1 + skew);
+        if (started_at >= 0) {
+            while (started_at + static_cast<double>(audio.stats().frames_played) / rate < due) {
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
+            }
+        }
+        emu.run_frame({}, true);
+        if (started_at < 0 && audio.stats().started) started_at = due;
+    }
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    const AudioReport r = audio.report();
+    const AudioPipelineStats s = audio.stats();
+    emu.set_audio_sink(nullptr);
+    opened.value().reset();  // closes the device: the file is complete
+    std::error_code ec;
+    const auto written = fs::file_size(out_file, ec);
+    fs::remove(out_file, ec);
+
+    const double played_s = static_cast<double>(r.frames_played) / rate;
+    const double target_ms = r.target_fill_ms;
+    const double chunk_ms = 1000.0 * r.device_buffer_frames / rate;
+    fmt::print(
+        "audio_drc  SDL '{}' driver, {} Hz device, {}-frame buffer; core {:.0f} Hz at "
+        "{:.3f} fps running {:+.2f}% against the device\n",
+        r.driver, r.device_rate, r.device_buffer_frames, core_rate, fps, skew * 100);
+    fmt::print("audio_drc  {:.1f} emulated s played in {:.1f} wall s; {} MB written by SDL\n",
+               played_s, wall, written / 1000000);
+    fmt::print("audio_drc  underruns {} ({} after the first second), {} frames dropped\n",
+               r.underruns, r.underruns_after_warmup, r.frames_dropped);
+    fmt::print(
+        "audio_drc  queue fill after the first second: mean {:.1f} ms, min {:.1f}, max "
+        "{:.1f}, sd {:.2f} (target {:.1f} ms, device buffer {:.1f} ms)\n",
+        r.fill_mean_ms, r.fill_min_ms, r.fill_max_ms, r.fill_stddev_ms, target_ms, chunk_ms);
+    fmt::print("audio_drc  rate factor at the end x{:.5f} (the skew asks for x{:.5f})\n",
+               r.ratio_factor, 1 + skew);
+
+    if (!check) return 0;
+    // The band: the queue settles off its target by skew / range of it (proportional
+    // control), and moves by a device buffer plus an emulated frame between measurements.
+    const double settle_ms = target_ms * std::abs(skew) / 0.005;
+    const double frame_ms = core_rate / fps / core_rate * 1000.0;
+    const double band_lo = target_ms - settle_ms - chunk_ms - frame_ms - 2.0;
+    const double band_hi = target_ms + settle_ms + chunk_ms + frame_ms + 2.0;
+    bool ok = true;
+    auto require = [&](bool condition, const std::string& what) {
+        if (!condition) {
+            fmt::print("audio_drc  FAIL: {}\n", what);
+            ok = false;
+        }
+    };
+    require(played_s >= seconds - 1, fmt::format("only {:.1f} s played", played_s));
+    require(r.underruns_after_warmup == 0,
+            fmt::format("{} underruns after the first second", r.underruns_after_warmup));
+    require(r.frames_dropped == 0, fmt::format("{} frames dropped", r.frames_dropped));
+    require(s.fill.count() > 0 && r.fill_min_ms > 0, "the queue ran empty");
+    require(r.fill_min_ms >= band_lo && r.fill_max_ms <= band_hi,
+            fmt::format("fill left the band {:.1f}..{:.1f} ms", band_lo, band_hi));
+    require(written >= r.frames_played * 2 * sizeof(float),
+            fmt::format("SDL wrote {} bytes for {} frames", written, r.frames_played));
+    fmt::print("audio_drc  {}\n", ok ? "PASS" : "FAIL");
+    return ok ? 0 : 1;
+}
