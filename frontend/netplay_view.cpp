@@ -165,6 +165,16 @@ void NetplayView::refresh(Micros now) {
     status.stall_events = stats.stall_events;
     status.desyncs = m_desyncs;
     status.first_desync_frame = m_first_desync;
+    if (client.mode() == netplay::SessionMode::kRollback && stats.frames_run > 0) {
+        status.rollback = true;
+        const double seconds = stats.frames_run * m_frame_ms / 1000.0;
+        status.rollbacks_per_s = stats.rollbacks / seconds;
+        status.frames_resimulated = stats.frames_resimulated;
+        status.longest_rollback = stats.longest_rollback;
+        status.prediction_right_pct =
+            stats.predicted_frames ? 100.0 * stats.predicted_right / stats.predicted_frames : 100.0;
+        status.frame_advantage = static_cast<double>(stats.advantage_total) / stats.frames_run;
+    }
 
     std::vector<netplay::SlotStats> server_slots;
     bool have_server = false;

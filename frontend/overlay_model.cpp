@@ -100,6 +100,15 @@ std::vector<OverlayLine> overlay_lines(const SessionStatus& s) {
             {fmt::format("stalls {} frames in {} waits", s.stall_frames, s.stall_events),
              s.stall_frames > 0 ? Tone::kWarning : Tone::kNormal});
         lines.push_back({fmt::format("frame  {}", s.frame), Tone::kNormal});
+        if (s.rollback) {
+            lines.push_back(
+                {fmt::format("rollback {:.1f}/s, {} re-run, longest {}", s.rollbacks_per_s,
+                             s.frames_resimulated, s.longest_rollback),
+                 Tone::kNormal});
+            lines.push_back({fmt::format("predict {:.0f}% right, ahead {:.1f} frames",
+                                         s.prediction_right_pct, s.frame_advantage),
+                             Tone::kNormal});
+        }
     }
     if (s.desyncs > 0) {
         lines.push_back({fmt::format("DESYNC at frame {} ({} reported)",

@@ -38,6 +38,12 @@ struct SessionStatus {
     std::uint64_t desyncs = 0;
     std::optional<std::uint32_t> first_desync_frame;
     std::vector<PeerStatus> peers;
+    // Rollback sessions: corrections so far and how deep this client predicts.
+    bool rollback = false;
+    double rollbacks_per_s = 0;
+    std::uint32_t frames_resimulated = 0, longest_rollback = 0;
+    double prediction_right_pct = 100;
+    double frame_advantage = 0;
 };
 
 // The newest `capacity` samples of one quantity, oldest first.

@@ -72,8 +72,21 @@ TEST_CASE("Overlay: text lines of a running session", "[frontend][overlay]") {
     CHECK(lines[5].text == "DESYNC at frame 600 (2 reported)");
     CHECK(lines[5].tone == Tone::kError);
 
-    s.running = false;
+    // A rollback session adds its corrections and prediction depth after the frame line.
     s.desyncs = 0;
+    s.rollback = true;
+    s.rollbacks_per_s = 12.84;
+    s.frames_resimulated = 4521;
+    s.longest_rollback = 7;
+    s.prediction_right_pct = 61.2;
+    s.frame_advantage = 5.68;
+    lines = overlay_lines(s);
+    REQUIRE(lines.size() == 9);
+    CHECK(lines[5].text == "rollback 12.8/s, 4521 re-run, longest 7");
+    CHECK(lines[6].text == "predict 61% right, ahead 5.7 frames");
+    CHECK(lines[7].text == "P1 alice      you       21.0 ms");
+
+    s.running = false;
     lines = overlay_lines(s);
     CHECK(lines[1].text == "waiting for the session to start");
 }
