@@ -199,9 +199,10 @@ TEST_CASE("A hung player that keeps its connection open is dropped after the tim
     CHECK(r.clients[0].stall_frames <= 7 * 60);
 }
 
-TEST_CASE("On the same jittery trace the adaptive delay beats every fixed delay 1-10 in stall "
-          "frames + delay frames",
-          "[netplay][session]") {
+TEST_CASE(
+    "On the same jittery trace the adaptive delay beats every fixed delay 1-10 in stall "
+    "frames + delay frames",
+    "[netplay][session]") {
     // The trace of the 36,000-frame test (100 +- 20 ms, 2% loss), 2 clients, 12,000 frames;
     // bench_netplay_delay prints the full table. Score: stall frames per client over the run
     // plus the mean input delay in frames.
