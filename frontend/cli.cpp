@@ -171,7 +171,6 @@ Result<std::unique_ptr<PlayerWindow>> open_window(const HostArgs& args, RetroEmu
     window.base_width = av.geometry.base_width;
     window.base_height = av.geometry.base_height;
     window.aspect = av.geometry.aspect_ratio;
-    window.fps = av.timing.fps;
     window.sample_rate = av.timing.sample_rate;
     window.audio = args.audio != AudioMode::kNone && window.settings.audio.enabled;
     window.audio_required = args.audio == AudioMode::kSdl;

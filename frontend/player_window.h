@@ -27,10 +27,9 @@ enum class AudioMode { kAuto, kSdl, kNone };
 struct PlayerWindowConfig {
     PlayerSettings settings;
     std::string title = "framelock";
-    // The core's picture and timing (retro_system_av_info) at the start.
+    // The core's picture and sound (retro_system_av_info) at the start.
     unsigned base_width = 320, base_height = 240;
     double aspect = 0;  // retro_game_geometry::aspect_ratio (<= 0: square pixels)
-    double fps = 60;
     double sample_rate = 48000;
     bool audio = true;            // open a sound device ...
     bool audio_required = false;  // ... and fail without one (else: warn, play silent)

@@ -119,9 +119,12 @@ Result<WindowedRunSummary> run_windowed(RetroEmulator& emulator, PlayerWindow& w
 
     WindowedRunSummary summary;
     FramePacer pacer(emulator.frames_per_second());
+    // Ten minutes' worth up front; longer runs grow the vectors (16 bytes a frame).
+    const std::size_t expected = static_cast<std::size_t>(
+        options.frames && options.frames < 36'000 ? options.frames : 36'000);
     std::vector<Nanos> issued_times, presented;
-    issued_times.reserve(options.frames ? options.frames : 60 * 60 * 10);
-    presented.reserve(options.frames ? options.frames : 60 * 60 * 10);
+    issued_times.reserve(expected);
+    presented.reserve(expected);
     retro_system_av_info av = emulator.av_info();
     netplay::InputFrame last_logged;
     bool logged_any = false;

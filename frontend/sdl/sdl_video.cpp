@@ -1,6 +1,8 @@
 #include "frontend/sdl/sdl_video.h"
 
+#include <dlfcn.h>
 #include <fmt/core.h>
+#include <link.h>
 
 #include <cstring>
 
@@ -14,6 +16,21 @@ double shown_aspect(const VideoSettings& settings, double core_aspect) {
     if (settings.aspect > 0) return settings.aspect;
     if (settings.aspect < 0) return 0;  // square pixels
     return core_aspect;
+}
+
+// Mesa's OpenGL drivers (.../dri/*_dri.so) are loaded by libGL and unloaded with the last
+// context, leaving what they allocated without an owner and LeakSanitizer without a name
+// for the code that did it. Pinned (RTLD_NODELETE) they stay mapped until the process
+// ends, as they would in any process that keeps a window: nothing changes for a player,
+// and the sanitizer build sees the driver's memory as still referenced.
+void pin_gl_drivers() {
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void*) {
+            if (info->dlpi_name && std::strstr(info->dlpi_name, "/dri/"))
+                dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+            return 0;
+        },
+        nullptr);
 }
 
 }  // namespace
@@ -57,6 +74,7 @@ Result<std::unique_ptr<SdlVideo>> SdlVideo::create(const std::string& title,
     if (!video->m_renderer)
         return make_error(ErrorCode::kUsage,
                           std::string("cannot draw in the window: ") + SDL_GetError());
+    pin_gl_drivers();
     SDL_RendererInfo info{};
     if (SDL_GetRendererInfo(video->m_renderer, &info) == 0 && info.name &&
         std::strcmp(info.name, "opengl") == 0) {
@@ -165,11 +183,15 @@ void SdlVideo::set_geometry(unsigned base_width, unsigned base_height, double as
 }
 
 void SdlVideo::toggle_fullscreen() {
+    if (!m_fullscreen) SDL_GetWindowSize(m_window, &m_windowed_w, &m_windowed_h);
     m_fullscreen = !m_fullscreen;
     if (SDL_SetWindowFullscreen(m_window, m_fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0) != 0) {
         log_warn("cannot switch fullscreen: {}", SDL_GetError());
         m_fullscreen = !m_fullscreen;
+        return;
     }
+    // Without a window manager (a kiosk, Xvfb) nothing restores the windowed size.
+    if (!m_fullscreen && m_windowed_w > 0) SDL_SetWindowSize(m_window, m_windowed_w, m_windowed_h);
 }
 
 std::string SdlVideo::describe() const {

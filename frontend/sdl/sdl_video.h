@@ -56,7 +56,7 @@ class SdlVideo final : public VideoSink {
     std::string describe() const;
 
   private:
-    SdlVideo(const VideoSettings& settings) : m_settings(settings) {}
+    explicit SdlVideo(const VideoSettings& settings) : m_settings(settings) {}
 
     VideoSettings m_settings;
     SDL_Window* m_window = nullptr;
@@ -68,7 +68,8 @@ class SdlVideo final : public VideoSink {
     double m_aspect = 0;                // geometry aspect (<= 0: square pixels)
     bool m_pending = false;
     bool m_fullscreen = false;
-    void (*m_gl_finish)() = nullptr;  // glFinish, with an OpenGL renderer
+    int m_windowed_w = 0, m_windowed_h = 0;  // the size to return to from fullscreen
+    void (*m_gl_finish)() = nullptr;         // glFinish, with an OpenGL renderer
 };
 
 }  // namespace framelock::frontend

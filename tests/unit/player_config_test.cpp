@@ -1,6 +1,9 @@
 // The player's sections of the config file: [video], [audio], [input], [hotkeys].
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "frontend/config.h"
 
 using namespace framelock::frontend;
@@ -158,4 +161,22 @@ TEST_CASE("Player config: a file that does not parse names the line", "[frontend
     CHECK_THAT(error_of("[video]\nscale = 3\nfullscreen = yes please\n"),
                Catch::Contains("p.toml line 3"));
     CHECK_THAT(error_of("[input.port1\na = \"X\"\n"), Catch::Contains("line 1"));
+}
+
+TEST_CASE("Player config: the example in docs/config.md is valid", "[frontend][config]") {
+    std::ifstream in(std::string(FRAMELOCK_SOURCE_DIR) + "/docs/config.md");
+    REQUIRE(in);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string doc = text.str();
+    const auto start = doc.find("```toml\n[paths]");
+    REQUIRE(start != std::string::npos);
+    const auto body = start + 8;
+    const std::string example = doc.substr(body, doc.find("```", body) - body);
+    const Config c = parsed(example);
+    CHECK(c.player.video.scale == 4);
+    CHECK(c.player.input.ports[1].pad == 0);
+    CHECK(c.player.input.ports[1].keys[kStart] ==
+          std::vector<KeyCode>{*key_from_name("Backspace")});
+    CHECK(c.player.hotkeys.quit == 0);
 }
