@@ -87,6 +87,16 @@ void Environment::call_frame_time_callback() {
     if (m_frame_time.callback) m_frame_time.callback(m_frame_time.reference);
 }
 
+Environment::~Environment() {
+    // A core may log after its host is gone (another instance's retro_deinit): never through
+    // a dangling pointer.
+    if (t_logging_environment == this) t_logging_environment = nullptr;
+}
+
+void Environment::make_logging_current() const {
+    t_logging_environment = this;
+}
+
 bool Environment::handle(unsigned cmd, void* data) {
     t_logging_environment = this;
     switch (cmd) {

@@ -44,6 +44,12 @@ struct ControllerType {
 class Environment {
   public:
     explicit Environment(EnvironmentConfig config) : m_config(std::move(config)) {}
+    ~Environment();
+    Environment(const Environment&) = delete;
+    Environment& operator=(const Environment&) = delete;
+    // The core's log lines from now on carry this core's name (the log callback has no
+    // user pointer).
+    void make_logging_current() const;
 
     // retro_environment_t body. `cmd` is the full command value: several commands share a
     // number and differ only by RETRO_ENVIRONMENT_EXPERIMENTAL.

@@ -281,6 +281,7 @@ RetroEmulator::~RetroEmulator() {
         if (Status s = flush_sram(); !s) log_error("save RAM not written: {}", s.error().message);
     }
     ActiveScope scope(this);
+    m_env.make_logging_current();
     if (m_game_loaded) m_core->api().unload_game();
     if (m_initialized) m_core->api().deinit();
 }
