@@ -1,5 +1,6 @@
 #include "netplay/protocol.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -95,6 +96,11 @@ std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes) {
         case MsgId::kHashReport:
         case MsgId::kDesync:
         case MsgId::kClientStats:
+        case MsgId::kStateRequest:
+        case MsgId::kResyncReport:
+        case MsgId::kStateHeader:
+        case MsgId::kStateChunk:
+        case MsgId::kStateAck:
             return static_cast<MsgId>(bytes[0]);
     }
     return std::nullopt;
@@ -108,6 +114,8 @@ std::vector<std::uint8_t> encode(const Hello& m) {
     w.string(m.player_name, 32);
     w.string(m.content_name);
     write_identity(w, m.identity);
+    w.u8(static_cast<std::uint8_t>(m.role));
+    w.string(m.password, 64);
     return w.take();
 }
 
@@ -124,6 +132,10 @@ std::optional<Hello> decode_hello(std::span<const std::uint8_t> bytes) {
     m.player_name = r.string(32);
     m.content_name = r.string();
     m.identity = read_identity(r);
+    const std::uint8_t role = r.u8();
+    if (role > static_cast<std::uint8_t>(Role::kSpectator)) r.fail();
+    m.role = static_cast<Role>(role);
+    m.password = r.string(64);
     if (m.requested_slot > kMaxPlayers) r.fail();
     return finish(r, m);
 }
@@ -138,6 +150,9 @@ std::vector<std::uint8_t> encode(const Welcome& m) {
     w.i64(m.server_time_us);
     w.u8(static_cast<std::uint8_t>(m.mode));
     w.u8(m.prediction_window);
+    w.u8(static_cast<std::uint8_t>(m.role));
+    w.u8(m.late ? 1 : 0);
+    w.u16(m.snapshot_interval);
     return w.take();
 }
 
@@ -154,8 +169,16 @@ std::optional<Welcome> decode_welcome(std::span<const std::uint8_t> bytes) {
     if (mode > static_cast<std::uint8_t>(SessionMode::kNoWait)) r.fail();
     m.mode = static_cast<SessionMode>(mode);
     m.prediction_window = r.u8();
-    if (m.slot < 1 || m.slot > kMaxPlayers || m.players < 1 || m.players > kMaxPlayers ||
-        m.slot > m.players || m.keyframe_interval == 0 || m.send_interval == 0) {
+    const std::uint8_t role = r.u8();
+    const std::uint8_t late = r.u8();
+    m.snapshot_interval = r.u16();
+    if (role > static_cast<std::uint8_t>(Role::kSpectator) || late > 1) r.fail();
+    m.role = static_cast<Role>(role);
+    m.late = late == 1;
+    const bool spectator = m.role == Role::kSpectator;
+    if ((spectator ? m.slot != 0 : (m.slot < 1 || m.slot > m.players)) || m.players < 1 ||
+        m.players > kMaxPlayers || m.keyframe_interval == 0 || m.send_interval == 0 ||
+        m.snapshot_interval == 0) {
         r.fail();
     }
     return finish(r, m);
@@ -433,6 +456,109 @@ std::string identity_mismatch(const SessionIdentity& session, const std::string&
         add(text);
     }
     return why;
+}
+
+std::vector<std::uint8_t> encode(const StateRequest& m) {
+    WireWriter w = start(MsgId::kStateRequest);
+    w.u32(m.transfer_id);
+    w.u32(m.frame);
+    return w.take();
+}
+
+std::optional<StateRequest> decode_state_request(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kStateRequest);
+    StateRequest m;
+    m.transfer_id = r.u32();
+    m.frame = r.u32();
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const StateHeader& m) {
+    WireWriter w = start(MsgId::kStateHeader);
+    w.u32(m.transfer_id);
+    w.u8(static_cast<std::uint8_t>(m.purpose));
+    w.u8(m.available ? 1 : 0);
+    w.u32(m.frame);
+    w.u8(m.delay);
+    w.u32(m.raw_size);
+    w.u32(m.compressed_size);
+    w.u32(m.crc32);
+    return w.take();
+}
+
+std::optional<StateHeader> decode_state_header(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kStateHeader);
+    StateHeader m;
+    m.transfer_id = r.u32();
+    const std::uint8_t purpose = r.u8();
+    const std::uint8_t available = r.u8();
+    m.frame = r.u32();
+    m.delay = r.u8();
+    m.raw_size = r.u32();
+    m.compressed_size = r.u32();
+    m.crc32 = r.u32();
+    if (purpose > static_cast<std::uint8_t>(StatePurpose::kResync) || available > 1) r.fail();
+    m.purpose = static_cast<StatePurpose>(purpose);
+    m.available = available == 1;
+    // Sizes are checked against the caps by whoever accepts the transfer (with a message
+    // that names them); here only what cannot be a state at all.
+    if (m.available && (m.raw_size == 0 || m.compressed_size == 0)) r.fail();
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const StateChunk& m) {
+    WireWriter w = start(MsgId::kStateChunk);
+    w.u32(m.transfer_id);
+    w.u32(m.offset);
+    w.u16(static_cast<std::uint16_t>(std::min(m.bytes.size(), kStateChunkBytes) - 1));
+    w.bytes(std::span(m.bytes).first(std::min(m.bytes.size(), kStateChunkBytes)));
+    return w.take();
+}
+
+std::optional<StateChunk> decode_state_chunk(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kStateChunk);
+    StateChunk m;
+    m.transfer_id = r.u32();
+    m.offset = r.u32();
+    const std::size_t n = static_cast<std::size_t>(r.u16()) + 1;
+    if (n > kStateChunkBytes) r.fail();
+    const auto data = r.bytes(r.failed() ? 0 : n);
+    m.bytes.assign(data.begin(), data.end());
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const StateAck& m) {
+    WireWriter w = start(MsgId::kStateAck);
+    w.u32(m.transfer_id);
+    w.u32(m.received);
+    return w.take();
+}
+
+std::optional<StateAck> decode_state_ack(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kStateAck);
+    StateAck m;
+    m.transfer_id = r.u32();
+    m.received = r.u32();
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const ResyncReport& m) {
+    WireWriter w = start(MsgId::kResyncReport);
+    w.u32(m.frame);
+    w.u32(m.desync_frame);
+    w.u32(m.resumed_frame);
+    w.string(m.regions, 1024);
+    return w.take();
+}
+
+std::optional<ResyncReport> decode_resync_report(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kResyncReport);
+    ResyncReport m;
+    m.frame = r.u32();
+    m.desync_frame = r.u32();
+    m.resumed_frame = r.u32();
+    m.regions = r.string(1024);
+    return finish(r, m);
 }
 
 }  // namespace framelock::netplay

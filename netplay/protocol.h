@@ -4,6 +4,7 @@
 //   0x01-0x0f  session control, reliable (Channel::kControl)
 //   0x10-0x1f  real-time traffic, unreliable (Channel::kInput)
 //   0x20-0x2f  integrity and statistics, reliable (Channel::kControl)
+//   0x30-0x3f  state transfer, reliable (Channel::kBulk, its own queue)
 // The handshake (Hello) carries a magic number and the protocol version. Decoders return
 // nullopt for anything malformed: truncated, trailing bytes, counts out of range.
 //
@@ -24,7 +25,11 @@
 namespace framelock::netplay {
 
 inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
-inline constexpr std::uint16_t kProtocolVersion = 2;         // 2: rollback mode
+inline constexpr std::uint16_t kProtocolVersion = 3;         // 2: rollback; 3: join/resync
+inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
+// The largest state a session transfers, uncompressed (the largest libretro states, of
+// disc-based systems, are a few MiB).
+inline constexpr std::uint32_t kMaxStateBytes = 64u << 20;
 inline constexpr std::size_t kMaxFramesPerMessage = 240;
 inline constexpr std::size_t kMaxScheduleEntries = 8;
 
@@ -35,11 +40,16 @@ enum class MsgId : std::uint8_t {
     kStart = 0x04,
     kBye = 0x05,
     kPlayerLeft = 0x06,
+    kStateRequest = 0x07,
     kClientInput = 0x10,
     kServerUpdate = 0x11,
     kHashReport = 0x20,
     kDesync = 0x21,
     kClientStats = 0x22,
+    kResyncReport = 0x23,
+    kStateHeader = 0x30,
+    kStateChunk = 0x31,
+    kStateAck = 0x32,
 };
 
 // What must be equal on every peer for emulators to stay identical.
@@ -53,6 +63,11 @@ struct SessionIdentity {
     friend bool operator==(const SessionIdentity&, const SessionIdentity&) = default;
 };
 
+enum class Role : std::uint8_t {
+    kPlayer = 0,
+    kSpectator = 1,  // receives the confirmed inputs, never sends any
+};
+
 struct Hello {
     std::uint32_t magic = kProtocolMagic;
     std::uint16_t version = kProtocolVersion;
@@ -60,6 +75,8 @@ struct Hello {
     std::string player_name;
     std::string content_name;  // for messages only ("game.nes")
     SessionIdentity identity;
+    Role role = Role::kPlayer;
+    std::string password;  // the session's (players) or spectator password, if it has one
 };
 
 // How a session runs its emulators.
@@ -78,6 +95,11 @@ struct Welcome {
     std::int64_t server_time_us = 0;
     SessionMode mode = SessionMode::kFrameLock;
     std::uint8_t prediction_window = 0;  // rollback: frames run ahead of confirmed input
+    Role role = Role::kPlayer;           // spectators get slot 0
+    bool late = false;                   // the session runs already: a state follows
+    // Players keep their state at every multiple of this frame count (a multiple of the
+    // hash and keyframe intervals): late joiners and resyncs start from one of them.
+    std::uint16_t snapshot_interval = 60;
 };
 
 enum class RejectReason : std::uint8_t {
@@ -87,6 +109,8 @@ enum class RejectReason : std::uint8_t {
     kSlotTaken = 4,
     kAlreadyStarted = 5,
     kBadHello = 6,
+    kPassword = 7,
+    kNotSupported = 8,
 };
 
 struct Reject {
@@ -162,6 +186,50 @@ struct Desync {
     std::vector<std::uint64_t> hashes;  // per slot, 0 = not reported
 };
 
+// Server -> player: send your state at `frame` (a snapshot frame; the one you hold, or the
+// one you reach next if it is ahead of you).
+struct StateRequest {
+    std::uint32_t transfer_id = 0;
+    std::uint32_t frame = 0;
+};
+
+enum class StatePurpose : std::uint8_t {
+    kUpload = 0,  // player -> server, answering a StateRequest
+    kJoin = 1,    // server -> late joiner: start from this state
+    kResync = 2,  // server -> divergent player: replace your state at `frame` with this
+};
+
+// Opens a transfer on Channel::kBulk; StateChunks follow in order, each acknowledged.
+struct StateHeader {
+    std::uint32_t transfer_id = 0;
+    StatePurpose purpose = StatePurpose::kUpload;
+    bool available = true;  // false: the sender no longer holds that frame (nothing follows)
+    std::uint32_t frame = 0;
+    std::uint8_t delay = 0;  // the input delay in force at `frame` (join)
+    std::uint32_t raw_size = 0;
+    std::uint32_t compressed_size = 0;
+    std::uint32_t crc32 = 0;  // of the raw state
+};
+
+struct StateChunk {
+    std::uint32_t transfer_id = 0;
+    std::uint32_t offset = 0;  // into the compressed bytes
+    std::vector<std::uint8_t> bytes;
+};
+
+struct StateAck {
+    std::uint32_t transfer_id = 0;
+    std::uint32_t received = 0;  // compressed bytes received so far
+};
+
+// A divergent player, after loading the reference state: what differed.
+struct ResyncReport {
+    std::uint32_t frame = 0;          // the reference state's frame
+    std::uint32_t desync_frame = 0;   // the first frame whose hashes disagreed
+    std::uint32_t resumed_frame = 0;  // its next frame after re-running to the present
+    std::string regions;              // the differing memory regions, described
+};
+
 struct ClientStats {
     std::uint32_t frames_run = 0;
     std::uint32_t stall_frames = 0;
@@ -183,6 +251,11 @@ std::vector<std::uint8_t> encode(const ServerUpdate& m);
 std::vector<std::uint8_t> encode(const HashReport& m);
 std::vector<std::uint8_t> encode(const Desync& m);
 std::vector<std::uint8_t> encode(const ClientStats& m);
+std::vector<std::uint8_t> encode(const StateRequest& m);
+std::vector<std::uint8_t> encode(const StateHeader& m);
+std::vector<std::uint8_t> encode(const StateChunk& m);
+std::vector<std::uint8_t> encode(const StateAck& m);
+std::vector<std::uint8_t> encode(const ResyncReport& m);
 
 std::optional<Hello> decode_hello(std::span<const std::uint8_t> bytes);
 std::optional<Welcome> decode_welcome(std::span<const std::uint8_t> bytes);
@@ -195,6 +268,11 @@ std::optional<ServerUpdate> decode_server_update(std::span<const std::uint8_t> b
 std::optional<HashReport> decode_hash_report(std::span<const std::uint8_t> bytes);
 std::optional<Desync> decode_desync(std::span<const std::uint8_t> bytes);
 std::optional<ClientStats> decode_client_stats(std::span<const std::uint8_t> bytes);
+std::optional<StateRequest> decode_state_request(std::span<const std::uint8_t> bytes);
+std::optional<StateHeader> decode_state_header(std::span<const std::uint8_t> bytes);
+std::optional<StateChunk> decode_state_chunk(std::span<const std::uint8_t> bytes);
+std::optional<StateAck> decode_state_ack(std::span<const std::uint8_t> bytes);
+std::optional<ResyncReport> decode_resync_report(std::span<const std::uint8_t> bytes);
 
 // Why two identities differ, naming both sides' values ("" when equal): `reference`'s
 // values (called `reference`, e.g. "session") against "yours".

@@ -73,8 +73,24 @@ TEST_CASE("Control messages round trip and refuse truncation", "[netplay][protoc
     CHECK(rd->mode == SessionMode::kRollback);
     CHECK(rd->prediction_window == 8);
     auto bad_mode = encode(rollback);
-    bad_mode[bad_mode.size() - 2] = 7;  // no such mode
+    bad_mode[bad_mode.size() - 6] = 7;  // no such mode
     CHECK_FALSE(decode_welcome(bad_mode));
+    // Spectators get slot 0, and only they do.
+    Welcome watcher = w;
+    watcher.slot = 0;
+    watcher.role = Role::kSpectator;
+    watcher.late = true;
+    watcher.snapshot_interval = 120;
+    auto wa = decode_welcome(encode(watcher));
+    REQUIRE(wa);
+    CHECK(wa->role == Role::kSpectator);
+    CHECK(wa->late);
+    CHECK(wa->snapshot_interval == 120);
+    watcher.role = Role::kPlayer;
+    CHECK_FALSE(decode_welcome(encode(watcher)));  // a player without a slot
+    Welcome seated_watcher = w;
+    seated_watcher.role = Role::kSpectator;
+    CHECK_FALSE(decode_welcome(encode(seated_watcher)));
     CHECK_FALSE(decode_welcome(encode(Welcome{5, 4, 60, 30, 2, 0})));  // slot beyond players
 
     Reject r{RejectReason::kMismatch, "content: session plays a.nes, you have b.nes"};
