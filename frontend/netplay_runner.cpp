@@ -206,6 +206,21 @@ void ServerRunner::log_events(Session& session) {
                 ++session.desyncs;
                 log_error("port {}: {}", port, event->message);
                 break;
+            case Type::kPlayerAway:
+            case Type::kPlayerBack:
+            case Type::kSpectatorJoined:
+            case Type::kSpectatorLeft:
+            case Type::kStateSent:
+                log_info("port {}: {}{}", port,
+                         event->slot ? fmt::format("slot {}: ", event->slot) : std::string(),
+                         event->message);
+                break;
+            case Type::kResynced:
+                log_warn("port {}: slot {}: {}", port, event->slot, event->message);
+                break;
+            case Type::kRefused:
+                log_warn("port {}: {}", port, event->message);
+                break;
             case Type::kMalformed:
                 ++session.malformed;
                 if (session.malformed <= kMalformedLogLimit) {
@@ -604,6 +619,16 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
             if (!m_summary.first_desync_frame) m_summary.first_desync_frame = event.frame;
             log_error("desync at frame {}: slot(s) {} differ from the majority", event.frame,
                       slot_list(event.differing_slots));
+            break;
+        case Type::kJoining:
+        case Type::kJoined:
+            log_info("{}", event.message);
+            break;
+        case Type::kResynced:
+            log_warn("{}", event.message);
+            break;
+        case Type::kStateError:
+            log_error("state transfer: {}", event.message);
             break;
         case Type::kDisconnected:
             end_of_play(now);

@@ -126,6 +126,16 @@ void NetplayView::take_events(Micros now) {
                                           e->frame, slot_names(e->differing_slots)),
                               Tone::kError, now, kLongMessageUs);
                 break;
+            case CType::kJoining:
+            case CType::kJoined:
+                messages.post(e->message, Tone::kNormal, now, kShortMessageUs);
+                break;
+            case CType::kResynced:
+                messages.post(e->message, Tone::kWarning, now, kLongMessageUs);
+                break;
+            case CType::kStateError:
+                messages.post("state transfer: " + e->message, Tone::kError, now, kLongMessageUs);
+                break;
             case CType::kDisconnected:
                 if (m_window.quit_requested() || m_client.summary().completed) {
                     messages.post("left the session: " + e->message, Tone::kNormal, now,

@@ -85,6 +85,8 @@ int Client::tick(InputWord local_pad) {
                 hello.player_name = m_config.player_name;
                 hello.content_name = m_config.content_name;
                 hello.identity = m_config.identity;
+                hello.role = m_config.role;
+                hello.password = m_config.password;
                 m_transport.send(m_server, Channel::kControl, encode(hello));
                 m_last_heard = now;
                 break;
@@ -106,8 +108,11 @@ int Client::tick(InputWord local_pad) {
             " ms");
         return 0;
     }
-    if (m_state == State::kLobby) {
-        if (m_last_send < 0 || now - m_last_send >= kLobbyHeartbeatUs) send_input();
+    if (m_state == State::kLobby || m_state == State::kJoining) {
+        // A joiner acknowledges the frames it collects while its state arrives.
+        const Micros period =
+            m_state == State::kJoining ? m_start.frame_time_ns / 1000 * 2 : kLobbyHeartbeatUs;
+        if (m_last_send < 0 || now - m_last_send >= period) send_input();
         if (now - m_last_stats >= kStatsIntervalUs) send_stats();
         m_transport.flush();
         return 0;
@@ -115,18 +120,23 @@ int Client::tick(InputWord local_pad) {
     if (m_state != State::kRunning) return 0;
 
     const Micros frame_us = m_start.frame_time_ns / 1000;
+    if (m_upload) {
+        for (const auto& message : m_upload->take_messages())
+            m_transport.send(m_server, Channel::kBulk, message);
+        if (m_upload->done()) m_upload.reset();
+    }
     // The pad is sampled on the server's timeline, for every frame whose time has come,
     // whether or not this emulator has kept up: after a stall the inputs for the frames
     // ahead are already on their way, and catching up is limited by emulation speed
     // alone. A frame's sample needs the delay of its keyframe; it waits for it if needed.
-    while (Frame(m_sample_frame) <= Frame(scheduled_frame(now)) &&
+    while (!spectator() && Frame(m_sample_frame) <= Frame(scheduled_frame(now)) &&
            schedule_known_for(m_sample_frame)) {
         sample_input(m_sample_frame, local_pad);
         ++m_sample_frame;
         if (++m_samples_since_send >= send_interval()) send_input();
     }
-    const int ran =
-        m_welcome.mode == SessionMode::kRollback ? run_rollback(now) : run_frame_lock(now);
+    const int ran = m_welcome.mode == SessionMode::kRollback && !spectator() ? run_rollback(now)
+                                                                             : run_frame_lock(now);
     // Keep inputs, acknowledgements and round-trip samples flowing while stalled too. A
     // frame late, so it never doubles the frame-paced sends.
     if (m_last_send < 0 || now - m_last_send >= (send_interval() + 1) * frame_us) send_input();
@@ -137,8 +147,17 @@ int Client::tick(InputWord local_pad) {
 
 int Client::run_frame_lock(Micros now) {
     int ran = 0;
+    // A spectator plays a few frames behind: a late confirmation then costs it nothing.
+    const Micros buffer = spectator() ? static_cast<Micros>(m_config.spectator_buffer_frames) *
+                                            m_start.frame_time_ns / 1000
+                                      : 0;
     while (ran < m_config.max_catch_up_frames) {
-        const Micros due = frame_due_local(m_next_frame);
+        if (m_resync_waiting && m_resync_waiting->first == m_next_frame) {
+            auto waiting = std::move(*m_resync_waiting);
+            m_resync_waiting.reset();
+            apply_resync(waiting.first, waiting.second);
+        }
+        const Micros due = frame_due_local(m_next_frame) + buffer;
         if (now < due) break;
         if (!(Frame(m_confirmed_end) > Frame(m_next_frame)) || !schedule_known_for(m_next_frame)) {
             note_blocked(due, now);
@@ -150,8 +169,8 @@ int Client::run_frame_lock(Micros now) {
         m_confirmed.pop_front();
         // Not looked at only if the next frame is due too and can run right away; the last
         // frame a tick can run is always shown, even when the client runs behind.
-        const bool next_runs_now = now >= frame_due_local(frame + 1) && !m_confirmed.empty() &&
-                                   ran + 1 < m_config.max_catch_up_frames;
+        const bool next_runs_now = now >= frame_due_local(frame + 1) + buffer &&
+                                   !m_confirmed.empty() && ran + 1 < m_config.max_catch_up_frames;
         const bool behind = next_runs_now;
         m_stats.lateness_total_us += now - due;
         m_emulator.run_frame(inputs, !behind);
@@ -159,10 +178,11 @@ int Client::run_frame_lock(Micros now) {
         ++m_stats.frames_run;
         ++m_next_frame;
         ++ran;
-        if (m_welcome.hash_interval && frame % m_welcome.hash_interval == 0) {
+        if (m_welcome.hash_interval && frame % m_welcome.hash_interval == 0 && !spectator()) {
             m_transport.send(m_server, Channel::kControl,
                              encode(HashReport{frame, m_emulator.state_hash()}));
         }
+        after_frame(frame, inputs);
     }
     return ran;
 }
@@ -207,7 +227,7 @@ void Client::sample_input(std::uint32_t frame, InputWord pad) {
     const std::uint32_t target = frame + static_cast<std::uint32_t>(delay_at(frame));
     const InputWord presses = static_cast<InputWord>(pad & ~m_last_sample);
     m_last_sample = pad;
-    if (Frame(target) < Frame(m_own_next)) {
+    if (m_own_started && Frame(target) < Frame(m_own_next)) {
         // The delay fell: this sample has no frame of its own. A button pressed now is
         // carried into the next frame that gets one, so no tap is ever lost.
         m_carried_presses |= presses;
@@ -215,6 +235,13 @@ void Client::sample_input(std::uint32_t frame, InputWord pad) {
     }
     const InputWord word = static_cast<InputWord>(pad | m_carried_presses);
     m_carried_presses = 0;
+    if (!m_own_started) {
+        // A late joiner's inputs start at its first sample's frame.
+        m_own_started = true;
+        m_own_next = m_own_acked_end = m_sample_base = target;
+        m_own.clear();
+        m_sample_times.clear();
+    }
     // The delay rose: frames between the last sample's target and this one's get this
     // sample too.
     const Micros now = m_clock.now_us();
@@ -278,7 +305,7 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             m_slot = welcome->slot;
             m_players = welcome->players;
             m_sync.seed(welcome->server_time_us, now);
-            m_state = State::kLobby;
+            m_state = State::kLobby;  // a late joiner's Start follows at once
             emit({ClientEvent::Type::kWelcome, m_slot, 0, 0, 0, {}});
             return;
         }
@@ -293,6 +320,15 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             auto start = decode_start(bytes);
             if (!start || m_state != State::kLobby) return;
             m_start = *start;
+            if (m_welcome.late) {
+                // The session runs already: its state comes first (handle_bulk).
+                m_state = State::kJoining;
+                m_join_header = false;
+                m_confirmed.clear();
+                emit({ClientEvent::Type::kJoining, m_slot, 0, 0, 0,
+                      "waiting for the session's state"});
+                return;
+            }
             m_schedule = {{0u, start->delay}};
             m_next_frame = 0;
             m_confirmed.assign(start->delay, InputFrame{});
@@ -328,8 +364,18 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             }
             return;
         }
+        case MsgId::kStateRequest: {
+            if (auto request = decode_state_request(bytes)) handle_state_request(*request);
+            return;
+        }
+        case MsgId::kStateHeader:
+        case MsgId::kStateChunk:
+        case MsgId::kStateAck:
+            handle_bulk(bytes);
+            return;
         case MsgId::kDesync: {
             if (auto desync = decode_desync(bytes)) {
+                m_last_desync_frame = desync->frame;
                 emit({ClientEvent::Type::kDesync, 0, desync->frame, 0, desync->differing_slots,
                       "desync at frame " + std::to_string(desync->frame)});
             }
@@ -362,7 +408,7 @@ void Client::handle_update(const ServerUpdate& update) {
             }
         }
     }
-    if (m_state != State::kRunning) return;
+    if (m_state != State::kRunning && !(m_state == State::kJoining && m_join_header)) return;
 
     // Own inputs the server holds need not be sent again.
     const std::uint32_t acked_end = expand_frame(update.input_ack, Frame(m_own_next)).value() + 1;

@@ -23,6 +23,7 @@
 #include "netplay/loss_counter.h"
 #include "netplay/protocol.h"
 #include "netplay/rtt_estimator.h"
+#include "netplay/state_transfer.h"
 #include "netplay/transport.h"
 
 namespace framelock::netplay {
@@ -35,6 +36,10 @@ struct ClientConfig {
     SessionIdentity identity;
     Micros server_timeout_us = 5'000'000;
     int max_catch_up_frames = 8;  // frames run per tick when behind
+    Role role = Role::kPlayer;
+    std::string password;
+    int spectator_buffer_frames = 6;  // a spectator plays this far behind the session
+    int snapshots_kept = 8;           // own states kept for joiners and resyncs
 };
 
 struct ClientEvent {
@@ -45,7 +50,11 @@ struct ClientEvent {
         kDelayChanged,
         kPlayerLeft,
         kDesync,
-        kDisconnected
+        kDisconnected,
+        kJoining,     // a running session: its state is on the way (frame, message: size)
+        kJoined,      // the state is loaded: frame-identical from `frame` on
+        kResynced,    // a reference state replaced a divergent one (message: what differed)
+        kStateError,  // a state transfer was refused (message says why)
     };
     Type type;
     int slot = 0;
@@ -81,7 +90,7 @@ struct ClientStatsSnapshot {
 
 class Client {
   public:
-    enum class State { kIdle, kConnecting, kLobby, kRunning, kEnded };
+    enum class State { kIdle, kConnecting, kLobby, kJoining, kRunning, kEnded };
 
     Client(Transport& transport, const Clock& clock, Emulator& emulator, ClientConfig config);
 
@@ -112,6 +121,11 @@ class Client {
     int delay_at(std::uint32_t frame) const;
     ClientStatsSnapshot stats() const;
     const std::string& end_reason() const { return m_end_reason; }
+    bool spectator() const { return m_welcome.role == Role::kSpectator; }
+    // Joining a running session: how much of its state has arrived (0..1).
+    double transfer_progress() const { return m_rx.progress(); }
+    // The frame this client's emulator started from (0, or a late join's state).
+    std::uint32_t first_frame() const { return m_first_frame; }
 
   private:
     int run_frame_lock(Micros now);
@@ -137,6 +151,15 @@ class Client {
     std::uint32_t scheduled_frame(Micros now) const;
     int send_interval() const;
     void end(const std::string& reason);
+    // State transfer, snapshots, resync.
+    void after_frame(std::uint32_t frame, const InputFrame& inputs);
+    void take_snapshot(std::uint32_t next_frame, std::vector<std::uint8_t> state);
+    void handle_state_request(const StateRequest& request);
+    void upload(std::uint32_t transfer_id, std::uint32_t frame,
+                const std::vector<std::uint8_t>& state);
+    void handle_bulk(std::span<const std::uint8_t> bytes);
+    void apply_join(std::vector<std::uint8_t> state);
+    bool apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& state);
     void emit(ClientEvent event) { m_events.push_back(std::move(event)); }
 
     Transport& m_transport;
@@ -202,6 +225,24 @@ class Client {
     std::uint32_t m_own_log_base = 0;
     ClientStatsSnapshot m_stats;
     std::deque<ClientEvent> m_events;
+
+    // Own states after every snapshot frame (frame = the next frame to run), newest last,
+    // and the confirmed inputs since the oldest: a resync re-runs from one of them.
+    struct Snapshot {
+        std::uint32_t frame = 0;
+        std::vector<std::uint8_t> state;
+    };
+    std::deque<Snapshot> m_snapshots;
+    std::deque<InputFrame> m_history;  // frames [m_history_base, m_next_frame)
+    std::uint32_t m_history_base = 0;
+    std::optional<StateRequest> m_pending_request;  // for a frame still ahead
+    std::optional<StateSender> m_upload;
+    StateReceiver m_rx;
+    bool m_join_header = false;  // joining: the state's frame is known
+    std::optional<std::pair<std::uint32_t, std::vector<std::uint8_t>>> m_resync_waiting;
+    std::uint32_t m_last_desync_frame = 0;
+    std::uint32_t m_first_frame = 0;
+    bool m_own_started = true;  // false: a joiner's first sample sets where its inputs start
 };
 
 }  // namespace framelock::netplay

@@ -110,12 +110,28 @@ void Client::rollback_verify() {
                 m_ring.size() > 1 ? hash_bytes(m_ring[1].state_before) : m_emulator.state_hash();
             m_transport.send(m_server, Channel::kControl, encode(HashReport{f, hash}));
         }
+        // Snapshots are of verified states only (joiners start from them).
+        const bool requested = m_pending_request && m_pending_request->frame == f + 1;
+        if (f % m_welcome.snapshot_interval == 0 || requested) {
+            std::vector<std::uint8_t> state;
+            if (m_ring.size() > 1) {
+                state = m_ring[1].state_before;
+            } else {
+                m_emulator.save_state(state);
+            }
+            take_snapshot(f + 1, std::move(state));
+        }
         m_ring.pop_front();
         m_confirmed.pop_front();
         ++m_verified_end;
         if (Frame(m_own_log_base) < Frame(m_verified_end) && !m_own_log.empty()) {
             m_own_log.pop_front();
             ++m_own_log_base;
+        }
+        if (m_pending_request && m_pending_request->frame == m_verified_end) {
+            const StateRequest request = *m_pending_request;
+            m_pending_request.reset();
+            handle_state_request(request);
         }
     }
 }

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 
 #include "netplay/state_hash.h"
 
@@ -25,11 +26,15 @@ std::string describe(const SessionIdentity& id, const std::string& content_name)
 
 ServerConfig normalized(ServerConfig config) {
     config.players = std::clamp(config.players, 1, kMaxPlayers);
+    config.start_players =
+        config.start_players <= 0 ? config.players : std::min(config.start_players, config.players);
+    config.max_spectators = std::clamp(config.max_spectators, 0, 64);
     if (config.keyframe_interval == 0) config.keyframe_interval = 1;
     if (config.send_interval == 0) config.send_interval = 1;
     if (config.mode == SessionMode::kRollback) {
         // Predictions cost a re-run each; more players are frame lock's job.
         config.players = std::min(config.players, kMaxRollbackPlayers);
+        config.start_players = std::min(config.start_players, config.players);
         config.send_interval = 1;  // a datagram a frame: corrections arrive early
         config.delay.adaptive = false;
         config.delay.fixed_delay = std::clamp(config.delay.fixed_delay, 0, 15);
@@ -49,7 +54,17 @@ Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
     : m_transport(transport),
       m_clock(clock),
       m_config(normalized(config)),
-      m_delay(m_config.delay) {}
+      m_delay(m_config.delay) {
+    // Snapshots fall on keyframes (a joiner needs that keyframe's delay) and on hash frames
+    // (a resync compares a hashed state), at least half a second apart.
+    const std::uint32_t key = m_config.keyframe_interval;
+    const std::uint32_t hash = std::max<std::uint32_t>(m_config.hash_interval, 1);
+    std::uint32_t step = std::lcm(key, hash);
+    std::uint32_t interval = step;
+    const std::uint32_t wanted = std::max<std::uint32_t>(m_config.snapshot_interval, 30);
+    while (interval < wanted) interval += step;
+    m_snapshot_interval = static_cast<std::uint16_t>(std::min<std::uint32_t>(interval, 60000));
+}
 
 int Server::slot_of(PeerId peer) const {
     for (int s = 0; s < m_config.players; ++s) {
@@ -74,10 +89,38 @@ void Server::update() {
     }
     for (int s = 1; s <= m_config.players; ++s) {
         Slot& slot = m_slots[s - 1];
-        if (slot.occupied && !slot.left && now - slot.last_heard > m_config.client_timeout_us) {
+        if (!slot.occupied || slot.left) continue;
+        if (!m_started || m_config.reconnect_grace_us <= 0) {
+            if (now - slot.last_heard > m_config.client_timeout_us) {
+                char why[96];
+                std::snprintf(why, sizeof why, "no data for %.1f s", (now - slot.last_heard) / 1e6);
+                drop(s, ByeReason::kTimeout, why);
+            }
+        } else if (slot.away) {
+            if (now - slot.away_since > m_config.reconnect_grace_us) {
+                char why[96];
+                std::snprintf(why, sizeof why, "did not come back within %.0f s",
+                              m_config.reconnect_grace_us / 1e6);
+                drop(s, ByeReason::kTimeout, why);
+            }
+        } else if (!slot.awaiting_state && now - slot.last_heard > m_config.link_lost_us) {
             char why[96];
             std::snprintf(why, sizeof why, "no data for %.1f s", (now - slot.last_heard) / 1e6);
-            drop(s, ByeReason::kTimeout, why);
+            go_away(s, why);
+        } else if (slot.awaiting_state && now - slot.last_heard > m_config.client_timeout_us) {
+            drop(s, ByeReason::kTimeout, "silent while joining");
+        }
+    }
+    for (std::size_t i = 0; i < m_spectators.size();) {
+        if (now - m_spectators[i].last_heard > m_config.client_timeout_us) {
+            m_transport.send(m_spectators[i].peer, Channel::kControl,
+                             encode(Bye{ByeReason::kTimeout, "no data from you"}));
+            m_transport.disconnect(m_spectators[i].peer);
+            emit({ServerEvent::Type::kSpectatorLeft, 0, m_confirmed_end, 0, 0,
+                  m_spectators[i].name + " (spectator) timed out"});
+            m_spectators.erase(m_spectators.begin() + static_cast<std::ptrdiff_t>(i));
+        } else {
+            ++i;
         }
     }
     if (!m_started) {
@@ -87,17 +130,27 @@ void Server::update() {
             if (slot.occupied && now - slot.last_update_sent >= kLobbyHeartbeatUs)
                 send_update(slot);
         }
+        for (Slot& spectator : m_spectators) {
+            if (now - spectator.last_update_sent >= kLobbyHeartbeatUs) send_update(spectator);
+        }
         return;
     }
     confirm_frames();
+    serve_states();
+    const bool news =
+        m_confirmed_end > m_last_sent_end ||
+        (m_config.mode == SessionMode::kRollback && m_inputs_seen != m_last_sent_inputs);
     for (int s = 0; s < m_config.players; ++s) {
         Slot& slot = m_slots[s];
         if (!slot.occupied || slot.left) continue;
-        const bool news =
-            m_confirmed_end > m_last_sent_end ||
-            (m_config.mode == SessionMode::kRollback && m_inputs_seen != m_last_sent_inputs);
         if (news || now - slot.last_update_sent >= m_config.delay.frame_time_us) send_update(slot);
     }
+    for (Slot& spectator : m_spectators) {
+        if (news || now - spectator.last_update_sent >= m_config.delay.frame_time_us)
+            send_update(spectator);
+    }
+    pump_senders();
+    trim_history();
     m_last_sent_end = m_confirmed_end;
     m_last_sent_inputs = m_inputs_seen;
     m_transport.flush();
@@ -113,8 +166,16 @@ Micros Server::next_wakeup() const {
         if (!slot.occupied || slot.left) continue;
         const Micros period = m_started ? m_config.delay.frame_time_us : kLobbyHeartbeatUs;
         wake = std::min({wake, slot.last_update_sent + period,
-                         slot.last_heard + m_config.client_timeout_us + 1});
+                         slot.last_heard + m_config.client_timeout_us + 1,
+                         slot.away ? slot.away_since + m_config.reconnect_grace_us + 1
+                                   : slot.last_heard + m_config.link_lost_us + 1});
     }
+    for (const Slot& spectator : m_spectators) {
+        const Micros period = m_started ? m_config.delay.frame_time_us : kLobbyHeartbeatUs;
+        wake = std::min({wake, spectator.last_update_sent + period,
+                         spectator.last_heard + m_config.client_timeout_us + 1});
+    }
+    if (m_upload) wake = std::min(wake, m_upload->asked_at + m_config.state_request_timeout_us + 1);
     if (m_blocked_since >= 0)
         wake = std::min(wake, m_blocked_since + m_config.client_timeout_us + 1);
     if (m_started && m_config.mode == SessionMode::kNoWait && !ended())
@@ -139,11 +200,21 @@ std::optional<ServerEvent> Server::poll_event() {
     return event;
 }
 
+Server::Slot* Server::member(PeerId peer, int& slot_number) {
+    slot_number = slot_of(peer);
+    if (slot_number) return &m_slots[slot_number - 1];
+    for (Slot& spectator : m_spectators) {
+        if (spectator.peer == peer) return &spectator;
+    }
+    return nullptr;
+}
+
 void Server::handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes) {
-    const int s = slot_of(peer);
+    int s = 0;
+    Slot* who = member(peer, s);
     const auto id = peek_id(bytes);
     const auto malformed = [&](const std::string& what) {
-        if (s) ++m_slots[s - 1].malformed;
+        if (who) ++who->malformed;
         if (m_events.size() < kMaxEvents) emit({ServerEvent::Type::kMalformed, s, 0, 0, 0, what});
     };
     if (!id) {
@@ -154,7 +225,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         return;
     }
     if (*id == MsgId::kHello) {
-        if (s) return;  // a repeated Hello changes nothing
+        if (who) return;  // a repeated Hello changes nothing
         auto hello = decode_hello(bytes);
         if (!hello) {
             reject(peer, RejectReason::kBadHello, "malformed Hello (not a framelock client?)");
@@ -163,11 +234,11 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         handle_hello(peer, *hello);
         return;
     }
-    if (!s) {
+    if (!who) {
         malformed("message from a peer without a slot dropped");
         return;
     }
-    Slot& slot = m_slots[s - 1];
+    Slot& slot = *who;
     // Only well-formed messages count as signs of life: a peer sending garbage times out
     // like a silent one.
     const Micros now = m_clock.now_us();
@@ -177,6 +248,18 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             auto input = decode_client_input(bytes);
             if (!input) return malformed("malformed ClientInput dropped");
             slot.last_heard = now;
+            if (slot.spectator && !input->inputs.empty()) {
+                // Acknowledgements and clock echoes are welcome; pads are not.
+                if (!slot.refused_input && m_events.size() < kMaxEvents) {
+                    emit({ServerEvent::Type::kRefused, 0, m_confirmed_end, 0, 0,
+                          "spectator '" + slot.name + "' sent input for " +
+                              std::to_string(input->inputs.size()) +
+                              " frame(s): spectators cannot play; ignored"});
+                }
+                slot.refused_input = true;
+                ++slot.malformed;
+                input->inputs.clear();
+            }
             handle_input(slot, *input);
             return;
         }
@@ -184,7 +267,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             auto report = decode_hash_report(bytes);
             if (!report) return malformed("malformed HashReport dropped");
             slot.last_heard = now;
-            handle_hash(s, *report);
+            if (s) handle_hash(s, *report);
             return;
         }
         case MsgId::kClientStats: {
@@ -196,14 +279,43 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             slot.down_loss_permille = stats->down_loss_permille;
             slot.srtt = static_cast<Micros>(stats->srtt_100us) * 100;
             slot.rttvar = static_cast<Micros>(stats->rttvar_100us) * 100;
-            m_delay.observe_srtt(srtt_worst());
-            m_delay.observe_loss(loss_worst());
+            if (s) {
+                m_delay.observe_srtt(srtt_worst());
+                m_delay.observe_loss(loss_worst());
+            }
+            return;
+        }
+        case MsgId::kStateHeader:
+        case MsgId::kStateChunk:
+        case MsgId::kStateAck:
+            if (channel != Channel::kBulk) break;
+            slot.last_heard = now;
+            handle_bulk(slot, s, bytes);
+            return;
+        case MsgId::kResyncReport: {
+            auto report = decode_resync_report(bytes);
+            if (!report || !s) return malformed("malformed ResyncReport dropped");
+            slot.last_heard = now;
+            slot.resync_pending = false;
+            slot.hash_valid_from = report->resumed_frame;
+            emit({ServerEvent::Type::kResynced, s, report->frame, 0, 0,
+                  slot.name + " loaded the reference state of frame " +
+                      std::to_string(report->frame) + " (first differing hash: frame " +
+                      std::to_string(report->desync_frame) + "); differing memory: " +
+                      (report->regions.empty() ? "none reported" : report->regions)});
             return;
         }
         case MsgId::kBye: {
             auto bye = decode_bye(bytes);
-            drop(s, ByeReason::kQuit,
-                 bye ? (bye->message.empty() ? "left" : bye->message) : "left");
+            const std::string why = bye ? (bye->message.empty() ? "left" : bye->message) : "left";
+            if (s) {
+                drop(s, ByeReason::kQuit, why);
+            } else {
+                m_transport.disconnect(peer);
+                emit({ServerEvent::Type::kSpectatorLeft, 0, m_confirmed_end, 0, 0,
+                      slot.name + " (spectator) left: " + why});
+                std::erase_if(m_spectators, [&](const Slot& x) { return x.peer == peer; });
+            }
             return;
         }
         default:
@@ -227,10 +339,6 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
                    " (update framelock on the older side)");
         return;
     }
-    if (m_started) {
-        reject(peer, RejectReason::kAlreadyStarted, "the session is already running");
-        return;
-    }
     if (m_identity && !(*m_identity == hello.identity)) {
         reject(
             peer, RejectReason::kMismatch,
@@ -242,6 +350,26 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
         reject(peer, RejectReason::kBadHello,
                "frame rate " + std::to_string(hello.identity.fps_milli / 1000.0) +
                    " fps is out of range");
+        return;
+    }
+    if (hello.role == Role::kSpectator) {
+        if (!m_config.spectator_password.empty() && hello.password != m_config.spectator_password) {
+            reject(peer, RejectReason::kPassword,
+                   hello.password.empty() ? "this session's spectators need a password (--password)"
+                                          : "wrong spectator password");
+            return;
+        }
+        add_spectator(peer, hello);
+        return;
+    }
+    if (!m_config.password.empty() && hello.password != m_config.password) {
+        reject(peer, RejectReason::kPassword,
+               hello.password.empty() ? "this session needs a password (--password)"
+                                      : "wrong password");
+        return;
+    }
+    if (m_started) {
+        hello_running(peer, hello);
         return;
     }
     int s = hello.requested_slot;
@@ -281,8 +409,14 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
     slot.peer = peer;
     slot.name = hello.player_name.empty() ? "player " + std::to_string(s) : hello.player_name;
     slot.last_heard = m_clock.now_us();
+    welcome(slot, s, false);
+    emit({ServerEvent::Type::kPlayerJoined, s, 0, 0, 0,
+          slot.name + " joined: " + describe(hello.identity, hello.content_name)});
+}
+
+void Server::welcome(Slot& slot, int slot_number, bool late) {
     Welcome welcome;
-    welcome.slot = static_cast<std::uint8_t>(s);
+    welcome.slot = static_cast<std::uint8_t>(slot_number);
     welcome.players = static_cast<std::uint8_t>(m_config.players);
     welcome.hash_interval = m_config.hash_interval;
     welcome.keyframe_interval = m_config.keyframe_interval;
@@ -291,9 +425,115 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
     welcome.mode = m_config.mode;
     welcome.prediction_window =
         m_config.mode == SessionMode::kRollback ? m_config.prediction_window : 0;
-    m_transport.send(peer, Channel::kControl, encode(welcome));
-    emit({ServerEvent::Type::kPlayerJoined, s, 0, 0, 0,
-          slot.name + " joined: " + describe(hello.identity, hello.content_name)});
+    welcome.role = slot.spectator ? Role::kSpectator : Role::kPlayer;
+    welcome.late = late;
+    welcome.snapshot_interval = m_snapshot_interval;
+    m_transport.send(slot.peer, Channel::kControl, encode(welcome));
+    if (late) m_transport.send(slot.peer, Channel::kControl, encode(m_start));
+}
+
+void Server::add_spectator(PeerId peer, const Hello& hello) {
+    if (static_cast<int>(m_spectators.size()) >= m_config.max_spectators) {
+        reject(peer, RejectReason::kFull,
+               "this session takes no more spectators (" + std::to_string(m_config.max_spectators) +
+                   " watching)");
+        return;
+    }
+    if (!m_identity) {
+        reject(peer, RejectReason::kBadHello,
+               "nobody plays in this session yet: spectators join once a player has");
+        return;
+    }
+    Slot spectator;
+    spectator.occupied = true;
+    spectator.spectator = true;
+    spectator.peer = peer;
+    spectator.name = hello.player_name.empty() ? "spectator" : hello.player_name;
+    spectator.last_heard = m_clock.now_us();
+    spectator.awaiting_state = m_started;
+    m_spectators.push_back(spectator);
+    welcome(m_spectators.back(), 0, m_started);
+    emit({ServerEvent::Type::kSpectatorJoined, 0, m_confirmed_end, 0, 0,
+          spectator.name + " watches" + (m_started ? " (joining a running session)" : "")});
+}
+
+void Server::hello_running(PeerId peer, const Hello& hello) {
+    if (m_config.mode == SessionMode::kRollback) {
+        reject(peer, RejectReason::kNotSupported,
+               "joining a running rollback session as a player is not supported; watch it as a "
+               "spectator (--spectate)");
+        return;
+    }
+    const std::string name = hello.player_name.empty()
+                                 ? "player " + std::to_string(hello.requested_slot)
+                                 : hello.player_name;
+    int s = hello.requested_slot;
+    if (s > m_config.players) {
+        reject(peer, RejectReason::kFull,
+               "slot " + std::to_string(s) + " does not exist: the session has " +
+                   std::to_string(m_config.players) + " player slots");
+        return;
+    }
+    const auto owned_by_other = [&](const Slot& slot) {
+        return slot.occupied && !slot.left && slot.name != name;
+    };
+    if (s > 0 && owned_by_other(m_slots[s - 1])) {
+        const Slot& slot = m_slots[s - 1];
+        reject(peer, RejectReason::kSlotTaken,
+               slot.away ? "slot " + std::to_string(s) + " belongs to '" + slot.name +
+                               "', whose connection dropped; only they may rejoin it (within " +
+                               std::to_string(m_config.reconnect_grace_us / 1'000'000) +
+                               " s). Pick another slot or omit --slot"
+                         : "slot " + std::to_string(s) + " is taken by '" + slot.name +
+                               "'; pick another or omit --slot");
+        return;
+    }
+    if (s == 0) {
+        // The slot this name held first (a rejoin), else a free one.
+        for (int i = 0; i < m_config.players && s == 0; ++i) {
+            const Slot& slot = m_slots[i];
+            if (slot.occupied && !slot.left && slot.name == name) s = i + 1;
+        }
+        for (int i = 0; i < m_config.players && s == 0; ++i) {
+            if (!m_slots[i].occupied || m_slots[i].left) s = i + 1;
+        }
+        if (s == 0) {
+            reject(peer, RejectReason::kFull,
+                   "the session is full (" + std::to_string(m_config.players) + "/" +
+                       std::to_string(m_config.players) +
+                       " players); watch as a spectator (--spectate)");
+            return;
+        }
+    }
+    Slot& slot = m_slots[s - 1];
+    const bool rejoin = slot.occupied && !slot.left;
+    if (rejoin && slot.peer != peer) {
+        // The old connection belongs to a process that is gone (or about to be).
+        m_transport.disconnect(slot.peer);
+    }
+    // The slot keeps its place on the timeline (inputs_end, pending): it is absent, so it
+    // gets neutral input, until the joiner runs and its first input arrives.
+    slot.occupied = true;
+    slot.left = false;
+    slot.away = false;
+    slot.joining = true;
+    slot.awaiting_state = true;
+    slot.peer = peer;
+    slot.name = name;
+    slot.last_heard = m_clock.now_us();
+    slot.last_update_sent = 0;
+    slot.next_update_seq = 0;
+    slot.up_loss = LossCounter{};
+    slot.last_client_time_at = -1;
+    slot.srtt = slot.rttvar = 0;
+    slot.held = 0;
+    slot.sender.reset();
+    slot.hash_from = slot.hash_valid_from = 0;
+    slot.any_hash = false;
+    welcome(slot, s, true);
+    emit({ServerEvent::Type::kPlayerJoined, s, m_confirmed_end, 0, 0,
+          name + (rejoin ? " rejoins" : " joins the running session") + " at frame " +
+              std::to_string(m_confirmed_end)});
 }
 
 Micros Server::srtt_worst() const {
@@ -326,17 +566,18 @@ Micros Server::safe_rtt_worst() const {
 
 void Server::maybe_start() {
     const Micros now = m_clock.now_us();
-    for (int s = 0; s < m_config.players; ++s) {
-        if (!m_slots[s].occupied) {
-            m_lobby_full_since = -1;
-            return;
-        }
+    int joined = 0;
+    for (int s = 0; s < m_config.players; ++s) joined += m_slots[s].occupied ? 1 : 0;
+    if (joined < m_config.start_players) {
+        m_lobby_full_since = -1;
+        return;
     }
     if (m_lobby_full_since < 0) m_lobby_full_since = now;
     // Wait (briefly) until every client has measured its round trip: the first delay
     // should already fit the network.
     bool all_measured = true;
-    for (int s = 0; s < m_config.players; ++s) all_measured &= m_slots[s].srtt > 0;
+    for (int s = 0; s < m_config.players; ++s)
+        all_measured &= !m_slots[s].occupied || m_slots[s].srtt > 0;
     const Micros worst = safe_rtt_worst();
     if (!all_measured && now - m_lobby_full_since < m_config.max_lobby_rtt_wait_us) return;
 
@@ -359,8 +600,11 @@ void Server::maybe_start() {
     for (int s = 0; s < m_config.players; ++s) {
         m_slots[s].inputs_end = m_confirmed_end;
         m_slots[s].pending.clear();
-        m_transport.send(m_slots[s].peer, Channel::kControl, encode(m_start));
+        if (m_slots[s].occupied)
+            m_transport.send(m_slots[s].peer, Channel::kControl, encode(m_start));
     }
+    for (const Slot& spectator : m_spectators)
+        m_transport.send(spectator.peer, Channel::kControl, encode(m_start));
     m_started = true;
     emit({ServerEvent::Type::kStarted, 0, 0, delay, 0, "session started"});
 }
@@ -384,6 +628,12 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
         slot.client_ack_end = ack_end;
     }
     const std::uint32_t first = expand_frame(input.first_frame, Frame(slot.inputs_end)).value();
+    if ((slot.joining || slot.away) && !slot.spectator && !slot.awaiting_state &&
+        !input.inputs.empty()) {
+        int number = 0;
+        member(slot.peer, number);
+        activate(slot, number, first);
+    }
     for (std::size_t i = 0; i < input.inputs.size(); ++i) {
         const Frame frame = Frame(first) + static_cast<std::int32_t>(i);
         if (m_config.mode == SessionMode::kNoWait && frame < Frame(slot.inputs_end)) {
@@ -420,16 +670,35 @@ bool Server::ended() const {
     return true;
 }
 
+bool Server::absent(const Slot& slot) const {
+    if (!slot.occupied || slot.left || slot.joining) return true;
+    return slot.away && !m_config.pause_on_drop;
+}
+
+bool Server::active(const Slot& slot) const {
+    return slot.occupied && !slot.left && !slot.away && !slot.joining && !slot.awaiting_state &&
+           !slot.spectator;
+}
+
 void Server::confirm_frames() {
     const Micros now = m_clock.now_us();
     // With nobody left playing there is nothing to confirm (and no end to neutral frames).
     if (ended()) return;
     for (;;) {
         const std::uint32_t g = m_confirmed_end;
+        // Absent slots (never joined, gone, away, joining) get neutral input without
+        // anyone waiting for them.
+        for (int s = 0; s < m_config.players; ++s) {
+            Slot& slot = m_slots[s];
+            if (absent(slot) && Frame(slot.inputs_end) <= Frame(g)) {
+                slot.pending.push_back(0);
+                slot.inputs_end = g + 1;
+            }
+        }
         int missing = 0, missing_count = 0;
         for (int s = 0; s < m_config.players; ++s) {
             const Slot& slot = m_slots[s];
-            if (!slot.left && Frame(slot.inputs_end) <= Frame(g)) {
+            if (Frame(slot.inputs_end) <= Frame(g)) {
                 missing = s + 1;
                 ++missing_count;
             }
@@ -440,8 +709,8 @@ void Server::confirm_frames() {
             if (now < no_wait_deadline(g)) return;
             for (int s = 0; s < m_config.players; ++s) {
                 Slot& slot = m_slots[s];
-                if (!slot.left && Frame(slot.inputs_end) <= Frame(g)) {
-                    slot.pending.push_back(slot.held);
+                if (Frame(slot.inputs_end) <= Frame(g)) {
+                    slot.pending.push_back(slot.away ? InputWord{0} : slot.held);
                     slot.inputs_end = g + 1;
                 }
             }
@@ -449,9 +718,11 @@ void Server::confirm_frames() {
         }
         if (missing) {
             // One player alone holding everyone back for the timeout is dropped, even if it
-            // still talks: the others play on.
+            // still talks: the others play on. (An away player, with pause_on_drop, has its
+            // grace period instead.)
             if (m_blocked_since < 0) m_blocked_since = now;
-            if (missing_count == 1 && now - m_blocked_since > m_config.client_timeout_us) {
+            if (missing_count == 1 && !m_slots[missing - 1].away &&
+                now - m_blocked_since > m_config.client_timeout_us) {
                 char why[96];
                 std::snprintf(why, sizeof why, "no input for frame %u for %.1f s", g,
                               (now - m_blocked_since) / 1e6);
@@ -473,14 +744,50 @@ void Server::confirm_frames() {
         InputFrame frame;
         for (int s = 0; s < m_config.players; ++s) {
             Slot& slot = m_slots[s];
-            if (slot.left && Frame(g) >= Frame(slot.left_from)) continue;  // neutral
             frame.pads[s] = slot.pending.front();
-            slot.held = frame.pads[s];
+            if (!slot.away) slot.held = frame.pads[s];
             slot.pending.pop_front();
         }
         m_confirmed.push_back(frame);
         ++m_confirmed_end;
     }
+}
+
+void Server::activate(Slot& slot, int slot_number, std::uint32_t first_frame) {
+    // Its own inputs start at first_frame: frames before it (not yet confirmed) stay
+    // neutral, and what it sent for frames already confirmed is dropped.
+    while (Frame(slot.inputs_end) < Frame(first_frame)) {
+        slot.pending.push_back(0);
+        ++slot.inputs_end;
+    }
+    const bool was_away = slot.away;
+    slot.joining = false;
+    slot.away = false;
+    emit({ServerEvent::Type::kPlayerBack, slot_number, slot.inputs_end, 0, 0,
+          slot.name + (was_away ? " is back" : " plays") + " from frame " +
+              std::to_string(slot.inputs_end)});
+}
+
+void Server::go_away(int slot_number, const std::string& why) {
+    Slot& slot = m_slots[slot_number - 1];
+    if (!slot.occupied || slot.left || slot.away) return;
+    slot.away = true;
+    slot.away_since = m_clock.now_us();
+    slot.held = 0;
+    slot.sender.reset();
+    const std::string grace = std::to_string(m_config.reconnect_grace_us / 1'000'000);
+    emit({ServerEvent::Type::kPlayerAway, slot_number, slot.inputs_end, 0, 0,
+          slot.name + " is away (" + why + "); " +
+              (m_config.pause_on_drop ? "the session waits" : "neutral input meanwhile") +
+              ", rejoin possible for " + grace + " s"});
+    const PlayerLeft left{static_cast<std::uint8_t>(slot_number), slot.inputs_end,
+                          slot.name + ": " + why + " (may rejoin for " + grace + " s)"};
+    for (int s = 0; s < m_config.players; ++s) {
+        if (s != slot_number - 1 && active(m_slots[s]))
+            m_transport.send(m_slots[s].peer, Channel::kControl, encode(left));
+    }
+    if (m_upload && m_upload->slot == slot_number) m_upload.reset();
+    confirm_frames();
 }
 
 void Server::send_update(Slot& slot) {
@@ -493,7 +800,7 @@ void Server::send_update(Slot& slot) {
     update.echo_hold_10us = static_cast<std::uint16_t>(std::clamp<Micros>(hold, 0, 65535));
     update.input_ack = static_cast<std::uint16_t>(slot.inputs_end - 1);
     update.players = static_cast<std::uint8_t>(m_config.players);
-    if (m_started) {
+    if (m_started && !slot.awaiting_state) {
         // Frames and decisions the client may not hold yet, oldest first.
         const std::uint32_t from = std::max(slot.client_ack_end, m_confirmed_base);
         for (const auto& entry : m_schedule) {
@@ -514,6 +821,7 @@ void Server::send_update(Slot& slot) {
             update.tails.resize(static_cast<std::size_t>(m_config.players));
             for (int s = 0; s < m_config.players; ++s) {
                 const Slot& other = m_slots[s];
+                if (absent(other)) continue;
                 const std::size_t n = std::min(other.pending.size(), kMaxFramesPerMessage);
                 update.tails[s].assign(other.pending.begin(),
                                        other.pending.begin() + static_cast<std::ptrdiff_t>(n));
@@ -527,6 +835,15 @@ void Server::send_update(Slot& slot) {
 void Server::handle_hash(int slot_number, const HashReport& report) {
     if (!m_started || Frame(report.frame) >= Frame(m_confirmed_end) + 1)
         return;  // not a frame anyone ran
+    Slot& slot = m_slots[slot_number - 1];
+    if (!slot.any_hash || Frame(report.frame) > Frame(slot.last_hash_frame)) {
+        slot.last_hash_frame = report.frame;
+        slot.any_hash = true;
+    }
+    // Reports of the state a resync replaces (sent before it was loaded) compare nothing.
+    if (slot.resync_pending || Frame(report.frame) < Frame(slot.hash_valid_from) ||
+        Frame(report.frame) < Frame(slot.hash_from))
+        return;
     m_hashes[report.frame][slot_number - 1] = report.hash;
     check_hashes();
 }
@@ -534,40 +851,52 @@ void Server::handle_hash(int slot_number, const HashReport& report) {
 void Server::check_hashes() {
     while (!m_hashes.empty()) {
         auto it = m_hashes.begin();
+        const std::uint32_t frame = it->first;
         const auto& hashes = it->second;
         bool complete = true;
         for (int s = 0; s < m_config.players; ++s) {
             const Slot& slot = m_slots[s];
-            const bool expected =
-                slot.occupied && !(slot.left && Frame(it->first) >= Frame(slot.left_from));
+            const bool expected = active(slot) && !slot.resync_pending &&
+                                  Frame(frame) >= Frame(slot.hash_from) &&
+                                  Frame(frame) >= Frame(slot.hash_valid_from);
             if (expected && hashes[s] == 0) complete = false;
         }
         // Wait for missing reports, but not forever: a report two intervals and two seconds
         // late is skipped (with a hash every frame, a far player's reports come frames later).
         const std::uint32_t two_seconds =
             m_start.frame_time_ns ? 2'000'000'000u / m_start.frame_time_ns : 120u;
-        if (!complete && (m_hashes.size() < 3 || Frame(m_confirmed_end) - Frame(it->first) <
+        if (!complete && (m_hashes.size() < 3 || Frame(m_confirmed_end) - Frame(frame) <
                                                      static_cast<std::int32_t>(two_seconds)))
             return;
+        // The reference: the majority, or on a tie the host (the lowest slot reporting).
         std::map<std::uint64_t, int> votes;
+        int host = 0;
         for (int s = 0; s < m_config.players; ++s) {
-            if (hashes[s]) ++votes[hashes[s]];
+            if (!hashes[s]) continue;
+            ++votes[hashes[s]];
+            if (!host) host = s + 1;
         }
-        std::uint64_t majority = 0;
-        int best = 0;
+        std::uint64_t reference = host ? hashes[host - 1] : 0;
+        int best = host ? votes[reference] : 0;
         for (const auto& [hash, count] : votes) {
             if (count > best) {
                 best = count;
-                majority = hash;
+                reference = hash;
             }
         }
         std::uint8_t differing = 0;
+        int reference_slot = 0;
         for (int s = 0; s < m_config.players; ++s) {
-            if (hashes[s] && hashes[s] != majority) differing |= static_cast<std::uint8_t>(1u << s);
+            if (!hashes[s]) continue;
+            if (hashes[s] != reference) {
+                differing |= static_cast<std::uint8_t>(1u << s);
+            } else if (!reference_slot) {
+                reference_slot = s + 1;
+            }
         }
         if (differing && !m_in_desync) {
             Desync desync;
-            desync.frame = it->first;
+            desync.frame = frame;
             desync.differing_slots = differing;
             desync.hashes.assign(hashes.begin(), hashes.begin() + m_config.players);
             for (int s = 0; s < m_config.players; ++s) {
@@ -579,9 +908,14 @@ void Server::check_hashes() {
             for (int s = 0; s < m_config.players; ++s) {
                 if (differing & (1u << s)) who += (who.empty() ? "" : ", ") + std::to_string(s + 1);
             }
-            emit({ServerEvent::Type::kDesync, 0, it->first, 0, differing,
-                  "desync at frame " + std::to_string(it->first) + ": slot(s) " + who +
-                      " differ from the majority"});
+            emit({ServerEvent::Type::kDesync, 0, frame, 0, differing,
+                  "desync at frame " + std::to_string(frame) + ": slot(s) " + who +
+                      " differ from " + (best > 1 ? "the majority" : "the host") +
+                      " (reference: slot " + std::to_string(reference_slot) + ")"});
+        }
+        if (differing && !m_repair && m_config.repair_desyncs &&
+            m_config.mode != SessionMode::kRollback && reference_slot) {
+            start_repair(frame, differing, reference_slot);
         }
         m_in_desync = differing != 0;
         if (complete && !differing) ++m_hash_frames_matched;
@@ -589,8 +923,36 @@ void Server::check_hashes() {
     }
 }
 
+void Server::start_repair(std::uint32_t desync_frame, std::uint8_t slots, int reference) {
+    // The first snapshot at or after the divergence: the divergent players still hold
+    // their own state of that frame, to name the memory that differs.
+    const std::uint32_t si = m_snapshot_interval;
+    const std::uint32_t snap = (desync_frame + si - 1) / si * si;
+    Repair repair;
+    repair.desync_frame = desync_frame;
+    repair.state_frame = snap + 1;  // the state after `snap`: the next frame to run
+    repair.slots = slots;
+    repair.reference = reference;
+    m_repair = repair;
+    request_state(repair.state_frame, reference);
+}
+
 void Server::handle_disconnect(PeerId peer, const std::string& reason) {
-    if (const int s = slot_of(peer)) drop(s, ByeReason::kQuit, reason);
+    if (const int s = slot_of(peer)) {
+        if (m_started && m_config.reconnect_grace_us > 0 && !m_slots[s - 1].awaiting_state) {
+            go_away(s, reason);
+        } else {
+            drop(s, ByeReason::kQuit, reason);
+        }
+        return;
+    }
+    for (std::size_t i = 0; i < m_spectators.size(); ++i) {
+        if (m_spectators[i].peer != peer) continue;
+        emit({ServerEvent::Type::kSpectatorLeft, 0, m_confirmed_end, 0, 0,
+              m_spectators[i].name + " (spectator): " + reason});
+        m_spectators.erase(m_spectators.begin() + static_cast<std::ptrdiff_t>(i));
+        return;
+    }
 }
 
 void Server::drop(int slot_number, ByeReason reason, const std::string& message) {
@@ -607,6 +969,9 @@ void Server::drop(int slot_number, ByeReason reason, const std::string& message)
         return;
     }
     slot.left = true;
+    slot.away = slot.joining = slot.awaiting_state = false;
+    slot.sender.reset();
+    if (m_upload && m_upload->slot == slot_number) m_upload.reset();
     slot.left_from = slot.inputs_end;
     const PlayerLeft left{static_cast<std::uint8_t>(slot_number), slot.left_from,
                           slot.name + ": " + message};
@@ -615,6 +980,213 @@ void Server::drop(int slot_number, ByeReason reason, const std::string& message)
             m_transport.send(m_slots[s].peer, Channel::kControl, encode(left));
     }
     confirm_frames();  // the others may have been waiting only for this player
+}
+
+std::uint8_t Server::delay_in_force(std::uint32_t frame) const {
+    std::uint8_t delay = m_schedule.empty() ? 0 : m_schedule.front().delay;
+    for (const auto& entry : m_schedule) {
+        if (Frame(entry.frame) > Frame(frame)) break;
+        delay = entry.delay;
+    }
+    return delay;
+}
+
+void Server::request_state(std::uint32_t frame, int prefer_slot) {
+    // Ask one playing slot: the preferred one, else the lowest (the host) that did not just
+    // fail, else any.
+    int reference = prefer_slot && active(m_slots[prefer_slot - 1]) ? prefer_slot : 0;
+    for (int pass = 0; pass < 2 && !reference; ++pass) {
+        for (int s = 1; s <= m_config.players && !reference; ++s) {
+            if (active(m_slots[s - 1]) && (pass == 1 || s != m_bad_reference)) reference = s;
+        }
+    }
+    if (!reference) return;  // nobody to ask: asked again on the next update
+    Upload upload;
+    upload.slot = reference;
+    upload.id = m_next_transfer_id++;
+    upload.frame = frame;
+    upload.asked_at = m_clock.now_us();
+    m_upload = upload;
+    m_upload_rx.reset();
+    m_transport.send(m_slots[reference - 1].peer, Channel::kControl,
+                     encode(StateRequest{upload.id, frame}));
+}
+
+void Server::handle_bulk(Slot& slot, int slot_number, std::span<const std::uint8_t> bytes) {
+    const auto refuse = [&](const std::string& why) {
+        emit({ServerEvent::Type::kRefused, slot_number, m_upload ? m_upload->frame : 0, 0, 0,
+              "state upload from " + slot.name + " refused: " + why});
+        m_upload.reset();
+        m_upload_rx.reset();
+        m_bad_reference = slot_number;
+    };
+    switch (*peek_id(bytes)) {
+        case MsgId::kStateAck: {
+            auto ack = decode_state_ack(bytes);
+            if (!ack) return refuse("malformed StateAck");
+            if (slot.sender) slot.sender->on_ack(*ack);
+            return;
+        }
+        case MsgId::kStateHeader: {
+            auto header = decode_state_header(bytes);
+            const bool expected = m_upload && slot_number == m_upload->slot && header &&
+                                  header->transfer_id == m_upload->id &&
+                                  header->purpose == StatePurpose::kUpload;
+            if (!expected) {
+                ++slot.malformed;
+                emit({ServerEvent::Type::kRefused, slot_number, 0, 0, 0,
+                      "unrequested state from " + slot.name + " dropped"});
+                return;
+            }
+            if (!header->available) {
+                // It no longer holds that frame: ask for the next snapshot instead.
+                m_upload.reset();
+                const std::uint32_t si = m_snapshot_interval;
+                request_state((m_confirmed_end + si - 1) / si * si + 1, slot_number);
+                return;
+            }
+            if (auto ok = m_upload_rx.begin(*header); !ok) return refuse(ok.error().message);
+            m_upload->frame = header->frame;
+            return;
+        }
+        case MsgId::kStateChunk: {
+            auto chunk = decode_state_chunk(bytes);
+            if (!m_upload || slot_number != m_upload->slot || !m_upload_rx.active()) {
+                ++slot.malformed;
+                return;
+            }
+            if (!chunk) return refuse("malformed StateChunk");
+            auto ack = m_upload_rx.add(*chunk);
+            if (!ack) return refuse(ack.error().message);
+            m_transport.send(slot.peer, Channel::kBulk, encode(ack.value()));
+            if (!m_upload_rx.complete()) return;
+            // Checked here, once, before anyone else receives it: bounded inflate + CRC.
+            auto raw = m_upload_rx.finish();
+            if (!raw) return refuse(raw.error().message);
+            PackedState packed = m_upload_rx.packed();
+            packed.delay = delay_in_force(packed.frame);
+            m_cached = std::move(packed);
+            m_upload.reset();
+            m_upload_rx.reset();
+            m_bad_reference = 0;
+            serve_states();
+            return;
+        }
+        default:
+            return;
+    }
+}
+
+void Server::serve_states() {
+    const Micros now = m_clock.now_us();
+    if (m_upload && now - m_upload->asked_at > m_config.state_request_timeout_us) {
+        emit({ServerEvent::Type::kRefused, m_upload->slot, m_upload->frame, 0, 0,
+              "no state from " + m_slots[m_upload->slot - 1].name + " within " +
+                  std::to_string(m_config.state_request_timeout_us / 1000) + " ms; asking again"});
+        m_bad_reference = m_upload->slot;
+        m_upload.reset();
+        m_upload_rx.reset();
+    }
+    const std::uint32_t si = m_snapshot_interval;
+    // A cached state serves joiners while the inputs since its frame are still held and it
+    // is recent (a joiner fast-forwards from it).
+    const bool cache_usable =
+        m_cached && Frame(m_cached->frame) >= Frame(m_confirmed_base) &&
+        Frame(m_confirmed_end) - Frame(m_cached->frame) <= static_cast<std::int32_t>(4 * si + 1);
+    bool need_join_state = false;
+    const auto serve = [&](Slot& member, int number) {
+        if (!member.awaiting_state) return;
+        if (!cache_usable) {
+            need_join_state = true;
+            return;
+        }
+        member.awaiting_state = false;
+        member.client_ack_end = m_cached->frame;
+        member.hash_from = m_cached->frame;
+        member.sender.emplace(m_next_transfer_id++, StatePurpose::kJoin, *m_cached);
+        emit({ServerEvent::Type::kStateSent, number, m_cached->frame, 0, 0,
+              "state of frame " + std::to_string(m_cached->frame) + " (" +
+                  std::to_string(m_cached->raw_size) + " bytes, " +
+                  std::to_string(m_cached->compressed->size()) + " compressed) to " + member.name});
+    };
+    for (int s = 1; s <= m_config.players; ++s) serve(m_slots[s - 1], s);
+    for (Slot& spectator : m_spectators) serve(spectator, 0);
+    if (m_repair && !m_repair->sent && m_cached &&
+        Frame(m_cached->frame) >= Frame(m_repair->state_frame)) {
+        for (int s = 1; s <= m_config.players; ++s) {
+            Slot& slot = m_slots[s - 1];
+            if (!(m_repair->slots & (1u << (s - 1))) || !active(slot)) continue;
+            slot.sender.emplace(m_next_transfer_id++, StatePurpose::kResync, *m_cached);
+            // Its hashes compare again once it reports having loaded the state.
+            slot.resync_pending = true;
+            emit({ServerEvent::Type::kStateSent, s, m_cached->frame, 0, 0,
+                  "reference state of frame " + std::to_string(m_cached->frame) + " from slot " +
+                      std::to_string(m_repair->reference) + " to " + slot.name +
+                      " (desync at frame " + std::to_string(m_repair->desync_frame) + ")"});
+        }
+        m_repair->sent = true;
+    }
+    if (m_repair && m_repair->sent) {
+        // Done when every target has loaded it (or is gone).
+        bool pending = false;
+        for (int s = 1; s <= m_config.players; ++s) {
+            Slot& slot = m_slots[s - 1];
+            if (!active(slot)) slot.resync_pending = false;
+            pending |= slot.resync_pending;
+        }
+        if (!pending) m_repair.reset();
+    }
+    if (m_upload) return;
+    if (m_repair && !m_repair->sent) {
+        request_state(m_repair->state_frame, m_repair->reference);
+    } else if (need_join_state) {
+        // The newest snapshot the host has surely taken: the one at or before its newest
+        // hash report; without one yet, the next snapshot ahead.
+        int reference = 0;
+        for (int s = 1; s <= m_config.players && !reference; ++s) {
+            if (active(m_slots[s - 1]) && s != m_bad_reference) reference = s;
+        }
+        std::uint32_t frame = (m_confirmed_end + si - 1) / si * si + 1;
+        if (reference && m_slots[reference - 1].any_hash) {
+            const std::uint32_t h = m_slots[reference - 1].last_hash_frame;
+            frame = h - h % si + 1;
+        }
+        request_state(frame, reference);
+    }
+}
+
+void Server::pump_senders() {
+    const auto pump = [&](Slot& member) {
+        if (!member.sender) return;
+        for (const auto& message : member.sender->take_messages())
+            m_transport.send(member.peer, Channel::kBulk, message);
+        if (member.sender->done()) member.sender.reset();
+    };
+    for (int s = 0; s < m_config.players; ++s) pump(m_slots[s]);
+    for (Slot& spectator : m_spectators) pump(spectator);
+}
+
+void Server::trim_history() {
+    // Confirmed inputs are kept while a member may still need them (it has not acknowledged
+    // them), and for history_frames in any case (joiners and resyncs start in the past).
+    std::uint32_t keep_from = m_confirmed_end - std::min(m_confirmed_end, m_config.history_frames);
+    const auto hold = [&](const Slot& member) {
+        if (member.occupied && !member.left && !member.awaiting_state &&
+            Frame(member.client_ack_end) < Frame(keep_from) &&
+            Frame(m_confirmed_end) - Frame(member.client_ack_end) <
+                static_cast<std::int32_t>(4 * m_config.history_frames))
+            keep_from = member.client_ack_end;
+    };
+    for (int s = 0; s < m_config.players; ++s) hold(m_slots[s]);
+    for (const Slot& spectator : m_spectators) hold(spectator);
+    if (m_cached && Frame(m_cached->frame) < Frame(keep_from) &&
+        Frame(m_confirmed_end) - Frame(m_cached->frame) <
+            static_cast<std::int32_t>(4 * m_snapshot_interval + 1))
+        keep_from = m_cached->frame;
+    while (Frame(m_confirmed_base) < Frame(keep_from) && !m_confirmed.empty()) {
+        m_confirmed.pop_front();
+        ++m_confirmed_base;
+    }
 }
 
 std::vector<SlotStats> Server::slot_stats() const {

@@ -21,6 +21,7 @@
 #include "netplay/delay_controller.h"
 #include "netplay/loss_counter.h"
 #include "netplay/protocol.h"
+#include "netplay/state_transfer.h"
 #include "netplay/transport.h"
 
 namespace framelock::netplay {
@@ -43,6 +44,22 @@ struct ServerConfig {
     // the next frame confirmed. A slow player delays only its own inputs.
     SessionMode mode = SessionMode::kFrameLock;
     std::uint8_t prediction_window = 8;
+
+    // Late join, reconnect, spectators, repair.
+    int start_players = 0;  // start when this many have joined (0: every slot)
+    int max_spectators = 16;
+    std::string password;            // players must give it (empty: none)
+    std::string spectator_password;  // spectators must give it (empty: none)
+    // A player silent this long is away: its slot gets neutral input (or, with
+    // pause_on_drop, the others wait) until it speaks again or rejoins from a new process
+    // under the same name; after reconnect_grace_us the slot is given up for good.
+    Micros link_lost_us = 500'000;
+    Micros reconnect_grace_us = 60'000'000;
+    bool pause_on_drop = false;
+    bool repair_desyncs = true;           // send the majority's state to divergent players
+    std::uint16_t snapshot_interval = 0;  // 0: from the hash and keyframe intervals
+    std::uint32_t history_frames = 3600;  // confirmed inputs kept for joiners and resyncs
+    Micros state_request_timeout_us = 5'000'000;
 };
 
 struct SlotStats {
@@ -64,7 +81,14 @@ struct ServerEvent {
         kStarted,
         kDelayChanged,
         kDesync,
-        kMalformed
+        kMalformed,
+        kPlayerAway,  // silent or disconnected: neutral input until it is back
+        kPlayerBack,  // plays again from `frame`
+        kSpectatorJoined,
+        kSpectatorLeft,
+        kRefused,    // a request refused (spectator input, a bad state upload, ...)
+        kStateSent,  // a join/resync state went out: `frame`, `message` has the size
+        kResynced,   // a divergent player loaded the reference state (message: regions)
     };
     Type type;
     int slot = 0;  // 1..8 where it applies
@@ -98,6 +122,8 @@ class Server {
     // Frames for which every playing slot reported a state hash and all were equal.
     std::uint64_t hash_frames_matched() const { return m_hash_frames_matched; }
     std::vector<SlotStats> slot_stats() const;
+    int spectators() const { return static_cast<int>(m_spectators.size()); }
+    std::uint16_t snapshot_interval() const { return m_snapshot_interval; }
     const InputFrame* confirmed_input(std::uint32_t frame) const;
 
   private:
@@ -125,6 +151,33 @@ class Server {
         std::uint32_t newest_input = 0;
         bool any_input = false;
         std::uint16_t down_loss_permille = 0;
+        // Late join, reconnect, spectators.
+        bool spectator = false;
+        bool away = false;  // silent or disconnected, within its grace period
+        Micros away_since = 0;
+        bool joining = false;               // neutral until its first input arrives
+        bool awaiting_state = false;        // joined a running session: needs a state first
+        bool refused_input = false;         // spectator: refusal already reported
+        std::uint32_t hash_from = 0;        // reports hashes from this frame on
+        std::uint32_t hash_valid_from = 0;  // resynced: earlier hashes were the old state's
+        std::uint32_t last_hash_frame = 0;
+        bool any_hash = false;
+        bool resync_pending = false;  // a reference state is on its way to it
+        std::optional<StateSender> sender;
+    };
+    struct Upload {
+        int slot = 0;
+        std::uint32_t id = 0;
+        std::uint32_t frame = 0;
+        Micros asked_at = 0;
+    };
+    struct Repair {
+        std::uint32_t desync_frame = 0;
+        std::uint32_t state_frame = 0;
+        std::uint8_t slots = 0;  // bit s-1: slot s gets the state
+        int reference = 0;
+        int attempts = 0;
+        bool sent = false;
     };
 
     void handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes);
@@ -145,6 +198,22 @@ class Server {
     Micros safe_rtt_worst() const;
     double loss_worst() const;
     void emit(ServerEvent event) { m_events.push_back(std::move(event)); }
+    // Late join, reconnect, state transfer.
+    Slot* member(PeerId peer, int& slot_number);
+    bool absent(const Slot& slot) const;  // gets neutral input without being waited for
+    bool active(const Slot& slot) const;  // playing: reports hashes, may serve states
+    void hello_running(PeerId peer, const Hello& hello);
+    void add_spectator(PeerId peer, const Hello& hello);
+    void go_away(int slot_number, const std::string& why);
+    void activate(Slot& slot, int slot_number, std::uint32_t first_frame);
+    void welcome(Slot& slot, int slot_number, bool late);
+    void handle_bulk(Slot& slot, int slot_number, std::span<const std::uint8_t> bytes);
+    void request_state(std::uint32_t frame, int prefer_slot);
+    void serve_states();
+    void pump_senders();
+    void trim_history();
+    void start_repair(std::uint32_t desync_frame, std::uint8_t slots, int reference);
+    std::uint8_t delay_in_force(std::uint32_t frame) const;
 
     Transport& m_transport;
     const Clock& m_clock;
@@ -168,6 +237,14 @@ class Server {
     std::uint64_t m_hash_frames_matched = 0;
     bool m_in_desync = false;
     std::deque<ServerEvent> m_events;
+    std::vector<Slot> m_spectators;
+    std::uint16_t m_snapshot_interval = 60;
+    std::optional<Upload> m_upload;
+    StateReceiver m_upload_rx;
+    std::optional<PackedState> m_cached;
+    std::uint32_t m_next_transfer_id = 1;
+    std::optional<Repair> m_repair;
+    int m_bad_reference = 0;  // the slot whose last upload failed: asked last
 };
 
 }  // namespace framelock::netplay

@@ -48,12 +48,17 @@ class Hands {
 void HashingEmulator::run_frame(const InputFrame& inputs, bool present) {
     std::uint64_t h = m_state ^ (m_frames * 0x9e3779b97f4a7c15ull);
     for (InputWord pad : inputs.pads) h = mix(h ^ pad);
-    if (m_frames >= m_diverge_at) h = mix(h ^ 0xdead);
+    if (m_frames == m_diverge_at) h = mix(h ^ 0xdead);
     m_state = h;
     ++m_frames;
     if (present) ++m_presented;
-    // A frame run again after a load (rollback) replaces what the first run logged.
+    // A frame run again after a load (rollback) replaces what the first run logged; a
+    // joiner's log has nothing (0) before its first frame.
     const auto index = static_cast<std::size_t>(m_frames - 1);
+    if (index > m_log.size()) {
+        m_log.resize(index, 0);
+        m_inputs.resize(index);
+    }
     if (index < m_log.size()) {
         m_log[index] = m_state;
         m_inputs[index] = inputs;
@@ -63,23 +68,49 @@ void HashingEmulator::run_frame(const InputFrame& inputs, bool present) {
     }
 }
 
+namespace {
+void fill_padding(std::uint64_t seed, std::span<std::uint8_t> out) {
+    std::uint64_t x = seed | 1;
+    std::size_t i = 0;
+    for (; i + 8 <= out.size(); i += 8) {
+        x = mix(x + 0x9e3779b97f4a7c15ull);
+        for (int b = 0; b < 8; ++b) out[i + b] = static_cast<std::uint8_t>(x >> (8 * b));
+    }
+    for (; i < out.size(); ++i) out[i] = static_cast<std::uint8_t>(mix(x + i));
+}
+}  // namespace
+
 bool HashingEmulator::save_state(std::vector<std::uint8_t>& out) {
-    out.resize(16);
+    out.resize(16 + m_padding);
     for (int i = 0; i < 8; ++i) {
         out[i] = static_cast<std::uint8_t>(m_state >> (8 * i));
         out[8 + i] = static_cast<std::uint8_t>(m_frames >> (8 * i));
     }
+    fill_padding(m_state, std::span(out).subspan(16));
     return true;
 }
 
 bool HashingEmulator::load_state(std::span<const std::uint8_t> state) {
-    if (state.size() != 16) return false;
-    m_state = m_frames = 0;
+    if (state.size() != 16 + m_padding) return false;
+    std::uint64_t st = 0, frames = 0;
     for (int i = 0; i < 8; ++i) {
-        m_state |= static_cast<std::uint64_t>(state[i]) << (8 * i);
-        m_frames |= static_cast<std::uint64_t>(state[8 + i]) << (8 * i);
+        st |= static_cast<std::uint64_t>(state[i]) << (8 * i);
+        frames |= static_cast<std::uint64_t>(state[8 + i]) << (8 * i);
     }
+    if (m_padding) {
+        // The padding must be the state's own: a corrupted transfer is refused.
+        std::vector<std::uint8_t> expected(m_padding);
+        fill_padding(st, expected);
+        if (!std::equal(expected.begin(), expected.end(), state.begin() + 16)) return false;
+    }
+    m_state = st;
+    m_frames = frames;
     return true;
+}
+
+std::vector<MemoryRegion> HashingEmulator::memory_regions() {
+    for (int i = 0; i < 8; ++i) m_ram[i] = static_cast<std::uint8_t>(m_state >> (8 * i));
+    return {MemoryRegion{"CHAIN", 0x100, std::span<const std::uint8_t>(m_ram)}};
 }
 
 std::uint32_t SimResult::frame_at(Micros t) const {
@@ -102,120 +133,171 @@ SimResult run_scenario(const SimScenario& sc) {
     net.set_default_link(sc.link);
     auto server_transport = net.create_endpoint("server");
     ServerConfig server_config = sc.server;
-    server_config.players = sc.players;
+    server_config.players = std::max(sc.slots, sc.players);
+    if (sc.players < server_config.players && server_config.start_players == 0)
+        server_config.start_players = sc.players;
     Server server(*server_transport, clock, server_config);
 
     const int n = sc.players;
-    std::vector<std::unique_ptr<Transport>> transports;
-    std::vector<std::unique_ptr<HashingEmulator>> emulators;
-    std::vector<std::unique_ptr<Emulator>> external;  // sc.make_emulator's
-    std::vector<std::unique_ptr<Client>> clients;
-    std::vector<Hands> hands;
     SimResult result;
-    result.clients.resize(static_cast<std::size_t>(n));
     SessionIdentity identity{"sim", "1", 0x1234, 0x5678,
                              static_cast<std::uint32_t>(std::lround(sc.fps * 1000))};
-    for (int c = 1; c <= n; ++c) {
-        const std::string name = "client" + std::to_string(c);
-        if (static_cast<std::size_t>(c) <= sc.client_links.size()) {
-            net.set_link(name, "server", sc.client_links[c - 1]);
-            net.set_link("server", name, sc.client_links[c - 1]);
+    // One simulated process: its endpoint, emulator, client and hands.
+    struct Peer {
+        std::unique_ptr<Transport> transport;
+        std::unique_ptr<HashingEmulator> emulator;
+        std::unique_ptr<Emulator> external;
+        std::unique_ptr<Client> client;
+        std::unique_ptr<Hands> hands;
+        int number = 0;  // 1..N for the first players, then joiners
+        bool dropped = false, frozen = false, warm = false;
+    };
+    std::vector<Peer> peers;
+    const auto spawn = [&](int number, const std::string& endpoint, const std::string& name,
+                           int slot, bool spectator, std::uint64_t hands_seed) {
+        Peer peer;
+        peer.number = number;
+        if (number <= static_cast<int>(sc.client_links.size())) {
+            net.set_link(endpoint, "server", sc.client_links[number - 1]);
+            net.set_link("server", endpoint, sc.client_links[number - 1]);
         }
         for (const auto& change : sc.changes) {
-            if (change.client == 0 || change.client == c) {
-                net.schedule_link_change(clock.now_us() + change.at, name, "server", change.params);
-                net.schedule_link_change(clock.now_us() + change.at, "server", name, change.params);
+            if (change.client == 0 || change.client == number) {
+                net.schedule_link_change(clock.now_us() + change.at, endpoint, "server",
+                                         change.params);
+                net.schedule_link_change(clock.now_us() + change.at, "server", endpoint,
+                                         change.params);
             }
         }
-        transports.push_back(net.create_endpoint(name));
-        emulators.push_back(std::make_unique<HashingEmulator>());
-        emulators.back()->set_fps(sc.fps);
-        if (c == sc.diverging_client) emulators.back()->set_divergence(sc.diverge_frame);
-        Emulator* emulator = emulators.back().get();
-        if (sc.make_emulator) {
-            external.push_back(sc.make_emulator(c));
-            emulator = external.back().get();
+        peer.transport = net.create_endpoint(endpoint);
+        peer.emulator = std::make_unique<HashingEmulator>();
+        peer.emulator->set_fps(sc.fps);
+        peer.emulator->set_state_padding(sc.state_padding);
+        if (number == sc.diverging_client) peer.emulator->set_divergence(sc.diverge_frame);
+        Emulator* emulator = peer.emulator.get();
+        if (sc.make_emulator && number <= n) {
+            peer.external = sc.make_emulator(number);
+            emulator = peer.external.get();
         }
         ClientConfig config;
         config.server_address = "server";
-        config.requested_slot = static_cast<std::uint8_t>(c);
+        config.requested_slot = static_cast<std::uint8_t>(slot);
         config.player_name = name;
         config.identity = identity;
-        clients.push_back(std::make_unique<Client>(*transports.back(), clock, *emulator, config));
-        hands.emplace_back(mix(sc.seed * 1000 + static_cast<std::uint64_t>(c)), sc.hold_min,
-                           sc.hold_max);
-        clients.back()->start();
+        config.role = spectator ? Role::kSpectator : Role::kPlayer;
+        peer.client = std::make_unique<Client>(*peer.transport, clock, *emulator, config);
+        peer.hands = std::make_unique<Hands>(hands_seed, sc.hold_min, sc.hold_max);
+        peer.client->start();
+        SimClientResult r;
+        r.slot = spectator ? 0 : slot;
+        r.connected_at_us = clock.now_us() - 1'000'000;
+        result.clients.push_back(r);
+        peers.push_back(std::move(peer));
+    };
+    for (int c = 1; c <= n; ++c) {
+        spawn(c, "client" + std::to_string(c), "client" + std::to_string(c), c, false,
+              mix(sc.seed * 1000 + static_cast<std::uint64_t>(c)));
+        result.clients.back().connected_at_us = -1;
     }
-    std::vector<bool> dropped(static_cast<std::size_t>(n), false);
-    std::vector<bool> frozen(static_cast<std::size_t>(n), false);
-    std::vector<bool> warm(static_cast<std::size_t>(n), false);
+    std::vector<bool> joiner_spawned(sc.joiners.size(), false);
+    Micros dropped_at = -1;
+    bool rejoined = false;
 
     const Micros frame_us = static_cast<Micros>(1e6 / sc.fps);
     const Micros limit =
         clock.now_us() + static_cast<Micros>((sc.frames + 600) * frame_us) + 60'000'000;
     const auto done = [&] {
-        for (int c = 0; c < n; ++c) {
-            if (!dropped[c] && !frozen[c] && clients[c]->state() != Client::State::kEnded &&
-                clients[c]->next_frame() < sc.frames) {
+        for (const Peer& peer : peers) {
+            if (!peer.dropped && !peer.frozen && peer.client->state() != Client::State::kEnded &&
+                peer.client->next_frame() < sc.frames) {
                 return false;
             }
         }
-        return true;
+        for (bool spawned : joiner_spawned) {
+            if (!spawned) return false;
+        }
+        return !(dropped_at >= 0 && sc.rejoin_after_us >= 0 && !rejoined);
     };
     while (!done() && clock.now_us() < limit) {
         server.update();
-        for (int c = 0; c < n; ++c) {
-            if (dropped[c] || frozen[c]) continue;
-            Client& client = *clients[c];
-            if (c + 1 == sc.freeze_client && client.next_frame() >= sc.freeze_frame) {
-                frozen[c] = true;
+        for (std::size_t j = 0; j < sc.joiners.size(); ++j) {
+            if (joiner_spawned[j] || peers[0].client->next_frame() < sc.joiners[j].at_frame)
+                continue;
+            joiner_spawned[j] = true;
+            const int number = static_cast<int>(peers.size()) + 1;
+            const std::string name =
+                (sc.joiners[j].spectator ? "spectator" : "joiner") + std::to_string(j + 1);
+            spawn(number, name, name, sc.joiners[j].slot, sc.joiners[j].spectator,
+                  mix(sc.seed * 1000 + static_cast<std::uint64_t>(number)));
+        }
+        if (dropped_at >= 0 && sc.rejoin_after_us >= 0 && !rejoined &&
+            clock.now_us() >= dropped_at + sc.rejoin_after_us) {
+            // The same player restarts its process: same name, same slot, a new endpoint.
+            rejoined = true;
+            const int c = sc.drop_client;
+            spawn(static_cast<int>(peers.size()) + 1, "client" + std::to_string(c) + "-again",
+                  "client" + std::to_string(c), c, false,
+                  mix(sc.seed * 1000 + static_cast<std::uint64_t>(c)));
+        }
+        for (std::size_t i = 0; i < peers.size(); ++i) {
+            Peer& peer = peers[i];
+            if (peer.dropped || peer.frozen) continue;
+            Client& client = *peer.client;
+            if (peer.number == sc.freeze_client && client.next_frame() >= sc.freeze_frame) {
+                peer.frozen = true;
                 continue;
             }
             const std::uint32_t sample_frame = client.next_sample_frame();
-            const InputWord pad = hands[c].pad_for(sample_frame);
+            const InputWord pad = peer.hands->pad_for(sample_frame);
+            const bool was_running = client.state() == Client::State::kRunning;
             client.tick(pad);
-            auto& sampled = result.clients[c].sampled;
+            auto& r = result.clients[i];
+            if (!was_running && client.state() == Client::State::kRunning)
+                r.running_at_us = clock.now_us() - 1'000'000;
             // The pad this client sampled for each scheduled frame (one per tick on time).
-            while (client.state() == Client::State::kRunning &&
-                   sampled.size() < client.next_sample_frame()) {
-                sampled.push_back(pad);
+            while (client.state() == Client::State::kRunning && !client.spectator() &&
+                   r.sampled.size() < client.next_sample_frame()) {
+                r.sampled.push_back(pad);
             }
-            if (!warm[c] && client.next_frame() >= sc.warmup_frames) {
-                warm[c] = true;
-                result.clients[c].stall_frames_after_warmup =
-                    client.stats().stall_frames;  // subtracted below
+            if (!peer.warm && client.next_frame() >= sc.warmup_frames) {
+                peer.warm = true;
+                r.stall_frames_after_warmup = client.stats().stall_frames;  // subtracted below
             }
-            if (c + 1 == sc.drop_client && client.next_frame() >= sc.drop_frame) {
-                dropped[c] = true;  // the process is gone: no Bye, no more traffic
-                result.clients[c].stats = client.stats();
-                transports[c].reset();
+            if (peer.number == sc.drop_client && client.next_frame() >= sc.drop_frame) {
+                peer.dropped = true;  // the process is gone: no Bye, no more traffic
+                dropped_at = clock.now_us();
+                r.stats = client.stats();
+                peer.transport.reset();
             }
         }
         server.update();
         // Jump to the next moment anything can happen.
         Micros next = clock.now_us() + frame_us;
         if (auto delivery = net.next_delivery_time()) next = std::min(next, *delivery);
-        for (int c = 0; c < n; ++c) {
-            if (!dropped[c] && !frozen[c]) next = std::min(next, clients[c]->next_wakeup());
+        for (const Peer& peer : peers) {
+            if (!peer.dropped && !peer.frozen) next = std::min(next, peer.client->next_wakeup());
         }
         next = std::min(next, server.next_wakeup());
         clock.set(std::max(next, clock.now_us() + 1));
     }
     result.simulated_us = clock.now_us() - 1'000'000;
 
-    for (int c = 0; c < n; ++c) {
-        auto& r = result.clients[c];
-        r.hashes = emulators[c]->hash_log();
-        r.inputs = emulators[c]->input_log();
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        Peer& peer = peers[i];
+        auto& r = result.clients[i];
+        r.hashes = peer.emulator->hash_log();
+        r.inputs = peer.emulator->input_log();
+        r.first_frame = peer.client->first_frame();
         // Frames run on predictions at the end were never confirmed: not final.
-        r.hashes.resize(std::min<std::size_t>(r.hashes.size(), clients[c]->final_frames()));
-        r.inputs.resize(std::min<std::size_t>(r.inputs.size(), clients[c]->final_frames()));
-        if (!dropped[c]) r.stats = clients[c]->stats();
+        r.hashes.resize(std::min<std::size_t>(r.hashes.size(), peer.client->final_frames()));
+        r.inputs.resize(std::min<std::size_t>(r.inputs.size(), peer.client->final_frames()));
+        if (!peer.dropped) r.stats = peer.client->stats();
         r.stall_frames = r.stats.stall_frames;
         r.stall_frames_after_warmup = r.stats.stall_frames - r.stall_frames_after_warmup;
         r.frames_fast_forwarded = r.stats.frames_fast_forwarded;
-        while (auto event = clients[c]->poll_event()) r.events.push_back(*event);
-        if (!dropped[c]) result.total_stalls_after_warmup += r.stall_frames_after_warmup;
+        while (auto event = peer.client->poll_event()) r.events.push_back(*event);
+        if (!peer.dropped && peer.number <= n)
+            result.total_stalls_after_warmup += r.stall_frames_after_warmup;
     }
     while (auto event = server.poll_event()) result.server_events.push_back(*event);
     result.schedule = server.schedule();
@@ -224,13 +306,10 @@ SimResult run_scenario(const SimScenario& sc) {
     result.fps = sc.fps;
 
     result.hashes_identical = true;
-    for (int c = 1; c < n; ++c) {
-        const auto& a = result.clients[0].hashes;
-        const auto& b = result.clients[c].hashes;
-        const std::size_t common = std::min(a.size(), b.size());
-        if (!std::equal(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(common), b.begin())) {
+    for (std::size_t c = 1; c < result.clients.size(); ++c) {
+        if (!result.clients[c].hashes.empty() &&
+            SimResult::first_difference(result.clients[0], result.clients[c]) >= 0)
             result.hashes_identical = false;
-        }
     }
     result.min_delay = std::numeric_limits<int>::max();
     double sum = 0, sum_warm = 0;
@@ -245,6 +324,16 @@ SimResult run_scenario(const SimScenario& sc) {
     result.mean_delay_after_warmup =
         sum_warm / std::max<std::uint32_t>(1, sc.frames - sc.warmup_frames);
     return result;
+}
+
+long SimResult::first_difference(const SimClientResult& a, const SimClientResult& b,
+                                 std::uint32_t from) {
+    const std::size_t begin = std::max<std::size_t>({a.first_frame, b.first_frame, from});
+    const std::size_t end = std::min(a.hashes.size(), b.hashes.size());
+    for (std::size_t f = begin; f < end; ++f) {
+        if (a.hashes[f] != b.hashes[f]) return static_cast<long>(f);
+    }
+    return -1;
 }
 
 }  // namespace framelock::netplay

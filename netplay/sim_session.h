@@ -3,6 +3,7 @@
 // benchmarks use it to play minutes of netplay in milliseconds, deterministically.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,11 +26,16 @@ class HashingEmulator final : public Emulator {
     bool save_state(std::vector<std::uint8_t>& out) override;
     bool load_state(std::span<const std::uint8_t> state) override;
     std::uint64_t state_hash() override { return m_state; }
-    std::vector<MemoryRegion> memory_regions() override { return {}; }
+    std::vector<MemoryRegion> memory_regions() override;
+    void rewind_to(std::uint64_t next_frame) override { m_frames = next_frame; }
     double frames_per_second() const override { return m_fps; }
 
     void set_fps(double fps) { m_fps = fps; }
-    void set_divergence(std::uint64_t at_frame) { m_diverge_at = at_frame; }  // test hook
+    // Test hook: frame `at_frame` runs differently here (once; the state chain keeps it).
+    void set_divergence(std::uint64_t at_frame) { m_diverge_at = at_frame; }
+    // Makes every saved state `bytes` longer with data derived from the state (and as
+    // incompressible as random data): a stand-in for a big core's state.
+    void set_state_padding(std::size_t bytes) { m_padding = bytes; }
     const std::vector<std::uint64_t>& hash_log() const { return m_log; }
     const std::vector<InputFrame>& input_log() const { return m_inputs; }
     std::uint64_t presented() const { return m_presented; }
@@ -39,6 +45,8 @@ class HashingEmulator final : public Emulator {
     std::uint64_t m_frames = 0;
     std::uint64_t m_presented = 0;
     std::uint64_t m_diverge_at = ~0ull;
+    std::size_t m_padding = 0;
+    std::array<std::uint8_t, 8> m_ram{};  // the state word, as the "CHAIN" memory region
     double m_fps = 60.0;
     std::vector<std::uint64_t> m_log;
     std::vector<InputFrame> m_inputs;
@@ -51,7 +59,8 @@ struct SimLinkChange {
 };
 
 struct SimScenario {
-    int players = 2;
+    int players = 2;  // players from the start
+    int slots = 0;    // player slots in the session (more than players: room to join late)
     std::uint64_t seed = 1;
     std::uint32_t frames = 3600;
     double fps = 60.0;
@@ -73,6 +82,16 @@ struct SimScenario {
     std::function<std::unique_ptr<Emulator>(int client)> make_emulator;
     int freeze_client = 0;           // 1..N: that client hangs (stops ticking) at freeze_frame;
     std::uint32_t freeze_frame = 0;  // its connection stays open
+    Micros rejoin_after_us = -1;     // >= 0: the dropped client restarts this long after
+    // Late joiners: they connect once client 1 has run at_frame frames. Their results
+    // follow the players' in SimResult::clients (then a rejoined client's, if any).
+    struct Joiner {
+        std::uint32_t at_frame = 0;
+        bool spectator = false;
+        int slot = 0;  // players: the slot asked for (0: any free)
+    };
+    std::vector<Joiner> joiners;
+    std::size_t state_padding = 0;  // bytes added to every HashingEmulator state
 };
 
 struct SimClientResult {
@@ -84,6 +103,10 @@ struct SimClientResult {
     std::uint32_t frames_fast_forwarded = 0;
     ClientStatsSnapshot stats;
     std::vector<ClientEvent> events;
+    std::uint32_t first_frame = 0;  // a late joiner's: its logs start here
+    int slot = 0;                   // 0 for spectators
+    Micros connected_at_us = -1;    // a late joiner: when it connected (simulated time)
+    Micros running_at_us = -1;      // ... and when it started running frames
 };
 
 struct SimResult {
@@ -101,6 +124,10 @@ struct SimResult {
     std::uint32_t total_stalls_after_warmup = 0;  // summed over clients
     std::uint64_t hash_frames_matched = 0;        // Server::hash_frames_matched()
     int delay_at(std::uint32_t frame) const;
+    // The first frame (from `from`, and from both clients' first frames on) whose hashes
+    // differ between a and b, or -1 if none does over their common length.
+    static long first_difference(const SimClientResult& a, const SimClientResult& b,
+                                 std::uint32_t from = 0);
 };
 
 SimResult run_scenario(const SimScenario& scenario);
