@@ -6,9 +6,12 @@
 // Time is emulated so the minute takes seconds: the device's clock is the frames SDL has
 // pulled, and the emulator runs frame k once that clock reaches k / fps x (1 + skew): an
 // emulator running `skew` slow against the sound card (+0.1%: the core's 60 Hz is 59.94
-// on the card's crystal), far more than real hardware drifts. The disk driver pulls a
-// device buffer every SDL_DISKAUDIODELAY ms, so the emulated time runs about 5x faster
-// than the wall clock.
+// on the card's crystal), far more than real hardware drifts. The benchmark holds the
+// device's lock (SDL_LockAudioDevice) and lets SDL's thread through for one buffer at a
+// time, exactly when the emulated clock says it is due: a busy machine slows the minute
+// down but cannot make the emulator late. The disk driver sleeps SDL_DISKAUDIODELAY ms
+// between buffers (4: about 5x faster than real time); a buffer it takes before the lock
+// is back (a stalled benchmark thread) is counted as a missed step.
 //
 // Prints the underruns (all, and after the first second), the queue's fill (mean, min,
 // max, spread) against its target, the frames dropped, the final rate factor, and how much
@@ -123,17 +126,32 @@ int main(int argc, char** argv) {
     // queue first fills and playback starts, the emulator's own pace is the clock.
     const auto wall_start = std::chrono::steady_clock::now();
     const auto total = static_cast<std::uint64_t>(seconds * fps);
+    const auto buffer = static_cast<std::uint64_t>(audio.report().device_buffer_frames);
     double started_at = -1;  // emulated time playback started
+    std::uint64_t missed_steps = 0;
+    SDL_LockAudioDevice(audio.device());
     for (std::uint64_t k = 0; k < total; ++k) {
         const double due = static_cast<double>(k) / fps * (1 + skew);
         if (started_at >= 0) {
-            while (started_at + static_cast<double>(audio.stats().frames_played) / rate < due) {
-                std::this_thread::sleep_for(std::chrono::microseconds(200));
+            // Step the device until its clock reaches the frame's time.
+            std::uint64_t played = audio.stats().frames_played;
+            while (started_at + static_cast<double>(played) / rate < due) {
+                SDL_UnlockAudioDevice(audio.device());
+                std::uint64_t now = played;
+                while (now == played) {
+                    std::this_thread::sleep_for(std::chrono::microseconds(50));
+                    now = audio.stats().frames_played;
+                }
+                SDL_LockAudioDevice(audio.device());
+                now = audio.stats().frames_played;
+                if (now - played > buffer) ++missed_steps;
+                played = now;
             }
         }
         emu.run_frame({}, true);
         if (started_at < 0 && audio.stats().started) started_at = due;
     }
+    SDL_UnlockAudioDevice(audio.device());
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     const AudioReport r = audio.report();
@@ -151,8 +169,10 @@ int main(int argc, char** argv) {
         "audio_drc  SDL '{}' driver, {} Hz device, {}-frame buffer; core {:.0f} Hz at "
         "{:.3f} fps running {:+.2f}% against the device\n",
         r.driver, r.device_rate, r.device_buffer_frames, core_rate, fps, skew * 100);
-    fmt::print("audio_drc  {:.1f} emulated s played in {:.1f} wall s; {} MB written by SDL\n",
-               played_s, wall, written / 1000000);
+    fmt::print(
+        "audio_drc  {:.1f} emulated s played in {:.1f} wall s; {} MB written by SDL; {} "
+        "missed steps\n",
+        played_s, wall, written / 1000000, missed_steps);
     fmt::print("audio_drc  underruns {} ({} after the first second), {} frames dropped\n",
                r.underruns, r.underruns_after_warmup, r.frames_dropped);
     fmt::print(
@@ -177,6 +197,10 @@ int main(int argc, char** argv) {
         }
     };
     require(played_s >= seconds - 1, fmt::format("only {:.1f} s played", played_s));
+    require(missed_steps == 0,
+            fmt::format("SDL's thread took {} buffers out of turn (this machine stalled the "
+                        "benchmark for more than --disk-delay ms)",
+                        missed_steps));
     require(r.underruns_after_warmup == 0,
             fmt::format("{} underruns after the first second", r.underruns_after_warmup));
     require(r.frames_dropped == 0, fmt::format("{} frames dropped", r.frames_dropped));
