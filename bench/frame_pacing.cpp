@@ -17,10 +17,10 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -101,15 +101,26 @@ void print_report(const char* what, const PacingReport& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"bench_frame_pacing: framelock run's frame pacing in a window under Xvfb"};
     const fs::path here = fs::canonical("/proc/self/exe").parent_path();
     std::string exe = (here / "framelock").string();
     std::string fixtures = (here / "fixtures").string();
     double seconds = 10;
-    app.add_option("--framelock", exe, "the framelock executable")->capture_default_str();
-    app.add_option("--fixtures", fixtures, "where the fake_59hz/fake_57hz fixture cores are");
-    app.add_option("--seconds", seconds, "wall seconds of the arcade run")->capture_default_str();
-    CLI11_PARSE(app, argc, argv);
+    // Three flags: parsed by hand (CLI11 costs more to compile than this program).
+    for (int i = 1; i < argc; ++i) {
+        const std::string flag = argv[i];
+        if (flag == "--framelock" && i + 1 < argc) {
+            exe = argv[++i];
+        } else if (flag == "--fixtures" && i + 1 < argc) {
+            fixtures = argv[++i];
+        } else if (flag == "--seconds" && i + 1 < argc) {
+            seconds = std::atof(argv[++i]);
+        } else {
+            std::fprintf(flag == "--help" ? stdout : stderr,
+                         "usage: bench_frame_pacing [--framelock EXE] [--fixtures DIR] "
+                         "[--seconds 10]\n");
+            return flag == "--help" ? 0 : 2;
+        }
+    }
 
     if (!fs::exists("/usr/bin/Xvfb")) {
         fmt::print("frame_pacing  skipped: Xvfb is not installed (apt-get install xvfb xauth)\n");

@@ -9,6 +9,7 @@
 namespace framelock::frontend {
 
 void HeadlessVideo::present(const VideoFrame& frame) {
+    if (m_next) m_next->present(frame);
     ++m_frames;
     if (!frame.data) {
         ++m_dupes;
@@ -89,24 +90,13 @@ Result<HeadlessRunSummary> run_headless(RetroEmulator& emulator, InputSource& in
         if (!opened) return opened.error();
         log = std::move(opened).value();
     }
-    // A screenshot keeps a copy of every picture the sink is given, and passes it on.
-    class CopyingVideo final : public VideoSink {
-      public:
-        explicit CopyingVideo(VideoSink* next) : m_next(next) { copy.keep_last_frame(true); }
-        void present(const VideoFrame& frame) override {
-            copy.present(frame);
-            if (m_next) m_next->present(frame);
-        }
-        HeadlessVideo copy;
-
-      private:
-        VideoSink* m_next;
-    };
+    // A screenshot keeps a copy of every picture and passes it on to the sink.
     VideoSink* const sink = emulator.video_sink();
-    std::optional<CopyingVideo> copying;
+    HeadlessVideo copy;
     if (options.screenshot_frame) {
-        copying.emplace(sink);
-        emulator.set_video_sink(&*copying);
+        copy.keep_last_frame(true);
+        copy.forward_to(sink);
+        emulator.set_video_sink(&copy);
     }
     Status screenshot =
         options.screenshot_frame
@@ -121,8 +111,8 @@ Result<HeadlessRunSummary> run_headless(RetroEmulator& emulator, InputSource& in
         const std::uint64_t frame = emulator.frame_count();
         emulator.run_frame(input.input_for(frame), true);
         if (log) log->write(frame, emulator);
-        if (copying && frame == *options.screenshot_frame) {
-            const Image picture = to_image(copying->copy.last_frame());
+        if (options.screenshot_frame && frame == *options.screenshot_frame) {
+            const Image picture = to_image(copy.last_frame());
             screenshot =
                 picture.width
                     ? write_png(options.screenshot_path, picture)
@@ -137,7 +127,7 @@ Result<HeadlessRunSummary> run_headless(RetroEmulator& emulator, InputSource& in
     }
     summary.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (copying) emulator.set_video_sink(sink);
+    if (options.screenshot_frame) emulator.set_video_sink(sink);
     if (log) {
         if (Status s = log->close(); !s) return s.error();
     }

@@ -14,12 +14,16 @@
 
 namespace framelock::frontend {
 
-// Counts frames and keeps nothing, unless asked to keep a copy of the last picture.
+// Counts frames and keeps nothing, unless asked to keep a copy of the last picture. It can
+// pass every picture on to another sink (a window) too.
 class HeadlessVideo final : public VideoSink {
   public:
     void present(const VideoFrame& frame) override;
 
     void keep_last_frame(bool keep) { m_keep = keep; }
+    // Every picture also goes to `next` (borrowed; nullptr: nowhere).
+    void forward_to(VideoSink* next) { m_next = next; }
+    VideoSink* forwards_to() const { return m_next; }
     std::uint64_t frames() const { return m_frames; }
     std::uint64_t dupes() const { return m_dupes; }
     // The last picture as tightly packed rows (width * bytes_per_pixel), if kept.
@@ -28,6 +32,7 @@ class HeadlessVideo final : public VideoSink {
 
   private:
     bool m_keep = false;
+    VideoSink* m_next = nullptr;
     std::uint64_t m_frames = 0;
     std::uint64_t m_dupes = 0;
     std::vector<std::uint8_t> m_pixels;

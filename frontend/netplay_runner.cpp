@@ -39,20 +39,6 @@ void keep_view_event(std::deque<Event>& events, const Event& event) {
     if (events.size() > kViewEventLimit) events.pop_front();
 }
 
-// Hands each picture to the window and keeps a copy for the screenshot.
-class TeeVideo final : public VideoSink {
-  public:
-    TeeVideo(HeadlessVideo& copy, VideoSink& window) : m_copy(copy), m_window(window) {}
-    void present(const VideoFrame& frame) override {
-        m_copy.present(frame);
-        m_window.present(frame);
-    }
-
-  private:
-    HeadlessVideo& m_copy;
-    VideoSink& m_window;
-};
-
 double seconds(Micros us) {
     return static_cast<double>(us) / 1e6;
 }
@@ -448,7 +434,7 @@ ClientRunner::ClientRunner(RetroEmulator& emulator, InputSource& input, const ne
 
 ClientRunner::~ClientRunner() {
     // The client borrows the emulator's video sink; do not leave it pointing here.
-    if (m_config.screenshot_frame) m_emulator.set_video_sink(m_window_video);
+    if (m_config.screenshot_frame) m_emulator.set_video_sink(m_video.forwards_to());
 }
 
 Result<std::unique_ptr<ClientRunner>> ClientRunner::create(RetroEmulator& emulator,
@@ -465,13 +451,9 @@ Result<std::unique_ptr<ClientRunner>> ClientRunner::create(RetroEmulator& emulat
         if (config.screenshot_path.empty())
             return make_error(ErrorCode::kUsage, "a screenshot frame needs a file to write to");
         runner->m_video.keep_last_frame(true);
-        runner->m_window_video = emulator.video_sink();
-        if (runner->m_window_video) {
-            runner->m_tee = std::make_unique<TeeVideo>(runner->m_video, *runner->m_window_video);
-            emulator.set_video_sink(runner->m_tee.get());
-        } else {
-            emulator.set_video_sink(&runner->m_video);
-        }
+        // A window keeps getting every picture.
+        runner->m_video.forward_to(emulator.video_sink());
+        emulator.set_video_sink(&runner->m_video);
     }
     runner->m_recording = std::make_unique<RecordingEmulator>(
         emulator, runner->m_hash_log.get(), config.frames,

@@ -186,9 +186,7 @@ class ClientRunner {
     ClientRunConfig m_config;
     std::unique_ptr<HashLogWriter> m_hash_log;
     std::unique_ptr<ReplayWriter> m_replay;
-    HeadlessVideo m_video;
-    VideoSink* m_window_video = nullptr;  // the sink the emulator had: pictures go on to it
-    std::unique_ptr<VideoSink> m_tee;
+    HeadlessVideo m_video;  // the screenshot's copy; passes pictures on to the emulator's sink
     std::unique_ptr<RecordingEmulator> m_recording;
     std::unique_ptr<netplay::EnetTransport> m_transport;
     std::unique_ptr<netplay::Client> m_client;

@@ -19,20 +19,6 @@
 namespace framelock::frontend {
 namespace {
 
-// Hands each picture to the window and keeps a copy for the core screenshot.
-class TeeVideo final : public VideoSink {
-  public:
-    TeeVideo(VideoSink& window, HeadlessVideo& copy) : m_window(window), m_copy(copy) {}
-    void present(const VideoFrame& frame) override {
-        m_copy.present(frame);
-        m_window.present(frame);
-    }
-
-  private:
-    VideoSink& m_window;
-    HeadlessVideo& m_copy;
-};
-
 class TextFile {
   public:
     static Result<std::unique_ptr<TextFile>> open(const std::string& path, const char* what) {
@@ -106,12 +92,12 @@ Result<WindowedRunSummary> run_windowed(RetroEmulator& emulator, PlayerWindow& w
         std::fprintf(input_log->get(), "# framelock run: the pads of every port, as played\n");
     }
 
-    HeadlessVideo copy;
-    TeeVideo tee(window.video(), copy);
+    HeadlessVideo copy;  // the core screenshot's copy, passing every picture on
     const bool want_core_picture = options.screenshot_frame && !options.screenshot_path.empty();
     if (want_core_picture) {
         copy.keep_last_frame(true);
-        emulator.set_video_sink(&tee);
+        copy.forward_to(&window.video());
+        emulator.set_video_sink(&copy);
     } else {
         emulator.set_video_sink(&window.video());
     }

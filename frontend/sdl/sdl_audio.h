@@ -39,6 +39,9 @@ class SdlAudio final : public AudioSink {
 
     AudioReport report() const;
     AudioPipelineStats stats() const { return m_pipeline->stats(); }
+    // The SDL device: SDL_LockAudioDevice() on it holds the callback off (the audio
+    // benchmark steps the device one buffer at a time on an emulated clock).
+    SDL_AudioDeviceID device() const { return m_device; }
     const AudioPipeline& pipeline() const { return *m_pipeline; }
 
   private:
