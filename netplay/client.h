@@ -113,7 +113,8 @@ class Client {
     // Frames [0, this) ran with every player's confirmed input and will not run again
     // (rollback: the verified ones; frame lock: every frame run).
     std::uint32_t final_frames() const {
-        return m_welcome.mode == SessionMode::kRollback ? m_verified_end : m_next_frame;
+        return m_welcome.mode == SessionMode::kRollback && !spectator() ? m_verified_end
+                                                                        : m_next_frame;
     }
     // The next scheduled frame whose pad tick() will sample (bots and tests read their
     // scripted pad for it).

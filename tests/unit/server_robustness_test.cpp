@@ -8,8 +8,10 @@
 #include "netplay/server.h"
 #include "netplay/sim_network.h"
 #include "netplay/sim_session.h"
+#include "netplay/state_transfer.h"
 
 using namespace framelock::netplay;
+using framelock::Result;
 
 namespace {
 
@@ -205,4 +207,211 @@ TEST_CASE("A foreign protocol version is refused with both versions",
     CHECK(reject->reason == RejectReason::kVersion);
     CHECK_THAT(reject->message, Catch::Contains(std::to_string(kProtocolVersion + 7)) &&
                                     Catch::Contains(std::to_string(kProtocolVersion)));
+}
+
+namespace {
+
+// Passes everything through, except that a state upload is replaced by a zlib bomb: a
+// small stream that inflates to 64 MiB, declared as a 1 KiB state.
+class BombingTransport final : public Transport {
+  public:
+    explicit BombingTransport(Transport& inner) : m_inner(inner) {}
+    Result<PeerId> connect(const std::string& address) override { return m_inner.connect(address); }
+    void send(PeerId peer, Channel channel, std::span<const std::uint8_t> data) override {
+        if (channel == Channel::kBulk && peek_id(data) == MsgId::kStateHeader) {
+            auto header = decode_state_header(data);
+            if (header && header->purpose == StatePurpose::kUpload && header->available) {
+                const std::vector<std::uint8_t> zeros(64u << 20, 0);
+                PackedState bomb = pack_state(zeros, header->frame);
+                bomb.raw_size = 1024;
+                StateSender sender(header->transfer_id, StatePurpose::kUpload, bomb, 1u << 30);
+                for (const auto& m : sender.take_messages()) m_inner.send(peer, channel, m);
+                ++bombs;
+                m_swallow = true;
+                return;
+            }
+        }
+        if (channel == Channel::kBulk && m_swallow && peek_id(data) == MsgId::kStateChunk) return;
+        m_inner.send(peer, channel, data);
+    }
+    std::optional<TransportEvent> poll() override { return m_inner.poll(); }
+    void flush() override { m_inner.flush(); }
+    void disconnect(PeerId peer) override { m_inner.disconnect(peer); }
+    PeerStats stats(PeerId peer) const override { return m_inner.stats(peer); }
+    int bombs = 0;
+
+  private:
+    Transport& m_inner;
+    bool m_swallow = false;
+};
+
+}  // namespace
+
+TEST_CASE("A zlib bomb uploaded as the session's state is refused; the joiner gets a good one",
+          "[netplay][server][robustness][state]") {
+    ManualClock clock{1'000'000};
+    SimNetwork net{11, clock};
+    net.set_default_link({10'000, 500, 0.0, 0.0, 0});
+    auto server_transport = net.create_endpoint("server");
+    ServerConfig config;
+    config.players = 3;
+    config.start_players = 2;
+    Server server{*server_transport, clock, config};
+    // Slot 1 (the host, asked first) bombs; slot 2 is honest.
+    auto raw1 = net.create_endpoint("c1");
+    BombingTransport t1(*raw1);
+    auto t2 = net.create_endpoint("c2"), t3 = net.create_endpoint("c3");
+    HashingEmulator e1, e2, e3;
+    Client c1{t1, clock, e1, Rig::make_config(1)}, c2{*t2, clock, e2, Rig::make_config(2)};
+    Client c3{*t3, clock, e3, Rig::make_config(3)};
+    c1.start();
+    c2.start();
+    std::vector<ServerEvent> events;
+    for (int i = 0; i < 30'000 && c1.next_frame() < 1500; ++i) {
+        if (i == 12'000) c3.start();  // frame ~600
+        server.update();
+        c1.tick(static_cast<InputWord>(i * 7));
+        c2.tick(static_cast<InputWord>(i * 13));
+        if (i >= 12'000) c3.tick(static_cast<InputWord>(i * 5));
+        server.update();
+        while (auto e = server.poll_event()) events.push_back(*e);
+        clock.advance(1000);
+    }
+    CHECK(t1.bombs == 1);
+    const ServerEvent* refused = nullptr;
+    for (const auto& e : events) {
+        if (e.type == ServerEvent::Type::kRefused && !refused) refused = &e;
+    }
+    REQUIRE(refused != nullptr);
+    CHECK_THAT(refused->message, Catch::Contains("p1") && Catch::Contains("1024"));
+    // The joiner got slot 2's state instead and plays in step with everyone.
+    REQUIRE(c3.state() == Client::State::kRunning);
+    CHECK(c3.first_frame() > 0);
+    CHECK(e1.hash_log() == e2.hash_log());
+    REQUIRE(e3.hash_log().size() > 1000);
+    for (std::size_t f = c3.first_frame(); f < e3.hash_log().size() && f < e1.hash_log().size();
+         ++f)
+        CHECK(e3.hash_log()[f] == e1.hash_log()[f]);
+    CHECK(e1.hash_log().size() >= 1500);
+}
+
+TEST_CASE("A spectator's input, a stolen slot and a wrong password are refused with a message",
+          "[netplay][server][robustness]") {
+    Rig rig;
+    rig.c1.start();
+    rig.c2.start();
+    rig.run(300, [](std::uint32_t) {});
+    REQUIRE(rig.c2.state() == Client::State::kRunning);
+
+    // A spectator (a raw peer, to send what a real spectator never would) sends pads.
+    auto raw = rig.net.create_endpoint("watcher");
+    const PeerId to_server = raw->connect("server").value();
+    Hello hello;
+    hello.identity = identity();
+    hello.role = Role::kSpectator;
+    hello.player_name = "watcher";
+    bool welcomed = false;
+    int sent = 0;
+    rig.run(900, [&](std::uint32_t step) {
+        while (auto e = raw->poll()) {
+            if (e->type == TransportEvent::Type::kConnected)
+                raw->send(to_server, Channel::kControl, encode(hello));
+            if (e->type == TransportEvent::Type::kMessage && peek_id(e->data) == MsgId::kWelcome)
+                welcomed = decode_welcome(e->data).has_value();
+        }
+        if (welcomed && step % 10 == 0) {
+            ClientInput input;
+            input.first_frame = static_cast<std::uint16_t>(rig.c1.next_frame() + 5);
+            input.inputs.assign(4, 0x5a5a);
+            raw->send(to_server, Channel::kInput, encode(input));
+            ++sent;
+        }
+    });
+    REQUIRE(welcomed);
+    CHECK(sent > 50);
+    CHECK(rig.e1.hash_log() == rig.e2.hash_log());
+    for (const auto& frame : rig.e1.input_log()) {
+        for (InputWord pad : frame.pads) CHECK(pad != 0x5a5a);
+    }
+    std::vector<ServerEvent> events = events_of(rig.server);
+    int refusals = 0;
+    for (const auto& e : events) {
+        if (e.type != ServerEvent::Type::kRefused) continue;
+        ++refusals;
+        CHECK_THAT(e.message,
+                   Catch::Contains("watcher") && Catch::Contains("spectators cannot play"));
+    }
+    CHECK(refusals == 1);  // reported once, counted always
+    CHECK(rig.server.spectators() == 1);
+
+    // p2's process dies; mallory asks for its slot and is refused; p2 comes back.
+    rig.t2.reset();
+    auto tm = rig.net.create_endpoint("mallory");
+    HashingEmulator em;
+    ClientConfig mallory = Rig::make_config(2);
+    mallory.player_name = "mallory";
+    Client cm(*tm, rig.clock, em, mallory);
+    for (int i = 0; i < 1500; ++i) {
+        if (i == 600) cm.start();
+        rig.server.update();
+        rig.c1.tick(static_cast<InputWord>(i));
+        cm.tick(0);
+        rig.clock.advance(1000);
+    }
+    REQUIRE(cm.state() == Client::State::kEnded);
+    CHECK_THAT(cm.end_reason(), Catch::Contains("slot 2 belongs to 'p2'") &&
+                                    Catch::Contains("only they may rejoin"));
+    auto t2b = rig.net.create_endpoint("c2-again");
+    HashingEmulator e2b;
+    Client c2b(*t2b, rig.clock, e2b, Rig::make_config(2));
+    c2b.start();
+    for (int i = 0; i < 3000; ++i) {
+        rig.server.update();
+        rig.c1.tick(static_cast<InputWord>(i));
+        c2b.tick(static_cast<InputWord>(i * 3));
+        rig.clock.advance(1000);
+    }
+    REQUIRE(c2b.state() == Client::State::kRunning);
+    CHECK(c2b.slot() == 2);
+    REQUIRE(e2b.hash_log().size() > c2b.first_frame() + 100);
+    for (std::size_t f = c2b.first_frame();
+         f < e2b.hash_log().size() && f < rig.e1.hash_log().size(); ++f)
+        CHECK(e2b.hash_log()[f] == rig.e1.hash_log()[f]);
+}
+
+TEST_CASE("A session with passwords refuses players and spectators without the right one",
+          "[netplay][server][robustness]") {
+    ManualClock clock{1'000'000};
+    SimNetwork net{12, clock};
+    net.set_default_link({5'000, 0, 0.0, 0.0, 0});
+    auto st = net.create_endpoint("server");
+    ServerConfig config;
+    config.players = 2;
+    config.password = "sesame";
+    config.spectator_password = "popcorn";
+    Server server{*st, clock, config};
+    const auto try_join = [&](const std::string& name, Role role, const std::string& password) {
+        auto t = net.create_endpoint(name);
+        HashingEmulator e;
+        ClientConfig c = Rig::make_config(0);
+        c.player_name = name;
+        c.role = role;
+        c.password = password;
+        Client client(*t, clock, e, c);
+        client.start();
+        for (int i = 0; i < 300 && client.state() != Client::State::kEnded &&
+                        client.state() != Client::State::kLobby;
+             ++i) {
+            server.update();
+            client.tick(0);
+            clock.advance(1000);
+        }
+        return client.state() == Client::State::kEnded ? client.end_reason() : std::string("in");
+    };
+    CHECK_THAT(try_join("a", Role::kPlayer, ""), Catch::Contains("needs a password"));
+    CHECK_THAT(try_join("b", Role::kPlayer, "open"), Catch::Contains("wrong password"));
+    CHECK(try_join("c", Role::kPlayer, "sesame") == "in");
+    CHECK_THAT(try_join("d", Role::kSpectator, "sesame"),
+               Catch::Contains("wrong spectator password"));
+    CHECK(try_join("e", Role::kSpectator, "popcorn") == "in");
 }
