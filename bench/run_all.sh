@@ -5,6 +5,7 @@ cd "$(dirname "$0")/.."
 B=${1:-build}
 ROMS=$B/roms
 "$B/bench_netplay_delay"
+"$B/bench_state_transfer"
 # The player's window: frame pacing under Xvfb (skips itself without Xvfb), and an
 # emulated minute of sound through SDL's disk driver, the emulator 0.1% slow and fast.
 if [ -x "$B/bench_frame_pacing" ]; then

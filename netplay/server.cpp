@@ -1058,6 +1058,7 @@ void Server::handle_bulk(Slot& slot, int slot_number, std::span<const std::uint8
             if (!chunk) return refuse("malformed StateChunk");
             auto ack = m_upload_rx.add(*chunk);
             if (!ack) return refuse(ack.error().message);
+            m_upload->asked_at = m_clock.now_us();  // the timeout is for a stalled upload
             m_transport.send(slot.peer, Channel::kBulk, encode(ack.value()));
             if (!m_upload_rx.complete()) return;
             // Checked here, once, before anyone else receives it: bounded inflate + CRC.

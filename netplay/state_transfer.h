@@ -42,7 +42,7 @@ std::uint32_t max_compressed_size(std::uint32_t raw_size);
 
 class StateSender {
   public:
-    static constexpr std::uint32_t kDefaultWindow = 1024 * 1024;
+    static constexpr std::uint32_t kDefaultWindow = 2 * 1024 * 1024;
 
     StateSender(std::uint32_t transfer_id, StatePurpose purpose, PackedState state,
                 std::uint32_t window = kDefaultWindow);
