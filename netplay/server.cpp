@@ -979,6 +979,16 @@ void Server::drop(int slot_number, ByeReason reason, const std::string& message)
         if (m_slots[s].occupied && !m_slots[s].left)
             m_transport.send(m_slots[s].peer, Channel::kControl, encode(left));
     }
+    // The last player present quit: players still away have nobody to come back to.
+    bool present = false;
+    for (int s = 0; s < m_config.players; ++s)
+        present |= m_slots[s].occupied && !m_slots[s].left && !m_slots[s].away;
+    if (!present && reason == ByeReason::kQuit) {
+        for (int s = 1; s <= m_config.players; ++s) {
+            if (m_slots[s - 1].occupied && !m_slots[s - 1].left)
+                drop(s, ByeReason::kServerShutdown, "every other player left");
+        }
+    }
     confirm_frames();  // the others may have been waiting only for this player
 }
 
