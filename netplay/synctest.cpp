@@ -81,10 +81,12 @@ std::string describe_regions(const std::vector<RegionDiff>& diffs) {
         const std::uint64_t last = d.diff.ranges.empty() ? first
                                                          : d.start + d.diff.ranges.back().offset +
                                                                d.diff.ranges.back().length - 1;
+        const bool one = d.diff.differing_bytes == 1;
         std::snprintf(line, sizeof line,
-                      "%s (%zu bytes differ in %zu ranges, 0x%" PRIx64 "..0x%" PRIx64 ")",
+                      "%s (%zu byte%s differ%s in %zu range%s, 0x%" PRIx64 "..0x%" PRIx64 ")",
                       d.name.empty() ? "(unnamed)" : d.name.c_str(), d.diff.differing_bytes,
-                      d.diff.range_count, first, last);
+                      one ? "" : "s", one ? "s" : "", d.diff.range_count,
+                      d.diff.range_count == 1 ? "" : "s", first, last);
         out += line;
     }
     return out.empty() ? "no memory region" : out;
