@@ -327,6 +327,9 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
                 m_confirmed.clear();
                 emit({ClientEvent::Type::kJoining, m_slot, 0, 0, 0,
                       "waiting for the session's state"});
+                auto early = std::move(m_early_bulk);
+                m_early_bulk.clear();
+                for (const auto& message : early) handle_bulk(message);
                 return;
             }
             m_schedule = {{0u, start->delay}};

@@ -239,7 +239,8 @@ class Client {
     std::optional<StateRequest> m_pending_request;  // for a frame still ahead
     std::optional<StateSender> m_upload;
     StateReceiver m_rx;
-    bool m_join_header = false;  // joining: the state's frame is known
+    bool m_join_header = false;                           // joining: the state's frame is known
+    std::vector<std::vector<std::uint8_t>> m_early_bulk;  // state that overtook the Start
     std::optional<std::pair<std::uint32_t, std::vector<std::uint8_t>>> m_resync_waiting;
     std::uint32_t m_last_desync_frame = 0;
     std::uint32_t m_first_frame = 0;

@@ -85,6 +85,13 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
         case MsgId::kStateHeader: {
             auto header = decode_state_header(bytes);
             if (!header || header->purpose == StatePurpose::kUpload) return;
+            if (header->purpose == StatePurpose::kJoin &&
+                (m_state == State::kConnecting || m_state == State::kLobby)) {
+                // The bulk channel is not ordered with the control channel: the state can
+                // overtake the Welcome and Start it belongs to. Kept until they arrive.
+                m_early_bulk.assign(1, std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+                return;
+            }
             const bool join = header->purpose == StatePurpose::kJoin;
             if (join != (m_state == State::kJoining)) return;  // not what this client waits for
             if (auto ok = m_rx.begin(*header); !ok) {
@@ -110,6 +117,12 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
         }
         case MsgId::kStateChunk: {
             auto chunk = decode_state_chunk(bytes);
+            if (!m_early_bulk.empty() && !m_rx.active()) {
+                // Bounded by the largest state there is.
+                if (m_early_bulk.size() <= kMaxStateBytes / kStateChunkBytes + 1)
+                    m_early_bulk.emplace_back(bytes.begin(), bytes.end());
+                return;
+            }
             if (!chunk || !m_rx.active()) return;
             auto ack = m_rx.add(*chunk);
             if (!ack) {

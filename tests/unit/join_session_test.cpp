@@ -84,14 +84,19 @@ TEST_CASE("Late join works in a no-wait session too", "[netplay][join]") {
     sc.server.delay.fixed_delay = 4;
     sc.link = LinkParams{20'000, 2'000, 0.01, 0.0, 0};
     sc.joiners = {{1200, false, 3}, {1300, true, 0}};
+    // Many spectators, several at once (they share one uploaded state).
+    for (int i = 0; i < 6; ++i) sc.joiners.push_back({1500u + 100u * (i / 3), true, 0});
     const SimResult r = run_scenario(sc);
-    REQUIRE(r.clients.size() == 4);
+    REQUIRE(r.clients.size() == 10);
     for (std::size_t c = 1; c < r.clients.size(); ++c) {
         INFO("client " << c + 1);
         CHECK(SimResult::first_difference(r.clients[0], r.clients[c]) == -1);
         CHECK(r.clients[c].hashes.size() >= 2400);
     }
     CHECK(pad_changes(r.clients[0], 3, r.clients[2].first_frame) > 50);
+    int states_sent = 0;
+    for (const auto& e : r.server_events) states_sent += e.type == ServerEvent::Type::kStateSent;
+    CHECK(states_sent == 8);
     CHECK(r.clients[0].stall_frames_after_warmup == 0);
     CHECK(r.clients[1].stall_frames_after_warmup == 0);
 }
