@@ -1,0 +1,105 @@
+// What the lobby keeps: rooms (sessions players can find and join) and the relay servers
+// that host them. One interface, two backends: SQLite (a file, zero set-up, the default)
+// and PostgreSQL (a URL; several lobby processes sharing one database behave as one
+// service). Both run the same versioned schema migrations and pass the same tests.
+//
+// Times are milliseconds since the Unix epoch, passed in by the caller (the store never
+// reads a clock: tests drive expiry). Secrets never enter the store in clear: room
+// passwords and host tokens arrive already hashed (frontend/lobby/secrets.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netplay/result.h"
+
+namespace framelock::lobby {
+
+struct Room {
+    std::string id;    // 32 hex digits, random
+    std::string code;  // short join code players type: 6 of "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    std::string host_name;
+    std::string game_name;
+    std::string content_hash;  // 16 hex digits
+    std::string core_name;
+    std::string core_version;
+    std::string mode;  // "framelock", "nowait" or "rollback"
+    int players = 0;   // playing now
+    int slots = 2;     // player slots
+    int spectators = 0;
+    bool has_password = false;
+    std::string region;          // free text a host picks ("eu-west", "home"), may be empty
+    std::string server_address;  // "host:port" the players connect to
+    std::string server_id;       // the relay server hosting it ("" when the host runs its own)
+    std::int64_t created_ms = 0;
+    std::int64_t updated_ms = 0;  // last create/heartbeat/update
+    std::int64_t expires_ms = 0;  // gone from lists after this unless heartbeated
+};
+
+// A room as stored: with the hashes of its password ("" = none) and of its host's token.
+struct StoredRoom {
+    Room room;
+    std::string password_hash;
+    std::string token_hash;
+};
+
+struct RoomFilter {
+    std::optional<std::string> game;  // exact game_name
+    std::optional<std::string> core;  // exact core_name
+    std::optional<std::string> mode;
+    bool has_slots = false;  // players < slots only
+    int limit = 100;         // at most this many, newest first
+    int offset = 0;
+};
+
+struct RelayServer {
+    std::string id;       // 32 hex digits, random
+    std::string address;  // "host:port" of its first session port
+    std::string region;
+    int capacity = 0;  // sessions it can run
+    int load = 0;      // sessions it runs now
+    std::int64_t updated_ms = 0;
+    std::int64_t expires_ms = 0;
+    std::string token_hash;
+};
+
+class LobbyStore {
+  public:
+    virtual ~LobbyStore() = default;
+
+    // Brings the schema to the newest version (idempotent; safe from several processes).
+    virtual Status migrate() = 0;
+    virtual int schema_version() = 0;
+
+    // kConfig error when the id or code is taken (the caller retries with new ones).
+    virtual Status create_room(const StoredRoom& room) = 0;
+    // A live room (expires_ms > now) by id or by code.
+    virtual Result<std::optional<StoredRoom>> get_room(const std::string& id_or_code,
+                                                       std::int64_t now_ms) = 0;
+    // Replaces the room's mutable fields (players, slots, spectators, game/host names,
+    // region, server address, updated/expires times); false when no such live room.
+    virtual Result<bool> update_room(const Room& room, std::int64_t now_ms) = 0;
+    virtual Result<bool> heartbeat_room(const std::string& id, std::int64_t now_ms,
+                                        std::int64_t expires_ms) = 0;
+    virtual Result<bool> delete_room(const std::string& id) = 0;
+    virtual Result<std::vector<Room>> list_rooms(const RoomFilter& filter, std::int64_t now_ms) = 0;
+    virtual Result<std::int64_t> count_rooms(std::int64_t now_ms) = 0;
+    // Deletes rooms and servers that expired; returns how many rooms went.
+    virtual Result<int> expire(std::int64_t now_ms) = 0;
+
+    virtual Status upsert_server(const RelayServer& server) = 0;
+    virtual Result<std::optional<RelayServer>> get_server(const std::string& id,
+                                                          std::int64_t now_ms) = 0;
+    virtual Result<std::vector<RelayServer>> list_servers(std::int64_t now_ms) = 0;
+    // The live server with the most free capacity (load < capacity), if any.
+    virtual Result<std::optional<RelayServer>> least_loaded_server(std::int64_t now_ms) = 0;
+};
+
+// "sqlite:PATH" or a bare path, "postgresql://..." / "postgres://...": the backend it names,
+// connected (not yet migrated). kConfig error naming the URL when it cannot be opened.
+Result<std::unique_ptr<LobbyStore>> open_store(const std::string& url);
+
+}  // namespace framelock::lobby
