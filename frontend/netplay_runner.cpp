@@ -470,6 +470,8 @@ Result<std::unique_ptr<ClientRunner>> ClientRunner::create(RetroEmulator& emulat
     client.content_name = config.content_name;
     client.identity = session_identity(emulator);
     client.server_timeout_us = config.server_timeout_us;
+    client.role = config.spectate ? netplay::Role::kSpectator : netplay::Role::kPlayer;
+    client.password = config.password;
     runner->m_client = std::make_unique<netplay::Client>(*runner->m_transport, clock,
                                                          *runner->m_recording, client);
     runner->m_summary.frames_requested = config.frames;

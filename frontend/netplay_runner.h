@@ -118,6 +118,8 @@ struct ClientRunConfig {
     std::optional<std::uint64_t> screenshot_frame;  // picture after this frame ran ...
     std::string screenshot_path;                    // ... written here as PNG
     netplay::Micros server_timeout_us = 5'000'000;
+    bool spectate = false;  // watch: no slot, no input
+    std::string password;   // the session's (or its spectators') password
 };
 
 struct ClientRunSummary {
