@@ -476,7 +476,10 @@ TEST_CASE("netplay: a client killed mid-session is dropped and the other plays t
     constexpr std::size_t kKillAt = 600;
     const auto limit = session_time(kFrames);
     Session session("netplay-kill");
-    session.start_server(2, limit);
+    // A killed player is away first and may come back for --reconnect-grace seconds (60 by
+    // default, and the session runs on until then); 2 s here, so slot 2 is given up long
+    // before the session's end and the server ends with client1.
+    session.start_server(2, limit, {"--reconnect-grace", "2"});
     ChildProcess& one = session.start_client("client1", core, 1, 41, kFrames);
     ChildProcess& two = session.start_client("client2", core, 2, 42, kFrames);
 
@@ -505,6 +508,7 @@ TEST_CASE("netplay: a client killed mid-session is dropped and the other plays t
         REQUIRE(dead[i] == survivor[i]);
     }
     CHECK_THAT(session.log_of("client1"), Catch::Contains("slot 2 left"));
+    CHECK_THAT(session.log_of("server"), Catch::Contains("did not come back within 2 s"));
     const auto stats = read_json(session.stats("client1"));
     std::printf("kill: survivor ran %d frames, %u stall frames while slot 2 timed out\n",
                 stats["frames_run"].get<int>(), stats["stall_frames"].get<unsigned>());
