@@ -157,7 +157,8 @@ TEST_CASE("netplay: a player killed with SIGKILL rejoins its slot from a new pro
     CHECK(stats["late_join"].get<bool>());
     CHECK(stats["first_frame"].get<std::uint32_t>() == first);
     CHECK(stats["desyncs"].get<int>() == 0);
-    CHECK(read_json(session.stats("client1"))["desyncs"].get<int>() == 0);
+    const auto survivor = read_json(session.stats("client1"));
+    CHECK(survivor["desyncs"].get<int>() == 0);
     CHECK_THAT(session.log_of("client2-again"),
                Catch::Contains("joined at frame " + std::to_string(first)));
     CHECK_THAT(session.log_of("server"), Catch::Contains("client2 rejoins"));
@@ -172,6 +173,11 @@ TEST_CASE("netplay: a player killed with SIGKILL rejoins its slot from a new pro
         "%.1f ms from connecting to joined), joined at frame %u, killed at frame ~%zu\n",
         restart_to_first_frame_ms, stats["join_seconds"].get<double>() * 1000, first,
         before_kill.size());
+    // The inputs that waited for the away player count as round trips to the delay
+    // controller: reported, not asserted (see docs/netplay.md, limits).
+    std::printf("[figure] rejoin: player 1's input delay %d..%d frames, %d at the end\n",
+                survivor["delay"]["min"].get<int>(), survivor["delay"]["max"].get<int>(),
+                survivor["delay"]["final"].get<int>());
     std::fflush(stdout);
     CHECK(pause.longest_ms < 1000);
     CHECK(pause.resumed_at_ms < 1000);
