@@ -1,7 +1,8 @@
 // Joining running sessions end to end, with real processes on 127.0.0.1: a player killed
 // with SIGKILL rejoins its slot from a new process, a spectator joins a running session,
-// and the server refuses a stranger asking for a dropped player's slot and a wrong
-// password. Every wait is bounded; the figures a reviewer wants are printed as
+// the server refuses a stranger asking for a dropped player's slot and a wrong password,
+// and a desynced player is repaired with the reference state. Every wait is bounded; the figures a
+// reviewer wants are printed as
 // "[figure] ..." lines.
 #include <catch2/catch.hpp>
 
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -283,4 +285,70 @@ TEST_CASE("netplay: a dropped player's slot is refused to another name, and a wr
     CHECK(read_lines(session.hashes("client1")).size() == static_cast<std::size_t>(kFrames));
     CHECK_THAT(session.log_of("server"), Catch::Contains("did not come back within 5 s"));
     CHECK(read_json(session.dir().file("server.json"))["sessions"][0]["rejected"].get<int>() == 3);
+}
+
+TEST_CASE("netplay: a desync is repaired with the reference state, --no-repair only reports it",
+          "[integration][netplay][join]") {
+    // The chaos core's 'uninit' fault copies per-process values into its SCRATCH region at
+    // frame 120: the two players diverge there, once, and stay apart unless repaired.
+    const CoreCase core = core_case("chaos");
+    require_core_case(core);
+    constexpr int kFrames = 600;
+    const auto limit = session_time(kFrames);
+    const Deadline deadline = after(limit);
+    const std::vector<std::string> fault = {"--option", "chaos_fault=uninit", "--option",
+                                            "chaos_fault_frame=120"};
+    // Both sessions at once: the test takes one session's time.
+    Session repaired("netplay-repair");
+    Session reported("netplay-no-repair");
+    repaired.start_server(2, limit);
+    reported.start_server(2, limit, {"--no-repair"});
+    std::vector<ChildProcess*> players;
+    for (Session* session : {&repaired, &reported}) {
+        players.push_back(&session->start_client("client1", core, 1, 91, kFrames, fault));
+        players.push_back(&session->start_client("client2", core, 2, 92, kFrames, fault));
+    }
+    repaired.require_success(*players[0], "client1", deadline);
+    repaired.require_success(*players[1], "client2", deadline);
+    reported.require_success(*players[2], "client1", deadline);
+    reported.require_success(*players[3], "client2", deadline);
+    repaired.require_server_success(after(15s));
+    reported.require_server_success(after(15s));
+
+    // Repaired: the divergent player says where it resumed, frame-identical from there on.
+    // Every frame is logged once: the frames re-run from the reference state are not
+    // written again.
+    const std::string logs = repaired.log_of("client1") + repaired.log_of("client2");
+    std::smatch resumed;
+    REQUIRE(std::regex_search(logs, resumed, std::regex(R"(re-ran to frame (\d+))")));
+    const std::size_t from = std::stoul(resumed[1]);
+    const auto one = read_lines(repaired.hashes("client1"));
+    const auto two = read_lines(repaired.hashes("client2"));
+    REQUIRE(one.size() == static_cast<std::size_t>(kFrames));
+    REQUIRE(two.size() == static_cast<std::size_t>(kFrames));
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < one.size(); ++i) {
+        INFO("frame " << i);
+        REQUIRE(frame_of(one[i]) == i);
+        REQUIRE(frame_of(two[i]) == i);
+        if (i < 120 || i >= from) REQUIRE(one[i] == two[i]);
+        if (one[i] != two[i]) ++differing;
+    }
+    CHECK(differing > 0);
+    CHECK_THAT(repaired.log_of("server"), Catch::Contains("loaded the reference state"));
+    CHECK_THAT(logs, Catch::Contains("differing memory: SCRATCH"));
+
+    // Not repaired: reported, and still apart at the end.
+    const auto one_reported = read_lines(reported.hashes("client1"));
+    const auto two_reported = read_lines(reported.hashes("client2"));
+    REQUIRE(one_reported.size() == static_cast<std::size_t>(kFrames));
+    REQUIRE(two_reported.size() == static_cast<std::size_t>(kFrames));
+    CHECK(one_reported.back() != two_reported.back());
+    CHECK(read_json(reported.stats("client1"))["desyncs"].get<int>() >= 1);
+    CHECK_THAT(reported.log_of("server"), !Catch::Contains("reference state"));
+    std::printf(
+        "[figure] repair: diverged at frame 120, identical again from frame %zu (%zu "
+        "frames apart)\n",
+        from, differing);
+    std::fflush(stdout);
 }
