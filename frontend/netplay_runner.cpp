@@ -22,8 +22,9 @@ namespace {
 using netplay::Micros;
 using Json = nlohmann::ordered_json;
 
-// Connections a session accepts beyond its players: room for clients that are refused
-// (wrong game, full) so they hear why instead of timing out.
+// Connections a session accepts beyond its players and spectators: room for clients that
+// are refused (wrong game, full) so they hear why instead of timing out, and for a
+// rejoining player whose old connection has not timed out yet.
 constexpr std::size_t kSpareConnections = 8;
 // After a session ends (or this client leaves), keep servicing the socket this long so
 // ENet gets the goodbyes out: the transport's own linger plus a round trip or two.
@@ -123,15 +124,21 @@ Result<std::unique_ptr<ServerRunner>> ServerRunner::open(const ServerRunConfig& 
         const int port = config.port == 0 ? 0 : config.port + s;
         auto transport = netplay::EnetTransport::listen(
             config.bind + ":" + std::to_string(port),
-            static_cast<std::size_t>(config.server.players) + kSpareConnections);
+            static_cast<std::size_t>(config.server.players) +
+                static_cast<std::size_t>(std::max(config.server.max_spectators, 0)) +
+                kSpareConnections);
         if (!transport) return transport.error();
         auto session = std::make_unique<Session>();
         session->transport = std::move(transport).value();
         session->port = session->transport->local_port();
         session->server =
             std::make_unique<netplay::Server>(*session->transport, clock, config.server);
-        log_info("session {}: listening on {}:{} for {} players", s + 1, config.bind, session->port,
-                 config.server.players);
+        const int start_with = config.server.start_players;
+        log_info("session {}: listening on {}:{} for {} players{}", s + 1, config.bind,
+                 session->port, config.server.players,
+                 start_with > 0 && start_with < config.server.players
+                     ? fmt::format(" (starts with {}, the others may join later)", start_with)
+                     : std::string());
         runner->m_sessions.push_back(std::move(session));
     }
     return runner;
