@@ -644,10 +644,7 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
             break;
         case Type::kJoining:
             log_info("{}", event.message);
-            if (!m_transfer_bar && isatty(2) && log_level() <= LogLevel::kInfo) {
-                // Per mille of the compressed state received.
-                m_transfer_bar = std::make_unique<ProgressBar>("state", 1000, true);
-            }
+            m_transfer_on_tty = isatty(2) && log_level() <= LogLevel::kInfo;
             break;
         case Type::kJoined: {
             show_transfer_progress(1.0);
@@ -658,8 +655,8 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
             m_summary.join_seconds = seconds(now - m_created_at);
             m_started_at = now;
             m_traffic_at_start = m_client->stats().traffic;
-            log_info("{} ({:.2f} s after connecting; input delay {} frames)", event.message,
-                     m_summary.join_seconds, event.delay);
+            log_info("{} ({:.1f} ms after connecting; input delay {} frames)", event.message,
+                     m_summary.join_seconds * 1000, event.delay);
             note_delay(event.delay);
             if (!m_config.record_path.empty()) {
                 if (m_recording->start_state().empty() ||
@@ -724,8 +721,14 @@ void ClientRunner::open_replay(std::uint32_t start_frame, std::vector<std::uint8
 
 void ClientRunner::show_transfer_progress(std::optional<double> fraction) {
     const double done = std::clamp(fraction.value_or(m_client->transfer_progress()), 0.0, 1.0);
-    if (m_transfer_bar) {
-        m_transfer_bar->update(static_cast<std::uint64_t>(done * 1000));
+    if (m_transfer_on_tty) {
+        // Drawn once the first bytes are in: until then log lines ("receiving the state of
+        // frame N") still come, and would land on the bar's line.
+        if (!m_transfer_bar && done > 0) {
+            // Per mille of the compressed state received.
+            m_transfer_bar = std::make_unique<ProgressBar>("state", 1000, true);
+        }
+        if (m_transfer_bar) m_transfer_bar->update(static_cast<std::uint64_t>(done * 1000));
         return;
     }
     // Not a terminal: a line per quarter keeps logs short and still shows a stuck transfer.
@@ -800,12 +803,13 @@ ClientRunSummary ClientRunner::summary() const {
 
 void print_client_summary(std::FILE* out, const ClientRunSummary& s) {
     if (s.spectator)
-        fmt::print(out, "slot       spectator ({} players)\n", s.players);
+        fmt::print(out, "slot       spectator ({} player{})\n", s.players,
+                   s.players == 1 ? "" : "s");
     else
         fmt::print(out, "slot       {} of {}\n", s.slot, s.players);
     if (s.late_join) {
-        fmt::print(out, "joined     a running session at frame {}, {:.2f} s after connecting\n",
-                   s.first_frame, s.join_seconds);
+        fmt::print(out, "joined     a running session at frame {}, {:.1f} ms after connecting\n",
+                   s.first_frame, s.join_seconds * 1000);
     }
     fmt::print(out, "frames     {}{}\n", s.frames_run,
                s.frames_requested ? fmt::format(" of {} requested", s.frames_requested) : "");

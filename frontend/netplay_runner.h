@@ -209,7 +209,8 @@ class ClientRunner {
     netplay::Micros m_linger_until = -1;  // after leaving: keep polling until then
     netplay::Micros m_started_at = -1, m_ended_at = -1;
     netplay::Micros m_created_at = 0;
-    std::unique_ptr<ProgressBar> m_transfer_bar;  // on a terminal
+    bool m_transfer_on_tty = false;               // a bar for the state transfer ...
+    std::unique_ptr<ProgressBar> m_transfer_bar;  // ... once its first bytes are in
     int m_transfer_quarter = 0;                   // else: quarters logged so far
     netplay::PeerStats m_traffic_at_start, m_traffic_at_end;
     ClientRunSummary m_summary;
