@@ -321,6 +321,13 @@ struct ServerArgs {
     bool fallback_framelock = false;
     bool verbose = false;
     bool quiet = false;
+    // Late join, spectators, reconnect, repair (netplay::ServerConfig).
+    int slots = 0;  // 0: as many as --players
+    std::string password;
+    std::string spectator_password;
+    std::string on_drop = "continue";
+    double reconnect_grace = 60;
+    bool no_repair = false;
 
     // `dedicated`: the standalone server's flags (bind address, several sessions, its own
     // logging flags); `host` shares the rest with the join flags.
@@ -330,9 +337,35 @@ struct ServerArgs {
                                                   : "UDP port to listen on (0: any free)")
                              ->check(CLI::Range(0, 65535));
         if (dedicated) port_opt->required();
-        app.add_option("--players", players, "players per session (1-8)")
+        // --players kept its old meaning (the session starts once that many joined; with
+        // no --slots it is also the slot count), so existing command lines behave as before.
+        app.add_option("--players", players,
+                       "players needed to start a session (1-8); also its number of player "
+                       "slots unless --slots says more")
             ->check(CLI::Range(1, netplay::kMaxPlayers))
             ->required();
+        app.add_option("--slots", slots,
+                       "player slots (1-8, at least --players; default: --players): the slots "
+                       "beyond --players can be taken while the session runs (late join)")
+            ->check(CLI::Range(1, netplay::kMaxPlayers));
+        app.add_option("--password", password,
+                       "players must give this password (join --password); the local player "
+                       "of `host` gives it itself");
+        app.add_option("--spectator-password", spectator_password,
+                       "spectators (join --spectate) must give this password");
+        app.add_option("--on-drop", on_drop,
+                       "when a player's connection drops: continue (its pad is neutral until it "
+                       "is back) or pause (the others wait for it, up to --reconnect-grace)")
+            ->check(CLI::IsMember({"continue", "pause"}))
+            ->capture_default_str();
+        app.add_option("--reconnect-grace", reconnect_grace,
+                       "seconds a dropped player may rejoin its slot (same --name, any "
+                       "process) before the slot is given up")
+            ->check(CLI::Range(0.0, 86400.0))
+            ->capture_default_str();
+        app.add_flag("--no-repair", no_repair,
+                     "on a desync only report it; by default the players that differ from the "
+                     "majority get the majority's state (not in rollback sessions)");
         app.add_option("--hash-interval", hash_interval,
                        "clients report a state hash every N frames (0: never)")
             ->check(CLI::Range(0, 65535))
@@ -377,14 +410,28 @@ struct ServerArgs {
         }
     }
 
-    // Rollback sessions take at most four players.
+    int slot_count() const { return slots > 0 ? slots : players; }
+
+    // Rollback sessions take at most four players, and no late players (the engine only
+    // sends a running rollback session's state to spectators).
     Status validate() const {
-        if (mode == "rollback" && players > netplay::kMaxRollbackPlayers) {
+        if (slots > 0 && slots < players) {
+            return make_error(ErrorCode::kUsage,
+                              "--slots " + std::to_string(slots) + " is fewer than --players " +
+                                  std::to_string(players) +
+                                  ": the session could never start with that many");
+        }
+        if (mode == "rollback" && slot_count() > netplay::kMaxRollbackPlayers) {
             return make_error(ErrorCode::kUsage, "rollback sessions take at most " +
                                                      std::to_string(netplay::kMaxRollbackPlayers) +
-                                                     " players (--players " +
-                                                     std::to_string(players) +
+                                                     " players (--players/--slots " +
+                                                     std::to_string(slot_count()) +
                                                      "); use --mode framelock for more");
+        }
+        if (mode == "rollback" && slot_count() > players) {
+            return make_error(ErrorCode::kUsage,
+                              "rollback sessions take no late players, only late spectators: "
+                              "--slots must equal --players (or use --mode framelock)");
         }
         return {};
     }
@@ -395,7 +442,14 @@ struct ServerArgs {
         config.port = static_cast<std::uint16_t>(port);
         config.sessions = sessions;
         config.duration_s = duration;
-        config.server.players = players;
+        config.server.players = slot_count();
+        // 0 means "every slot": a plain `--players N` session starts as it always did.
+        config.server.start_players = slot_count() > players ? players : 0;
+        config.server.password = password;
+        config.server.spectator_password = spectator_password;
+        config.server.pause_on_drop = on_drop == "pause";
+        config.server.reconnect_grace_us = static_cast<netplay::Micros>(reconnect_grace * 1e6);
+        config.server.repair_desyncs = !no_repair;
         config.server.hash_interval = static_cast<std::uint16_t>(hash_interval);
         if (mode == "rollback") {
             config.server.mode = netplay::SessionMode::kRollback;
@@ -429,12 +483,28 @@ struct JoinArgs {
     std::string record;
     std::string window_screenshot;
     bool sram = false;
+    bool spectate = false;
+    std::string password;
 
-    void add_to(CLI::App& app) {
+    // `joining`: `framelock join` (a spectator, a password); `host` plays slot 1 itself and
+    // shares the server's --password.
+    void add_to(CLI::App& app, bool joining) {
         host.add_to(app);
-        app.add_option("--slot", slot, "player slot to take (1-8; default: the first free one)")
-            ->check(CLI::Range(1, netplay::kMaxPlayers));
-        app.add_option("--name", name, "player name shown to the others");
+        auto* slot_opt =
+            app.add_option("--slot", slot, "player slot to take (1-8; default: the first free one)")
+                ->check(CLI::Range(1, netplay::kMaxPlayers));
+        app.add_option("--name", name,
+                       "player name shown to the others; rejoining after a dropped connection "
+                       "takes back the slot of the same name (a name, not a secret)");
+        if (joining) {
+            app.add_flag("--spectate", spectate,
+                         "watch instead of playing: no slot, no input, a few frames behind the "
+                         "players; may join a running session")
+                ->excludes(slot_opt);
+            app.add_option("--password", password,
+                           "the session's password (its --password, or --spectator-password "
+                           "with --spectate)");
+        }
         auto* input_opt = app.add_option("--input", input_script,
                                          "input script for this player's pad (its port 1)");
         random_opt = app.add_option("--random", random_seed, "random bot on the pad, this seed");
@@ -471,6 +541,8 @@ struct JoinArgs {
         config.frames = frames;
         config.hash_log = hash_log;
         config.record_path = record;
+        config.spectate = spectate;
+        config.password = password;
         if (screenshot_frame >= 0 && !screenshot.empty()) {
             config.screenshot_frame = static_cast<std::uint64_t>(screenshot_frame);
             config.screenshot_path = screenshot;
@@ -834,7 +906,7 @@ int run_cli(int argc, char** argv) {
     JoinArgs join_args;
     CLI::App* join = app.add_subcommand("join", "play in a session");
     join->add_option("address", join_args.address, "the server's HOST:PORT")->required();
-    join_args.add_to(*join);
+    join_args.add_to(*join, true);
 
     JoinArgs host_join_args;
     ServerArgs host_server_args;
@@ -842,7 +914,7 @@ int run_cli(int argc, char** argv) {
         app.add_subcommand("host", "run a session's server and play in it as player 1");
     host_server_args.add_to(*host, false);
     host->get_option("--port")->required();
-    host_join_args.add_to(*host);
+    host_join_args.add_to(*host, false);
 
     ReplayArgs replay_args;
     CLI::App* replay = app.add_subcommand("replay", "recorded sessions");
@@ -905,6 +977,7 @@ int run_cli(int argc, char** argv) {
     if (join->parsed()) return play_netplay(join_args, nullptr);
     if (host->parsed()) {
         if (host_join_args.slot == 0) host_join_args.slot = 1;
+        host_join_args.password = host_server_args.password;
         return play_netplay(host_join_args, &host_server_args);
     }
     if (demo->parsed()) return cmd_demo(demo_options);

@@ -72,6 +72,10 @@ std::string hash_log_line(std::uint64_t frame, netplay::Emulator& emulator, bool
     return line;
 }
 
+void HashLogWriter::flush() {
+    if (m_file) std::fflush(m_file);
+}
+
 Status HashLogWriter::close() {
     if (!m_file) return {};
     const bool failed = std::ferror(m_file) != 0;

@@ -62,6 +62,7 @@ class HashLogWriter {
     ~HashLogWriter();
     void write(std::uint64_t frame, netplay::Emulator& emulator);
     void write_line(const std::string& line);  // one line as hash_log_line() makes them
+    void flush();                              // hands what is buffered to the OS
     Status close();
 
   private:

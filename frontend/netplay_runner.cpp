@@ -4,12 +4,15 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <thread>
 
 #include "frontend/log.h"
+#include "frontend/progress.h"
 #include "frontend/stop_signal.h"
 #include "netplay/state_hash.h"
 
@@ -19,8 +22,9 @@ namespace {
 using netplay::Micros;
 using Json = nlohmann::ordered_json;
 
-// Connections a session accepts beyond its players: room for clients that are refused
-// (wrong game, full) so they hear why instead of timing out.
+// Connections a session accepts beyond its players and spectators: room for clients that
+// are refused (wrong game, full) so they hear why instead of timing out, and for a
+// rejoining player whose old connection has not timed out yet.
 constexpr std::size_t kSpareConnections = 8;
 // After a session ends (or this client leaves), keep servicing the socket this long so
 // ENet gets the goodbyes out: the transport's own linger plus a round trip or two.
@@ -120,15 +124,21 @@ Result<std::unique_ptr<ServerRunner>> ServerRunner::open(const ServerRunConfig& 
         const int port = config.port == 0 ? 0 : config.port + s;
         auto transport = netplay::EnetTransport::listen(
             config.bind + ":" + std::to_string(port),
-            static_cast<std::size_t>(config.server.players) + kSpareConnections);
+            static_cast<std::size_t>(config.server.players) +
+                static_cast<std::size_t>(std::max(config.server.max_spectators, 0)) +
+                kSpareConnections);
         if (!transport) return transport.error();
         auto session = std::make_unique<Session>();
         session->transport = std::move(transport).value();
         session->port = session->transport->local_port();
         session->server =
             std::make_unique<netplay::Server>(*session->transport, clock, config.server);
-        log_info("session {}: listening on {}:{} for {} players", s + 1, config.bind, session->port,
-                 config.server.players);
+        const int start_with = config.server.start_players;
+        log_info("session {}: listening on {}:{} for {} players{}", s + 1, config.bind,
+                 session->port, config.server.players,
+                 start_with > 0 && start_with < config.server.players
+                     ? fmt::format(" (starts with {}, the others may join later)", start_with)
+                     : std::string());
         runner->m_sessions.push_back(std::move(session));
     }
     return runner;
@@ -352,36 +362,58 @@ std::string server_summary_json(const std::vector<ServerSessionSummary>& session
 // fast-forwards through it).
 class ClientRunner::RecordingEmulator final : public netplay::Emulator {
   public:
+    // `record`: a replay will be asked for, so frames are kept from the first one on (a
+    // late joiner runs frames in the very tick its state arrives, before the runner has
+    // seen the event and opened the file).
     RecordingEmulator(RetroEmulator& inner, HashLogWriter* log, std::uint64_t log_frames,
-                      const HeadlessVideo* video, std::optional<std::uint64_t> picture_frame)
+                      const HeadlessVideo* video, std::optional<std::uint64_t> picture_frame,
+                      bool record)
         : m_inner(inner),
           m_log(log),
           m_log_frames(log_frames),
           m_video(video),
-          m_picture_frame(picture_frame) {}
+          m_picture_frame(picture_frame),
+          m_record(record) {}
 
     void run_frame(const netplay::InputFrame& inputs, bool present) override {
         const std::uint64_t frame = m_inner.frame_count();
         const bool picture = m_video && m_picture_frame == frame;
         m_inner.run_frame(inputs, present || picture);
+        m_ran_any = true;
         // Frames beyond the requested count can run in the last catch-up tick; the log
         // stops at the count so logs of equal runs have equal length. A frame run again
-        // (rollback) replaces its line; lines are written once final (flush_log).
-        if ((m_log || m_record) && (m_log_frames == 0 || frame < m_log_frames)) {
+        // (rollback) replaces its line; lines are written once final (flush_log). A frame
+        // already written is not written again: a desync repair re-runs final frames from
+        // the reference state, and the log keeps what this emulator computed the first
+        // time (the replay must stay contiguous, too).
+        if ((m_log || m_record) && (m_log_frames == 0 || frame < m_log_frames) &&
+            frame >= m_flushed_end) {
             const std::uint64_t hash = m_inner.state_hash();
             m_lines[frame] = {inputs, hash};
         }
         if (picture) m_picture = to_image(m_video->last_frame());
     }
-    void rewind_to(std::uint64_t next_frame) override { m_inner.rewind_to(next_frame); }
+    void rewind_to(std::uint64_t next_frame) override {
+        m_inner.rewind_to(next_frame);
+        // A rewind before any frame ran is a late join loading the session's state: the
+        // state a replay of this client has to start from. (Rollback and repairs rewind
+        // only after frames ran.)
+        if (m_record && !m_ran_any) {
+            m_start_frame = next_frame;
+            if (!m_inner.save_state(m_start_state)) m_start_state.clear();
+        }
+    }
     // Writes the hash-log lines and replay frames of frames [.., final_frames): those that
     // will not run again.
     void flush_log(std::uint64_t final_frames) {
+        m_flushed_end = std::max(m_flushed_end, final_frames);
+        bool wrote = false;
         while (!m_lines.empty() && m_lines.begin()->first < final_frames) {
             const auto& [frame, entry] = *m_lines.begin();
             if (m_log) {
                 m_log->write_line(std::to_string(frame) + ' ' + netplay::hash_to_hex(entry.hash));
                 ++m_logged;
+                wrote = true;
             }
             if (m_replay) {
                 if (Status s = m_replay->add({entry.inputs, entry.hash}); !s) {
@@ -391,12 +423,19 @@ class ClientRunner::RecordingEmulator final : public netplay::Emulator {
             }
             m_lines.erase(m_lines.begin());
         }
+        // Once per step, not per line: a live session's log is watched while it grows (a
+        // rejoin is checked against it), and 60 small writes a second cost nothing.
+        if (wrote) m_log->flush();
     }
-    // Frames are recorded from now on (from frame 0: set before the session starts).
+    // Frames are recorded from now on (from the first frame: set before the session starts
+    // or, for a late joiner, before its first frame is flushed).
     void record_to(ReplayWriter* replay) {
         m_replay = replay;
         m_record = replay != nullptr;
     }
+    // A late joiner's first frame and the state it loaded for it (empty: none captured).
+    std::uint64_t start_frame() const { return m_start_frame; }
+    const std::vector<std::uint8_t>& start_state() const { return m_start_state; }
     std::uint64_t frame_count() const override { return m_inner.frame_count(); }
     bool save_state(std::vector<std::uint8_t>& out) override { return m_inner.save_state(out); }
     bool load_state(std::span<const std::uint8_t> state) override {
@@ -425,6 +464,10 @@ class ClientRunner::RecordingEmulator final : public netplay::Emulator {
     std::map<std::uint64_t, Line> m_lines;  // frames run, not yet final
     ReplayWriter* m_replay = nullptr;
     bool m_record = false;
+    bool m_ran_any = false;
+    std::uint64_t m_flushed_end = 0;  // frames [0, this) are written
+    std::uint64_t m_start_frame = 0;
+    std::vector<std::uint8_t> m_start_state;
     Image m_picture;
 };
 
@@ -455,9 +498,10 @@ Result<std::unique_ptr<ClientRunner>> ClientRunner::create(RetroEmulator& emulat
         runner->m_video.forward_to(emulator.video_sink());
         emulator.set_video_sink(&runner->m_video);
     }
-    runner->m_recording = std::make_unique<RecordingEmulator>(
-        emulator, runner->m_hash_log.get(), config.frames,
-        config.screenshot_frame ? &runner->m_video : nullptr, config.screenshot_frame);
+    runner->m_recording =
+        std::make_unique<RecordingEmulator>(emulator, runner->m_hash_log.get(), config.frames,
+                                            config.screenshot_frame ? &runner->m_video : nullptr,
+                                            config.screenshot_frame, !config.record_path.empty());
 
     auto transport = netplay::EnetTransport::client();
     if (!transport) return transport.error();
@@ -470,11 +514,16 @@ Result<std::unique_ptr<ClientRunner>> ClientRunner::create(RetroEmulator& emulat
     client.content_name = config.content_name;
     client.identity = session_identity(emulator);
     client.server_timeout_us = config.server_timeout_us;
+    client.role = config.spectate ? netplay::Role::kSpectator : netplay::Role::kPlayer;
+    client.password = config.password;
     runner->m_client = std::make_unique<netplay::Client>(*runner->m_transport, clock,
                                                          *runner->m_recording, client);
     runner->m_summary.frames_requested = config.frames;
-    log_info("connecting to {} as '{}' ({} {}, content {}, options {})", config.server_address,
-             config.player_name, client.identity.core_name, client.identity.core_version,
+    runner->m_summary.spectator = config.spectate;
+    runner->m_created_at = clock.now_us();
+    log_info("connecting to {} as {} '{}' ({} {}, content {}, options {})", config.server_address,
+             config.spectate ? "spectator" : "player", config.player_name,
+             client.identity.core_name, client.identity.core_version,
              netplay::hash_to_hex(client.identity.content_hash),
              netplay::hash_to_hex(client.identity.options_hash));
     runner->m_client->start();
@@ -495,8 +544,11 @@ void ClientRunner::step() {
     // a script or bot is read for the frame being sampled.
     const netplay::InputWord pad = m_input.input_for(m_client->next_sample_frame()).pads[0];
     m_last_ran = m_client->tick(pad);
-    m_recording->flush_log(m_client->final_frames());
+    // Events first: a late joiner's replay is opened on kJoined, before the frames it ran
+    // in the same tick are flushed to it.
     while (auto event = m_client->poll_event()) handle_event(*event);
+    if (!m_left && m_client->state() == netplay::Client::State::kJoining) show_transfer_progress();
+    m_recording->flush_log(m_client->final_frames());
     if (!m_left && m_config.frames > 0 && m_client->final_frames() >= m_config.frames) {
         end_of_play(now);
         m_summary.completed = true;
@@ -568,19 +620,7 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
         case Type::kStarted: {
             m_summary.started = true;
             m_started_at = now;
-            if (!m_config.record_path.empty()) {
-                netplay::ReplayHeader header;
-                header.identity = session_identity(m_emulator);
-                header.players = static_cast<std::uint8_t>(m_client->players());
-                auto writer = ReplayWriter::open(m_config.record_path, header);
-                if (writer) {
-                    m_replay = std::move(writer).value();
-                    m_recording->record_to(m_replay.get());
-                    log_info("recording the session to {}", m_config.record_path);
-                } else {
-                    log_error("{}; the session is not recorded", writer.error().message);
-                }
-            }
+            if (!m_config.record_path.empty()) open_replay(0, {});
             m_traffic_at_start = m_client->stats().traffic;
             const double frame_ms = 1000.0 / m_emulator.frames_per_second();
             log_info("session started: input delay {} frames ({:.0f} ms)", event.delay,
@@ -603,9 +643,34 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
                       slot_list(event.differing_slots));
             break;
         case Type::kJoining:
-        case Type::kJoined:
             log_info("{}", event.message);
+            m_transfer_on_tty = isatty(2) && log_level() <= LogLevel::kInfo;
             break;
+        case Type::kJoined: {
+            show_transfer_progress(1.0);
+            if (m_transfer_bar) m_transfer_bar->done();
+            m_summary.started = true;
+            m_summary.late_join = true;
+            m_summary.first_frame = event.frame;
+            m_summary.join_seconds = seconds(now - m_created_at);
+            m_started_at = now;
+            m_traffic_at_start = m_client->stats().traffic;
+            log_info("{} ({:.1f} ms after connecting; input delay {} frames)", event.message,
+                     m_summary.join_seconds * 1000, event.delay);
+            note_delay(event.delay);
+            if (!m_config.record_path.empty()) {
+                if (m_recording->start_state().empty() ||
+                    m_recording->start_frame() != event.frame) {
+                    log_error(
+                        "cannot record this late join: the state of frame {} was not captured; "
+                        "the session is not recorded",
+                        event.frame);
+                } else {
+                    open_replay(event.frame, m_recording->start_state());
+                }
+            }
+            break;
+        }
         case Type::kResynced:
             log_warn("{}", event.message);
             break;
@@ -627,6 +692,50 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
                 m_linger_until = now;  // the server is gone or has dropped us
             }
             break;
+    }
+}
+
+void ClientRunner::open_replay(std::uint32_t start_frame, std::vector<std::uint8_t> start_state) {
+    netplay::ReplayHeader header;
+    header.identity = session_identity(m_emulator);
+    header.players = static_cast<std::uint8_t>(m_client->players());
+    // A late joiner's replay starts from the state it was sent: the format carries a start
+    // state, and `replay play` loads it before the first frame.
+    header.start_frame = start_frame;
+    header.start_state = std::move(start_state);
+    auto writer = ReplayWriter::open(m_config.record_path, header);
+    if (writer) {
+        m_replay = std::move(writer).value();
+        m_recording->record_to(m_replay.get());
+        if (start_frame > 0) {
+            log_info("recording the session to {} from frame {} (with its {}-byte state)",
+                     m_config.record_path, start_frame, header.start_state.size());
+        } else {
+            log_info("recording the session to {}", m_config.record_path);
+        }
+    } else {
+        m_recording->record_to(nullptr);
+        log_error("{}; the session is not recorded", writer.error().message);
+    }
+}
+
+void ClientRunner::show_transfer_progress(std::optional<double> fraction) {
+    const double done = std::clamp(fraction.value_or(m_client->transfer_progress()), 0.0, 1.0);
+    if (m_transfer_on_tty) {
+        // Drawn once the first bytes are in: until then log lines ("receiving the state of
+        // frame N") still come, and would land on the bar's line.
+        if (!m_transfer_bar && done > 0) {
+            // Per mille of the compressed state received.
+            m_transfer_bar = std::make_unique<ProgressBar>("state", 1000, true);
+        }
+        if (m_transfer_bar) m_transfer_bar->update(static_cast<std::uint64_t>(done * 1000));
+        return;
+    }
+    // Not a terminal: a line per quarter keeps logs short and still shows a stuck transfer.
+    const int quarter = static_cast<int>(done * 4);
+    while (m_transfer_quarter < quarter) {
+        ++m_transfer_quarter;
+        log_info("receiving the session's state: {}%", m_transfer_quarter * 25);
     }
 }
 
@@ -693,7 +802,15 @@ ClientRunSummary ClientRunner::summary() const {
 }
 
 void print_client_summary(std::FILE* out, const ClientRunSummary& s) {
-    fmt::print(out, "slot       {} of {}\n", s.slot, s.players);
+    if (s.spectator)
+        fmt::print(out, "slot       spectator ({} player{})\n", s.players,
+                   s.players == 1 ? "" : "s");
+    else
+        fmt::print(out, "slot       {} of {}\n", s.slot, s.players);
+    if (s.late_join) {
+        fmt::print(out, "joined     a running session at frame {}, {:.1f} ms after connecting\n",
+                   s.first_frame, s.join_seconds * 1000);
+    }
     fmt::print(out, "frames     {}{}\n", s.frames_run,
                s.frames_requested ? fmt::format(" of {} requested", s.frames_requested) : "");
     fmt::print(out, "stalls     {} stall frames ({} waits), {} frames fast-forwarded\n",
@@ -735,6 +852,10 @@ std::string client_summary_json(const ClientRunSummary& s) {
         {"started", s.started},
         {"completed", s.completed},
         {"rejected", s.rejected},
+        {"spectator", s.spectator},
+        {"late_join", s.late_join},
+        {"first_frame", s.first_frame},
+        {"join_seconds", s.join_seconds},
         {"end_reason", s.end_reason},
         {"stall_frames", s.stats.stall_frames},
         {"stall_events", s.stats.stall_events},

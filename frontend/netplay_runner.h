@@ -22,6 +22,7 @@
 #include "frontend/headless.h"
 #include "frontend/image.h"
 #include "frontend/io.h"
+#include "frontend/progress.h"
 #include "frontend/replay_file.h"
 #include "frontend/retro_emulator.h"
 #include "netplay/client.h"
@@ -118,6 +119,8 @@ struct ClientRunConfig {
     std::optional<std::uint64_t> screenshot_frame;  // picture after this frame ran ...
     std::string screenshot_path;                    // ... written here as PNG
     netplay::Micros server_timeout_us = 5'000'000;
+    bool spectate = false;  // watch: no slot, no input
+    std::string password;   // the session's (or its spectators') password
 };
 
 struct ClientRunSummary {
@@ -129,6 +132,12 @@ struct ClientRunSummary {
     bool started = false;
     bool completed = false;  // ran every requested frame (or, without --frames, left cleanly)
     bool rejected = false;
+    bool spectator = false;
+    // Joined a running session: its emulator started from the state of `first_frame`,
+    // `join_seconds` after the runner was created (connect, state transfer, load).
+    bool late_join = false;
+    std::uint32_t first_frame = 0;
+    double join_seconds = 0;
     std::string end_reason;
     int delay_initial = 0, delay_min = 0, delay_max = 0, delay_final = 0, delay_changes = 0;
     std::uint64_t desyncs = 0;
@@ -179,6 +188,9 @@ class ClientRunner {
     void handle_event(const netplay::ClientEvent& event);
     void note_delay(int delay);
     void end_of_play(netplay::Micros now);
+    void open_replay(std::uint32_t start_frame, std::vector<std::uint8_t> start_state);
+    // While joining: the state transfer's progress (the client's own unless given).
+    void show_transfer_progress(std::optional<double> fraction = std::nullopt);
 
     RetroEmulator& m_emulator;
     InputSource& m_input;
@@ -196,6 +208,10 @@ class ClientRunner {
     bool m_left = false;                  // this side ended its part (leave or end)
     netplay::Micros m_linger_until = -1;  // after leaving: keep polling until then
     netplay::Micros m_started_at = -1, m_ended_at = -1;
+    netplay::Micros m_created_at = 0;
+    bool m_transfer_on_tty = false;               // a bar for the state transfer ...
+    std::unique_ptr<ProgressBar> m_transfer_bar;  // ... once its first bytes are in
+    int m_transfer_quarter = 0;                   // else: quarters logged so far
     netplay::PeerStats m_traffic_at_start, m_traffic_at_end;
     ClientRunSummary m_summary;
     std::deque<netplay::ClientEvent> m_view_events;

@@ -212,11 +212,16 @@ void NetplayView::refresh(Micros now) {
             progress =
                 Progress{fmt::format("waiting for players: {} of {} joined", joined, players),
                          static_cast<double>(joined) / players};
+        } else if (client.spectator()) {
+            progress = Progress{"watching: waiting for the players", -1};
         } else {
             progress = Progress{fmt::format("joined as player {} of {}: waiting for the others",
                                             client.slot(), players),
                                 -1};
         }
+    } else if (client.state() == State::kJoining) {
+        // A running session: nothing runs until its state has arrived and loaded.
+        progress = Progress{"receiving the session's state", client.transfer_progress()};
     }
     m_window.overlay().set_progress(progress);
     m_window.overlay().sample(now);

@@ -27,6 +27,7 @@
 #include "frontend/child_process.h"
 #include "frontend/image.h"
 #include "integration/cores.h"
+#include "integration/netplay_session.h"
 #include "netplay/io/enet_transport.h"
 #include "netplay/protocol.h"
 #include "support/process.h"
@@ -39,169 +40,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Deadline = ChildProcess::Deadline;
-using SteadyTime = std::chrono::steady_clock;
-
 // Upstream budget per player, wire bytes including UDP/IP headers (protocol.h).
 constexpr double kUpstreamBudget = 2000.0;
-
-Deadline after(std::chrono::milliseconds duration) {
-    return SteadyTime::now() + duration;
-}
-
-// Real time a session of `frames` needs, with room for the start, a dropped player's
-// timeout and a loaded machine.
-std::chrono::milliseconds session_time(int frames) {
-    return std::chrono::milliseconds(frames * 1000 / 60) + 60s;
-}
-
-std::string netem_exe() {
-#ifdef FRAMELOCK_NETEM_EXE
-    return FRAMELOCK_NETEM_EXE;
-#else
-    return "";
-#endif
-}
-
-nlohmann::json read_json(const std::string& path) {
-    std::ifstream in(path);
-    INFO(path);
-    REQUIRE(in);
-    return nlohmann::json::parse(in);
-}
-
-// One session's processes. Each one writes its output to DIR/NAME.log (stderr apart to
-// DIR/NAME.err when asked); hash logs and statistics go to DIR/NAME.hashes, DIR/NAME.json.
-class Session {
-  public:
-    explicit Session(const std::string& name) : m_dir(name) {}
-
-    const TempDir& dir() const { return m_dir; }
-
-    ChildProcess& start(const std::string& name, const std::vector<std::string>& args,
-                        bool separate_stderr = false) {
-        auto child =
-            ChildProcess::spawn(args, m_dir.file(name + ".log"),
-                                m_dir.file(separate_stderr ? name + ".err" : name + ".log"));
-        if (!child) FAIL(child.error().message);
-        m_children.push_back(std::make_unique<ChildProcess>(std::move(child).value()));
-        return *m_children.back();
-    }
-
-    void start_server(int players, std::chrono::milliseconds limit,
-                      const std::vector<std::string>& extra = {}) {
-        const std::string port_file = m_dir.file("server.port");
-        std::vector<std::string> args = {FRAMELOCK_EXE,  "server",
-                                         "--bind",       "127.0.0.1",
-                                         "--port",       "0",
-                                         "--players",    std::to_string(players),
-                                         "--port-file",  port_file,
-                                         "--stats-json", m_dir.file("server.json"),
-                                         "--duration",   std::to_string(limit.count() / 1000)};
-        args.insert(args.end(), extra.begin(), extra.end());
-        m_server = &start("server", args);
-        auto port = framelock::frontend::wait_for_port_file(port_file, *m_server, after(10s));
-        if (!port) FAIL(port.error().message << log_of("server"));
-        m_address = "127.0.0.1:" + std::to_string(port.value());
-        m_server_address = m_address;
-    }
-
-    // The proxy between every client started from now on and the server: `delay_ms` each
-    // way (one-way), +/- `jitter_ms`.
-    void start_proxy(double delay_ms, double jitter_ms, std::chrono::milliseconds limit) {
-        const std::string port_file = m_dir.file("netem.port");
-        ChildProcess& proxy = start(
-            "netem", {netem_exe(), "--listen", "127.0.0.1:0", "--forward", m_server_address,
-                      "--delay", std::to_string(delay_ms), "--jitter", std::to_string(jitter_ms),
-                      "--duration", std::to_string(limit.count() / 1000 + 10), "--port-file",
-                      port_file, "--stats-file", m_dir.file("netem.json")});
-        auto port = framelock::frontend::wait_for_port_file(port_file, proxy, after(10s));
-        if (!port) FAIL(port.error().message << log_of("netem"));
-        m_address = "127.0.0.1:" + std::to_string(port.value());
-    }
-
-    // `framelock join` for `core` with a random bot, writing NAME.hashes and NAME.json.
-    ChildProcess& start_client(const std::string& name, const CoreCase& core, int slot,
-                               std::uint64_t seed, int frames,
-                               const std::vector<std::string>& extra = {},
-                               bool separate_stderr = false) {
-        std::vector<std::string> args = {FRAMELOCK_EXE,
-                                         "join",
-                                         m_address,
-                                         "--core",
-                                         core.core,
-                                         "--ports",
-                                         "2",
-                                         "--name",
-                                         name,
-                                         "--random",
-                                         std::to_string(seed),
-                                         "--frames",
-                                         std::to_string(frames),
-                                         "--hash-log",
-                                         hashes(name),
-                                         "--stats-json",
-                                         stats(name)};
-        if (slot > 0) {
-            args.push_back("--slot");
-            args.push_back(std::to_string(slot));
-        }
-        if (!core.content.empty()) {
-            args.push_back("--content");
-            args.push_back(core.content);
-        }
-        args.insert(args.end(), extra.begin(), extra.end());
-        return start(name, args, separate_stderr);
-    }
-
-    std::string hashes(const std::string& name) const { return m_dir.file(name + ".hashes"); }
-    std::string stats(const std::string& name) const { return m_dir.file(name + ".json"); }
-    std::string log_of(const std::string& name) const {
-        return "\n--- " + name + ".log ---\n" + read_text(m_dir.file(name + ".log"));
-    }
-
-    // Waits for `child` to end by `deadline` and requires a clean exit, showing its log.
-    void require_success(ChildProcess& child, const std::string& name, Deadline deadline) {
-        const auto status = child.wait_until(deadline);
-        INFO(name << (status ? " " + status->describe() : " timed out") << log_of(name));
-        REQUIRE(status);
-        REQUIRE(status->success());
-    }
-
-    // The server ends by itself once every player left.
-    void require_server_success(Deadline deadline) {
-        require_success(*m_server, "server", deadline);
-    }
-
-    // Waits until `text` appears in NAME.log (the process logs unbuffered to stderr).
-    void wait_for_log(const std::string& name, const std::string& text, ChildProcess& child,
-                      Deadline deadline) {
-        while (read_text(m_dir.file(name + ".log")).find(text) == std::string::npos) {
-            INFO("waiting for '" << text << "'" << log_of(name));
-            REQUIRE(child.running());
-            REQUIRE(SteadyTime::now() < deadline);
-            std::this_thread::sleep_for(20ms);
-        }
-    }
-
-  private:
-    TempDir m_dir;
-    std::vector<std::unique_ptr<ChildProcess>> m_children;  // killed when the test ends
-    ChildProcess* m_server = nullptr;
-    std::string m_server_address, m_address;
-};
-
-void require_identical_logs(const Session& session, const std::string& a, const std::string& b,
-                            std::size_t frames) {
-    const auto log_a = read_lines(session.hashes(a));
-    const auto log_b = read_lines(session.hashes(b));
-    REQUIRE(log_a.size() == frames);
-    REQUIRE(log_b.size() == frames);
-    for (std::size_t i = 0; i < frames; ++i) {
-        INFO("frame " << i);
-        REQUIRE(log_a[i] == log_b[i]);
-    }
-}
 
 // A server (with `server_args`), the proxy at 80 ms RTT with +-3 ms jitter each way, and two
 // bots with these seeds for `frames` frames; returns once all ended cleanly, with the two
@@ -282,13 +122,6 @@ void long_rollback_session(const CoreCase& core) {
         CHECK(rb["rollbacks"].get<int>() > 0);
         CHECK(rb["longest_rollback"].get<int>() <= 8);
     }
-}
-
-CoreCase two_player_arcade() {
-    CoreCase c = core_case("arcade");
-    c.extra = {"--option", "farcade_players=2"};
-    c.ports = 2;
-    return c;
 }
 
 // A raw UDP socket on 127.0.0.1 for sending junk at a server.
@@ -643,7 +476,10 @@ TEST_CASE("netplay: a client killed mid-session is dropped and the other plays t
     constexpr std::size_t kKillAt = 600;
     const auto limit = session_time(kFrames);
     Session session("netplay-kill");
-    session.start_server(2, limit);
+    // A killed player is away first and may come back for --reconnect-grace seconds (60 by
+    // default, and the session runs on until then); 2 s here, so slot 2 is given up long
+    // before the session's end and the server ends with client1.
+    session.start_server(2, limit, {"--reconnect-grace", "2"});
     ChildProcess& one = session.start_client("client1", core, 1, 41, kFrames);
     ChildProcess& two = session.start_client("client2", core, 2, 42, kFrames);
 
@@ -672,6 +508,7 @@ TEST_CASE("netplay: a client killed mid-session is dropped and the other plays t
         REQUIRE(dead[i] == survivor[i]);
     }
     CHECK_THAT(session.log_of("client1"), Catch::Contains("slot 2 left"));
+    CHECK_THAT(session.log_of("server"), Catch::Contains("did not come back within 2 s"));
     const auto stats = read_json(session.stats("client1"));
     std::printf("kill: survivor ran %d frames, %u stall frames while slot 2 timed out\n",
                 stats["frames_run"].get<int>(), stats["stall_frames"].get<unsigned>());
