@@ -13,6 +13,9 @@ namespace {
 
 constexpr Micros kLobbyHeartbeatUs = 100'000;
 constexpr std::size_t kMaxEvents = 4096;
+// Round trips reported this long after a player went away or came back are not network
+// measurements (see handle_input).
+constexpr Micros kAbsenceSettleUs = 1'000'000;
 
 std::string describe(const SessionIdentity& id, const std::string& content_name) {
     char text[256];
@@ -517,6 +520,7 @@ void Server::hello_running(PeerId peer, const Hello& hello) {
     slot.left = false;
     slot.away = false;
     slot.joining = true;
+    m_absence_changed_at = m_clock.now_us();
     slot.awaiting_state = true;
     slot.peer = peer;
     slot.name = name;
@@ -618,7 +622,14 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
         slot.last_client_time_at = now;
     }
     if (!m_started) return;
-    if (input.latency_100us) {
+    // An input round trip includes the wait for every player's input: while a player is
+    // going away (its silence, before the slot turns neutral) or away with the session
+    // paused, that wait is the absence, not the network, and must not raise the delay.
+    bool absence = m_absence_changed_at >= 0 && now - m_absence_changed_at < kAbsenceSettleUs;
+    if (m_config.pause_on_drop) {
+        for (int s = 0; s < m_config.players; ++s) absence |= m_slots[s].away;
+    }
+    if (input.latency_100us && !absence) {
         m_delay.add_round_trip(now, static_cast<Micros>(input.latency_100us) * 100);
     }
 
@@ -763,6 +774,7 @@ void Server::activate(Slot& slot, int slot_number, std::uint32_t first_frame) {
     const bool was_away = slot.away;
     slot.joining = false;
     slot.away = false;
+    m_absence_changed_at = m_clock.now_us();
     emit({ServerEvent::Type::kPlayerBack, slot_number, slot.inputs_end, 0, 0,
           slot.name + (was_away ? " is back" : " plays") + " from frame " +
               std::to_string(slot.inputs_end)});
@@ -773,6 +785,7 @@ void Server::go_away(int slot_number, const std::string& why) {
     if (!slot.occupied || slot.left || slot.away) return;
     slot.away = true;
     slot.away_since = m_clock.now_us();
+    m_absence_changed_at = slot.away_since;
     slot.held = 0;
     slot.sender.reset();
     const std::string grace = std::to_string(m_config.reconnect_grace_us / 1'000'000);
@@ -969,6 +982,7 @@ void Server::drop(int slot_number, ByeReason reason, const std::string& message)
         return;
     }
     slot.left = true;
+    m_absence_changed_at = m_clock.now_us();
     slot.away = slot.joining = slot.awaiting_state = false;
     slot.sender.reset();
     if (m_upload && m_upload->slot == slot_number) m_upload.reset();

@@ -244,7 +244,8 @@ class Server {
     std::optional<PackedState> m_cached;
     std::uint32_t m_next_transfer_id = 1;
     std::optional<Repair> m_repair;
-    int m_bad_reference = 0;  // the slot whose last upload failed: asked last
+    int m_bad_reference = 0;           // the slot whose last upload failed: asked last
+    Micros m_absence_changed_at = -1;  // a player last went away or came back
 };
 
 }  // namespace framelock::netplay

@@ -132,6 +132,11 @@ TEST_CASE("Reconnect: a player whose process dies at frame 3,000 restarts and re
         REQUIRE(away != nullptr);
         CHECK(find_event(r, ServerEvent::Type::kPlayerLeft, 2) == nullptr);
         const std::uint32_t stalls = r.clients[0].stall_frames_after_warmup;
+        // The wait for the silent player is not a network round trip: the delay stays.
+        int before = 0, after = 0;
+        for (std::uint32_t f = 2400; f < 3000; ++f) before = std::max(before, r.delay_at(f));
+        for (std::uint32_t f = 3000; f < 4800; ++f) after = std::max(after, r.delay_at(f));
+        CHECK(after <= before + 1);
         std::printf(
             "[figure] reconnect (%s): restarted process running again %.3f s after connecting "
             "(state of frame %u); the others stalled %u frames over the whole run\n",
@@ -225,4 +230,8 @@ TEST_CASE("With pause_on_drop the others wait for a dropped player, who rejoins 
     CHECK(r.clients[0].stall_frames_after_warmup >= 150);
     CHECK(r.clients[0].stall_frames_after_warmup <= 240);
     CHECK(back.first_frame <= 1215);
+    int before = 0, after = 0;
+    for (std::uint32_t f = 600; f < 1200; ++f) before = std::max(before, r.delay_at(f));
+    for (std::uint32_t f = 1200; f < 2400; ++f) after = std::max(after, r.delay_at(f));
+    CHECK(after <= before + 1);
 }

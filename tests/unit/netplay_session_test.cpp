@@ -210,6 +210,11 @@ TEST_CASE(
     CHECK(r.clients[0].stall_frames <= 60);
     for (std::size_t f = away->frame + 10; f < 1500; ++f)
         CHECK(r.clients[0].inputs[f].pads[1] == 0);
+    // Waiting for the silent player was not the network: the delay did not rise for it.
+    int before = 0, after = 0;
+    for (std::uint32_t f = 300; f < 600; ++f) before = std::max(before, r.delay_at(f));
+    for (std::uint32_t f = 600; f < 1500; ++f) after = std::max(after, r.delay_at(f));
+    CHECK(after <= before + 1);
 }
 
 TEST_CASE(
