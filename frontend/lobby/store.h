@@ -37,6 +37,8 @@ struct Room {
     std::int64_t created_ms = 0;
     std::int64_t updated_ms = 0;  // last create/heartbeat/update
     std::int64_t expires_ms = 0;  // gone from lists after this unless heartbeated
+
+    friend bool operator==(const Room&, const Room&) = default;
 };
 
 // A room as stored: with the hashes of its password ("" = none) and of its host's token.
@@ -44,6 +46,8 @@ struct StoredRoom {
     Room room;
     std::string password_hash;
     std::string token_hash;
+
+    friend bool operator==(const StoredRoom&, const StoredRoom&) = default;
 };
 
 struct RoomFilter {
@@ -64,6 +68,8 @@ struct RelayServer {
     std::int64_t updated_ms = 0;
     std::int64_t expires_ms = 0;
     std::string token_hash;
+
+    friend bool operator==(const RelayServer&, const RelayServer&) = default;
 };
 
 class LobbyStore {
@@ -100,6 +106,11 @@ class LobbyStore {
 
 // "sqlite:PATH" or a bare path, "postgresql://..." / "postgres://...": the backend it names,
 // connected (not yet migrated). kConfig error naming the URL when it cannot be opened.
+// A store object serialises its own calls (one connection each), so threads may share it.
 Result<std::unique_ptr<LobbyStore>> open_store(const std::string& url);
+
+// The URL as it may appear in logs and error messages: a password in it (user:PASSWORD@
+// or password=PASSWORD) is replaced by "***".
+std::string redact_store_url(const std::string& url);
 
 }  // namespace framelock::lobby
