@@ -5,6 +5,7 @@
 #define CATCH_CONFIG_ENABLE_OPTIONAL_STRINGMAKER
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "frontend/lobby/store.h"
@@ -540,6 +542,34 @@ TEMPLATE_TEST_CASE("lobby store: two store objects on one database see each othe
     CHECK(ok(b->expire(kT0 + kLife)) == 1);
     CHECK(ok(a->get_room(from_a.room.id, kT0)) == std::nullopt);
     CHECK(ok(a->count_rooms(kT0)) == 1);
+}
+
+TEMPLATE_TEST_CASE("lobby store: lobby processes starting together migrate once", "[lobby][store]",
+                   SQLite, PostgreSQL) {
+    TestType backend;
+    const std::string url = backend.url();
+    // Connected first, then released together, so the migrations really overlap.
+    constexpr int kProcesses = 6;
+    std::vector<std::unique_ptr<LobbyStore>> stores;
+    for (int i = 0; i < kProcesses; ++i) stores.push_back(ok(open_store(url)));
+    std::vector<std::string> errors(kProcesses);
+    std::atomic<bool> go{false};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kProcesses; ++i) {
+        threads.emplace_back([&, i] {
+            while (!go) std::this_thread::yield();
+            const Status s = stores[static_cast<std::size_t>(i)]->migrate();
+            if (!s) errors[static_cast<std::size_t>(i)] = s.error().message;
+        });
+    }
+    go = true;
+    for (auto& t : threads) t.join();
+    for (const std::string& e : errors) CHECK(e == "");
+    const int newest = stores[0]->schema_version();
+    CHECK(newest >= 1);
+    for (const auto& store : stores) CHECK(store->schema_version() == newest);
+    ok(stores[1]->create_room(make_room(1, kT0)));
+    CHECK(ok(stores[kProcesses - 1]->count_rooms(kT0)) == 1);
 }
 
 TEST_CASE("lobby store: open_store picks the backend from the URL", "[lobby][store]") {
