@@ -55,8 +55,8 @@ struct RoomFilter {
     std::optional<std::string> core;  // exact core_name
     std::optional<std::string> mode;
     bool has_slots = false;  // players < slots only
-    int limit = 100;         // at most this many, newest first
-    int offset = 0;
+    int limit = 100;         // at most this many, newest first (the caller caps it)
+    int offset = 0;          // a negative limit or offset reads as 0
 };
 
 struct RelayServer {
@@ -78,6 +78,7 @@ class LobbyStore {
 
     // Brings the schema to the newest version (idempotent; safe from several processes).
     virtual Status migrate() = 0;
+    // The newest migration applied: 0 before the first, -1 when the database cannot be read.
     virtual int schema_version() = 0;
 
     // kConfig error when the id or code is taken (the caller retries with new ones).
