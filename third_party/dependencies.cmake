@@ -21,6 +21,13 @@ add_library(framelock::xxhash ALIAS PkgConfig::FRAMELOCK_XXHASH)
 pkg_check_modules(FRAMELOCK_ENET REQUIRED IMPORTED_TARGET libenet>=1.3.14)
 add_library(framelock::enet ALIAS PkgConfig::FRAMELOCK_ENET)
 
+# The lobby's storage (frontend/lobby): SQLite for one process with a file, PostgreSQL
+# (through libpqxx 6, which ships a pkg-config file and no CMake config) for several
+# lobby processes sharing one database.
+find_package(SQLite3 3.24 REQUIRED)
+pkg_check_modules(FRAMELOCK_PQXX REQUIRED IMPORTED_TARGET libpqxx>=6.4)
+add_library(framelock::pqxx ALIAS PkgConfig::FRAMELOCK_PQXX)
+
 find_package(ZLIB REQUIRED)
 find_package(fmt 9 REQUIRED CONFIG)
 find_package(CLI11 2.1 REQUIRED CONFIG)

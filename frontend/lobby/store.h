@@ -37,6 +37,8 @@ struct Room {
     std::int64_t created_ms = 0;
     std::int64_t updated_ms = 0;  // last create/heartbeat/update
     std::int64_t expires_ms = 0;  // gone from lists after this unless heartbeated
+
+    friend bool operator==(const Room&, const Room&) = default;
 };
 
 // A room as stored: with the hashes of its password ("" = none) and of its host's token.
@@ -44,6 +46,8 @@ struct StoredRoom {
     Room room;
     std::string password_hash;
     std::string token_hash;
+
+    friend bool operator==(const StoredRoom&, const StoredRoom&) = default;
 };
 
 struct RoomFilter {
@@ -51,8 +55,8 @@ struct RoomFilter {
     std::optional<std::string> core;  // exact core_name
     std::optional<std::string> mode;
     bool has_slots = false;  // players < slots only
-    int limit = 100;         // at most this many, newest first
-    int offset = 0;
+    int limit = 100;         // at most this many, newest first (the caller caps it)
+    int offset = 0;          // a negative limit or offset reads as 0
 };
 
 struct RelayServer {
@@ -64,6 +68,8 @@ struct RelayServer {
     std::int64_t updated_ms = 0;
     std::int64_t expires_ms = 0;
     std::string token_hash;
+
+    friend bool operator==(const RelayServer&, const RelayServer&) = default;
 };
 
 class LobbyStore {
@@ -72,6 +78,7 @@ class LobbyStore {
 
     // Brings the schema to the newest version (idempotent; safe from several processes).
     virtual Status migrate() = 0;
+    // The newest migration applied: 0 before the first, -1 when the database cannot be read.
     virtual int schema_version() = 0;
 
     // kConfig error when the id or code is taken (the caller retries with new ones).
@@ -100,6 +107,11 @@ class LobbyStore {
 
 // "sqlite:PATH" or a bare path, "postgresql://..." / "postgres://...": the backend it names,
 // connected (not yet migrated). kConfig error naming the URL when it cannot be opened.
+// A store object serialises its own calls (one connection each), so threads may share it.
 Result<std::unique_ptr<LobbyStore>> open_store(const std::string& url);
+
+// The URL as it may appear in logs and error messages: a password in it (user:PASSWORD@
+// or password=PASSWORD) is replaced by "***".
+std::string redact_store_url(const std::string& url);
 
 }  // namespace framelock::lobby

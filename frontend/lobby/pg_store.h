@@ -1,0 +1,16 @@
+// The PostgreSQL backend of LobbyStore (libpqxx): for several lobby processes sharing
+// one database. Each store object holds one connection. See docs/lobby.md.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "frontend/lobby/store.h"
+
+namespace framelock::lobby {
+
+// Connects to `url` (postgresql://... or postgres://..., as libpq reads it). Not migrated
+// yet. Errors name the URL without its password.
+Result<std::unique_ptr<LobbyStore>> open_pg_store(const std::string& url);
+
+}  // namespace framelock::lobby
