@@ -17,6 +17,7 @@
 #include "frontend/demo.h"
 #include "frontend/headless.h"
 #include "frontend/input_script.h"
+#include "frontend/lobby/lobby_cli.h"
 #include "frontend/log.h"
 #include "frontend/netplay_runner.h"
 #include "frontend/netplay_view.h"
@@ -949,6 +950,9 @@ int run_cli(int argc, char** argv) {
     demo->add_option("--out", demo_options.out_dir, "directory for logs, statistics, pictures")
         ->capture_default_str();
 
+    lobby::LobbyCommand lobby_command;
+    lobby::add_lobby_command(app, lobby_command);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -981,6 +985,7 @@ int run_cli(int argc, char** argv) {
         return play_netplay(host_join_args, &host_server_args);
     }
     if (demo->parsed()) return cmd_demo(demo_options);
+    if (const int code = lobby::run_lobby_command(lobby_command); code >= 0) return code;
     return 0;
 }
 

@@ -11,7 +11,7 @@ PACKAGES=(
     g++ cmake ninja-build pkg-config clang-format git
     retroarch-dev libenet-dev libsdl2-dev zlib1g-dev libfmt-dev libcli11-dev libxxhash-dev
     nlohmann-json3-dev libtomlplusplus-dev
-    libsqlite3-dev libpqxx-dev postgresql
+    libsqlite3-dev libpqxx-dev postgresql libcpp-httplib-dev libsodium-dev
     libsdl2-ttf-dev libsamplerate0-dev fonts-dejavu-core xvfb xauth xdotool
     catch2 cc65
     libretro-nestopia libretro-beetle-pce-fast libretro-gambatte libretro-mgba libretro-core-info

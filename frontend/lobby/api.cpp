@@ -1,0 +1,468 @@
+#include "frontend/lobby/api.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+
+#include "frontend/lobby/secrets.h"
+
+namespace framelock::lobby {
+namespace {
+
+using json = nlohmann::json;
+
+ApiResponse reply(int status, const json& body) {
+    return {status, "application/json", body.dump()};
+}
+ApiResponse error(int status, const std::string& message) {
+    return reply(status, json{{"error", message}});
+}
+
+// A request that cannot be served, with its 4xx status.
+struct Refusal {
+    int status;
+    std::string message;
+};
+
+bool printable_utf8(const std::string& s) {
+    // No control characters; multi-byte sequences are checked for their shape only.
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x20 || c == 0x7f) return false;
+        int extra = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
+        if (extra < 0 || (extra > 0 && i + static_cast<std::size_t>(extra) >= s.size()))
+            return false;
+        for (int k = 1; k <= extra; ++k) {
+            if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
+        }
+        i += static_cast<std::size_t>(extra) + 1;
+    }
+    return true;
+}
+
+bool all_of_chars(const std::string& s, const char* allowed_extra, bool lower_only = false) {
+    for (char c : s) {
+        const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+                           (!lower_only && c >= 'A' && c <= 'Z');
+        if (!alnum && !std::strchr(allowed_extra, c)) return false;
+    }
+    return true;
+}
+
+bool is_hex(const std::string& s, std::size_t n) {
+    return s.size() == n && all_of_chars(s, "", true) &&
+           s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+bool valid_address(const std::string& a) {
+    const auto colon = a.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon > 253) return false;
+    const std::string host = a.substr(0, colon), port = a.substr(colon + 1);
+    if (!all_of_chars(host, ".-")) return false;
+    if (port.empty() || port.size() > 5 ||
+        port.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    const int p = std::stoi(port);
+    return p >= 1 && p <= 65535;
+}
+
+// Reads a JSON object body; fields are then taken with the typed getters below, which
+// throw Refusal naming the field and what it must be.
+json parse_body(const ApiRequest& request, bool required) {
+    if (request.body.empty()) {
+        if (required) throw Refusal{400, "a JSON object body is required"};
+        return json::object();
+    }
+    json body = json::parse(request.body, nullptr, false);
+    if (body.is_discarded()) throw Refusal{400, "the body is not valid JSON"};
+    if (!body.is_object()) throw Refusal{400, "the body must be a JSON object"};
+    return body;
+}
+
+std::optional<std::string> text(const json& body, const char* field, std::size_t min,
+                                std::size_t max, bool required) {
+    const auto it = body.find(field);
+    if (it == body.end() || it->is_null()) {
+        if (required) throw Refusal{400, fmt::format("\"{}\" is required", field)};
+        return std::nullopt;
+    }
+    if (!it->is_string()) throw Refusal{400, fmt::format("\"{}\" must be a string", field)};
+    const std::string value = it->get<std::string>();
+    if (value.size() < min || value.size() > max)
+        throw Refusal{400, fmt::format("\"{}\" must be {} to {} bytes long", field, min, max)};
+    if (!printable_utf8(value))
+        throw Refusal{400, fmt::format("\"{}\" must be printable UTF-8 text", field)};
+    return value;
+}
+
+std::optional<int> integer(const json& body, const char* field, int min, int max, bool required) {
+    const auto it = body.find(field);
+    if (it == body.end() || it->is_null()) {
+        if (required) throw Refusal{400, fmt::format("\"{}\" is required", field)};
+        return std::nullopt;
+    }
+    if (!it->is_number_integer())
+        throw Refusal{400, fmt::format("\"{}\" must be an integer", field)};
+    const auto v = it->get<std::int64_t>();
+    if (v < min || v > max)
+        throw Refusal{400, fmt::format("\"{}\" must be between {} and {}", field, min, max)};
+    return static_cast<int>(v);
+}
+
+json room_json(const Room& r) {
+    return json{{"id", r.id},
+                {"code", r.code},
+                {"host_name", r.host_name},
+                {"game_name", r.game_name},
+                {"content_hash", r.content_hash},
+                {"core_name", r.core_name},
+                {"core_version", r.core_version},
+                {"mode", r.mode},
+                {"players", r.players},
+                {"slots", r.slots},
+                {"spectators", r.spectators},
+                {"has_password", r.has_password},
+                {"region", r.region},
+                {"server_address", r.server_address},
+                {"created_ms", r.created_ms},
+                {"updated_ms", r.updated_ms},
+                {"expires_ms", r.expires_ms}};
+}
+
+json server_json(const RelayServer& s) {
+    return json{{"id", s.id},
+                {"address", s.address},
+                {"region", s.region},
+                {"capacity", s.capacity},
+                {"load", s.load},
+                {"updated_ms", s.updated_ms},
+                {"expires_ms", s.expires_ms}};
+}
+
+// Values from the store, or a 500 that says the store failed (never the caller's fault).
+template <class T>
+T need(Result<T> result) {
+    if (!result) throw Refusal{500, "storage error: " + result.error().message};
+    return std::move(result).value();
+}
+void need(const Status& status) {
+    if (!status) throw Refusal{500, "storage error: " + status.error().message};
+}
+
+const std::string& mode_of(const json& body) {
+    static const std::string modes[] = {"framelock", "nowait", "rollback"};
+    const auto mode = text(body, "mode", 1, 16, false).value_or("framelock");
+    for (const auto& m : modes) {
+        if (m == mode) return m;
+    }
+    throw Refusal{400, "\"mode\" must be framelock, nowait or rollback"};
+}
+
+void check_text_fields(const json& body, Room& room, bool creating) {
+    if (auto v = text(body, "host_name", 1, 64, creating)) room.host_name = *v;
+    if (auto v = text(body, "game_name", 1, 128, creating)) room.game_name = *v;
+    if (auto v = text(body, "region", 0, 32, false)) {
+        if (!all_of_chars(*v, "-_", true))
+            throw Refusal{400, "\"region\" may hold a-z, 0-9, - and _ only"};
+        room.region = *v;
+    }
+    if (auto v = text(body, "server_address", 3, 261, false)) {
+        if (!valid_address(*v)) throw Refusal{400, "\"server_address\" must be host:port"};
+        room.server_address = *v;
+    }
+}
+
+}  // namespace
+
+LobbyApi::LobbyApi(LobbyStore& store, ApiConfig config)
+    : m_store(store), m_config(config), m_limiter(config.rate_per_s, config.burst) {
+    secrets_ready();
+}
+
+ApiResponse LobbyApi::handle(const ApiRequest& request) {
+    const auto start = std::chrono::steady_clock::now();
+    std::lock_guard lock(m_mutex);
+    std::string route_name = "other";
+    ApiResponse response;
+    if (!m_limiter.allow(request.client, request.now_ms)) {
+        route_name = "rate_limited";
+        response = error(429, "too many requests from " + request.client + "; slow down");
+    } else if (request.body.size() > m_config.max_body_bytes) {
+        route_name = "too_large";
+        response = error(413, fmt::format("request body of {} bytes: the limit is {}",
+                                          request.body.size(), m_config.max_body_bytes));
+    } else {
+        try {
+            if (request.now_ms - m_last_expiry_ms > 1000) {
+                need(m_store.expire(request.now_ms));
+                m_last_expiry_ms = request.now_ms;
+            }
+            response = route(request, route_name);
+        } catch (const Refusal& refusal) {
+            response = error(refusal.status, refusal.message);
+        } catch (const std::exception& e) {
+            response = error(500, std::string("internal error: ") + e.what());
+        }
+    }
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    m_metrics.observe(route_name, response.status, ms);
+    return response;
+}
+
+ApiResponse LobbyApi::route(const ApiRequest& r, std::string& name) {
+    // Paths: /api/rooms[/KEY[/ACTION]], /api/servers[/ID/heartbeat], /health, /metrics, /.
+    std::vector<std::string> parts;
+    for (std::size_t i = 1; i <= r.path.size();) {
+        const auto slash = r.path.find('/', i);
+        const auto end = slash == std::string::npos ? r.path.size() : slash;
+        parts.push_back(r.path.substr(i, end - i));
+        i = end + 1;
+    }
+    const auto is = [&](std::initializer_list<const char*> want) {
+        if (parts.size() != want.size()) return false;
+        std::size_t i = 0;
+        for (const char* w : want) {
+            if (*w != '*' && parts[i] != w) return false;
+            ++i;
+        }
+        return true;
+    };
+    const auto key_ok = [&](const std::string& key) {
+        if (key.empty() || key.size() > 32 || !all_of_chars(key, ""))
+            throw Refusal{400, "a room is named by its 32-digit id or its 6-character code"};
+        return key;
+    };
+    const std::string& m = r.method;
+    if (r.path == "/" && m == "GET")
+        return name = "page", ApiResponse{200, "text/html; charset=utf-8", web_page()};
+    if (is({"health"}) && m == "GET") return name = "health", health(r);
+    if (is({"metrics"}) && m == "GET") return name = "metrics", metrics_page(r);
+    if (is({"api", "rooms"})) {
+        if (m == "GET") return name = "list_rooms", list_rooms(r);
+        if (m == "POST") return name = "create_room", create_room(r);
+    }
+    if (is({"api", "rooms", "*"})) {
+        if (m == "GET") return name = "get_room", get_room(key_ok(parts[2]), r);
+        if (m == "PATCH") return name = "update_room", update_room(key_ok(parts[2]), r);
+        if (m == "DELETE") return name = "delete_room", delete_room(key_ok(parts[2]), r);
+    }
+    if (is({"api", "rooms", "*", "heartbeat"}) && m == "POST")
+        return name = "heartbeat_room", heartbeat_room(key_ok(parts[2]), r);
+    if (is({"api", "rooms", "*", "join"}) && m == "POST")
+        return name = "join_room", join_room(key_ok(parts[2]), r);
+    if (is({"api", "servers"})) {
+        if (m == "GET") return name = "list_servers", list_servers(r);
+        if (m == "POST") return name = "register_server", register_server(r);
+    }
+    if (is({"api", "servers", "*", "heartbeat"}) && m == "POST")
+        return name = "heartbeat_server", heartbeat_server(key_ok(parts[2]), r);
+    name = "not_found";
+    return error(404, "no such endpoint: " + m + " " + r.path.substr(0, 100));
+}
+
+ApiResponse LobbyApi::list_rooms(const ApiRequest& r) {
+    RoomFilter filter;
+    const auto q = [&](const char* k) -> std::optional<std::string> {
+        auto it = r.query.find(k);
+        if (it == r.query.end() || it->second.empty()) return std::nullopt;
+        if (it->second.size() > 128 || !printable_utf8(it->second))
+            throw Refusal{400,
+                          fmt::format("query \"{}\" must be printable text up to 128 bytes", k)};
+        return it->second;
+    };
+    filter.game = q("game");
+    filter.core = q("core");
+    filter.mode = q("mode");
+    if (auto v = q("has_slots")) filter.has_slots = *v == "1" || *v == "true";
+    const auto number = [&](const char* k, int def, int max) {
+        auto v = q(k);
+        if (!v) return def;
+        if (v->size() > 6 || v->find_first_not_of("0123456789") != std::string::npos)
+            throw Refusal{400, fmt::format("query \"{}\" must be a number from 0 to {}", k, max)};
+        return std::min(std::stoi(*v), max);
+    };
+    filter.limit = number("limit", 100, m_config.max_list);
+    filter.offset = number("offset", 0, 1'000'000);
+    json rooms = json::array();
+    for (const auto& room : need(m_store.list_rooms(filter, r.now_ms)))
+        rooms.push_back(room_json(room));
+    return reply(200, json{{"rooms", rooms}, {"now_ms", r.now_ms}});
+}
+
+ApiResponse LobbyApi::create_room(const ApiRequest& r) {
+    const json body = parse_body(r, true);
+    StoredRoom stored;
+    Room& room = stored.room;
+    check_text_fields(body, room, true);
+    room.content_hash = *text(body, "content_hash", 16, 16, true);
+    if (!is_hex(room.content_hash, 16))
+        throw Refusal{400, "\"content_hash\" must be 16 lowercase hex digits"};
+    room.core_name = *text(body, "core_name", 1, 64, true);
+    if (!all_of_chars(room.core_name, "_.- "))
+        throw Refusal{400, "\"core_name\" may hold letters, digits, space, _ . and - only"};
+    room.core_version = text(body, "core_version", 0, 32, false).value_or("");
+    room.mode = mode_of(body);
+    room.slots = *integer(body, "slots", 1, 8, true);
+    room.players = integer(body, "players", 0, room.slots, false).value_or(0);
+    room.spectators = integer(body, "spectators", 0, 1000, false).value_or(0);
+    const std::string password = text(body, "password", 0, 128, false).value_or("");
+    if (!password.empty()) {
+        stored.password_hash = hash_password(password);
+        if (stored.password_hash.empty()) throw Refusal{503, "cannot hash the password now; retry"};
+        room.has_password = true;
+    }
+    if (room.server_address.empty()) {
+        auto server = need(m_store.least_loaded_server(r.now_ms));
+        if (!server)
+            throw Refusal{409,
+                          "no relay server has room for another session; give "
+                          "\"server_address\" to host it yourself"};
+        room.server_address = server->address;
+        room.server_id = server->id;
+    }
+    const std::string token = random_hex(32);
+    stored.token_hash = hash_token(token);
+    room.created_ms = room.updated_ms = r.now_ms;
+    room.expires_ms = r.now_ms + m_config.room_ttl_ms;
+    for (int attempt = 0;; ++attempt) {
+        room.id = random_hex(16);
+        room.code = random_code();
+        if (m_store.create_room(stored)) break;
+        if (attempt == 4) throw Refusal{500, "could not find a free room code"};
+    }
+    return reply(201, json{{"room", room_json(room)},
+                           {"token", token},
+                           {"heartbeat_ms", m_config.room_ttl_ms / 3}});
+}
+
+ApiResponse LobbyApi::get_room(const std::string& key, const ApiRequest& r) {
+    auto room = need(m_store.get_room(key, r.now_ms));
+    if (!room) return error(404, "no live room " + key);
+    return reply(200, room_json(room->room));
+}
+
+namespace {
+// The room behind `key`, if the request carries its host's token.
+StoredRoom owned_room(LobbyStore& store, const std::string& key, const ApiRequest& r) {
+    auto room = need(store.get_room(key, r.now_ms));
+    if (!room) throw Refusal{404, "no live room " + key};
+    if (r.bearer.empty()) throw Refusal{401, "this needs the room's token (Authorization: Bearer)"};
+    if (!check_token(room->token_hash, r.bearer)) throw Refusal{403, "wrong token for room " + key};
+    return *room;
+}
+}  // namespace
+
+ApiResponse LobbyApi::heartbeat_room(const std::string& key, const ApiRequest& r) {
+    StoredRoom stored = owned_room(m_store, key, r);
+    const json body = parse_body(r, false);
+    Room& room = stored.room;
+    if (auto v = integer(body, "players", 0, room.slots, false)) room.players = *v;
+    if (auto v = integer(body, "spectators", 0, 1000, false)) room.spectators = *v;
+    room.updated_ms = r.now_ms;
+    room.expires_ms = r.now_ms + m_config.room_ttl_ms;
+    if (!need(m_store.update_room(room, r.now_ms))) return error(404, "no live room " + key);
+    return reply(200, room_json(room));
+}
+
+ApiResponse LobbyApi::update_room(const std::string& key, const ApiRequest& r) {
+    StoredRoom stored = owned_room(m_store, key, r);
+    const json body = parse_body(r, true);
+    Room& room = stored.room;
+    check_text_fields(body, room, false);
+    if (auto v = integer(body, "slots", 1, 8, false)) room.slots = *v;
+    if (auto v = integer(body, "players", 0, room.slots, false)) room.players = *v;
+    if (room.players > room.slots) throw Refusal{400, "\"players\" cannot exceed \"slots\""};
+    if (auto v = integer(body, "spectators", 0, 1000, false)) room.spectators = *v;
+    room.updated_ms = r.now_ms;
+    room.expires_ms = r.now_ms + m_config.room_ttl_ms;
+    if (!need(m_store.update_room(room, r.now_ms))) return error(404, "no live room " + key);
+    return reply(200, room_json(room));
+}
+
+ApiResponse LobbyApi::delete_room(const std::string& key, const ApiRequest& r) {
+    StoredRoom stored = owned_room(m_store, key, r);
+    need(m_store.delete_room(stored.room.id));
+    return {204, "application/json", ""};
+}
+
+ApiResponse LobbyApi::join_room(const std::string& key, const ApiRequest& r) {
+    auto room = need(m_store.get_room(key, r.now_ms));
+    if (!room) return error(404, "no live room " + key);
+    const json body = parse_body(r, false);
+    const std::string password = text(body, "password", 0, 128, false).value_or("");
+    if (room->room.has_password && !check_password(room->password_hash, password))
+        return error(403, password.empty() ? "room " + key + " needs a password"
+                                           : "wrong password for room " + key);
+    if (room->room.players >= room->room.slots)
+        return reply(200, json{{"room", room_json(room->room)},
+                               {"server_address", room->room.server_address},
+                               {"full", true}});
+    return reply(200, json{{"room", room_json(room->room)},
+                           {"server_address", room->room.server_address},
+                           {"full", false}});
+}
+
+ApiResponse LobbyApi::register_server(const ApiRequest& r) {
+    const json body = parse_body(r, true);
+    RelayServer server;
+    server.address = *text(body, "address", 3, 261, true);
+    if (!valid_address(server.address)) throw Refusal{400, "\"address\" must be host:port"};
+    server.region = text(body, "region", 0, 32, false).value_or("");
+    if (!all_of_chars(server.region, "-_", true))
+        throw Refusal{400, "\"region\" may hold a-z, 0-9, - and _ only"};
+    server.capacity = *integer(body, "capacity", 1, 100'000, true);
+    server.load = integer(body, "load", 0, 100'000, false).value_or(0);
+    const std::string token = random_hex(32);
+    server.token_hash = hash_token(token);
+    server.id = random_hex(16);
+    server.updated_ms = r.now_ms;
+    server.expires_ms = r.now_ms + m_config.server_ttl_ms;
+    need(m_store.upsert_server(server));
+    return reply(201, json{{"server", server_json(server)},
+                           {"token", token},
+                           {"heartbeat_ms", m_config.server_ttl_ms / 3}});
+}
+
+ApiResponse LobbyApi::heartbeat_server(const std::string& id, const ApiRequest& r) {
+    auto server = need(m_store.get_server(id, r.now_ms));
+    if (!server) return error(404, "no live server " + id + "; register again");
+    if (r.bearer.empty())
+        return error(401, "this needs the server's token (Authorization: Bearer)");
+    if (!check_token(server->token_hash, r.bearer))
+        return error(403, "wrong token for server " + id);
+    const json body = parse_body(r, false);
+    if (auto v = integer(body, "capacity", 1, 100'000, false)) server->capacity = *v;
+    if (auto v = integer(body, "load", 0, 100'000, false)) server->load = *v;
+    server->updated_ms = r.now_ms;
+    server->expires_ms = r.now_ms + m_config.server_ttl_ms;
+    need(m_store.upsert_server(*server));
+    return reply(200, server_json(*server));
+}
+
+ApiResponse LobbyApi::list_servers(const ApiRequest& r) {
+    json servers = json::array();
+    for (const auto& s : need(m_store.list_servers(r.now_ms))) servers.push_back(server_json(s));
+    return reply(200, json{{"servers", servers}});
+}
+
+ApiResponse LobbyApi::health(const ApiRequest& r) {
+    const auto rooms = need(m_store.count_rooms(r.now_ms));
+    return reply(200,
+                 json{{"status", "ok"}, {"rooms", rooms}, {"schema", m_store.schema_version()}});
+}
+
+ApiResponse LobbyApi::metrics_page(const ApiRequest& r) {
+    const double rooms = static_cast<double>(need(m_store.count_rooms(r.now_ms)));
+    const double servers = static_cast<double>(need(m_store.list_servers(r.now_ms)).size());
+    return {200, "text/plain; version=0.0.4",
+            m_metrics.render({{"framelock_lobby_rooms", rooms},
+                              {"framelock_lobby_servers", servers},
+                              {"framelock_lobby_rate_limited_clients",
+                               static_cast<double>(m_limiter.clients())}})};
+}
+
+}  // namespace framelock::lobby

@@ -1,0 +1,93 @@
+// The lobby's HTTP JSON API, as a function from request to response: no sockets here
+// (frontend/lobby/http_service.h serves it), so tests call it directly and the HTTP layer
+// stays thin.
+//
+//   GET    /api/rooms?game=&core=&mode=&has_slots=1&limit=&offset=   live rooms, newest first
+//   POST   /api/rooms                   create: 201 {room, token}; a relay server is
+//                                       assigned when no server_address is given
+//   GET    /api/rooms/ID_OR_CODE        one room
+//   POST   /api/rooms/ID/heartbeat      token; optional {players, spectators}
+//   PATCH  /api/rooms/ID                token; players, slots, spectators, names, region
+//   DELETE /api/rooms/ID                token
+//   POST   /api/rooms/ID_OR_CODE/join   {password}: the address to connect to
+//   POST   /api/servers                 a relay server registers: 201 {id, token}
+//   POST   /api/servers/ID/heartbeat    token; {load, capacity}
+//   GET    /api/servers                 live servers
+//   GET    /health, GET /metrics, GET / (the web page)
+//
+// Tokens come as "Authorization: Bearer TOKEN". Every error is a 4xx with {"error": "..."}
+// saying what was wrong; a 5xx only when the store itself fails.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "frontend/lobby/metrics.h"
+#include "frontend/lobby/rate_limiter.h"
+#include "frontend/lobby/store.h"
+
+namespace framelock::lobby {
+
+struct ApiRequest {
+    std::string method;  // "GET", "POST", ...
+    std::string path;    // without the query
+    std::map<std::string, std::string> query;
+    std::string body;
+    std::string client;  // the peer's IP address (rate limits)
+    std::string bearer;  // the Authorization: Bearer token, if any
+    std::int64_t now_ms = 0;
+};
+
+struct ApiResponse {
+    int status = 200;
+    std::string content_type = "application/json";
+    std::string body;
+};
+
+struct ApiConfig {
+    std::int64_t room_ttl_ms = 30'000;    // a room not heartbeated this long is gone
+    std::int64_t server_ttl_ms = 30'000;  // likewise a relay server
+    std::size_t max_body_bytes = 8 * 1024;
+    double rate_per_s = 20;  // requests per client IP
+    double burst = 60;
+    int max_list = 500;
+};
+
+class LobbyApi {
+  public:
+    LobbyApi(LobbyStore& store, ApiConfig config);
+
+    // Thread-safe: the HTTP layer calls it from its worker threads.
+    ApiResponse handle(const ApiRequest& request);
+
+    const ApiConfig& config() const { return m_config; }
+
+  private:
+    ApiResponse route(const ApiRequest& request, std::string& route_name);
+    ApiResponse list_rooms(const ApiRequest& request);
+    ApiResponse create_room(const ApiRequest& request);
+    ApiResponse get_room(const std::string& key, const ApiRequest& request);
+    ApiResponse heartbeat_room(const std::string& id, const ApiRequest& request);
+    ApiResponse update_room(const std::string& id, const ApiRequest& request);
+    ApiResponse delete_room(const std::string& id, const ApiRequest& request);
+    ApiResponse join_room(const std::string& key, const ApiRequest& request);
+    ApiResponse register_server(const ApiRequest& request);
+    ApiResponse heartbeat_server(const std::string& id, const ApiRequest& request);
+    ApiResponse list_servers(const ApiRequest& request);
+    ApiResponse health(const ApiRequest& request);
+    ApiResponse metrics_page(const ApiRequest& request);
+
+    LobbyStore& m_store;
+    ApiConfig m_config;
+    std::mutex m_mutex;  // the store connection and the limiter are not thread-safe
+    RateLimiter m_limiter;
+    Metrics m_metrics;
+    std::int64_t m_last_expiry_ms = 0;
+};
+
+// The web page (frontend/lobby/web_page.cpp): one self-contained HTML document.
+const std::string& web_page();
+
+}  // namespace framelock::lobby

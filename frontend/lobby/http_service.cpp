@@ -1,0 +1,116 @@
+#include "frontend/lobby/http_service.h"
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "frontend/log.h"
+#include "frontend/stop_signal.h"
+
+namespace framelock::lobby {
+
+std::int64_t wall_clock_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+namespace {
+
+// Requests larger than this are cut off by the HTTP layer itself (the API's own, smaller
+// limit answers with a JSON error for anything between).
+constexpr std::size_t kTransportBodyLimit = 64 * 1024;
+
+ApiRequest to_api(const httplib::Request& req) {
+    ApiRequest r;
+    r.method = req.method;
+    r.path = req.path;
+    for (const auto& [k, v] : req.params) r.query.emplace(k, v);  // the first of repeats
+    r.body = req.body;
+    r.client = req.remote_addr;
+    const std::string auth = req.get_header_value("Authorization");
+    if (auth.rfind("Bearer ", 0) == 0) r.bearer = auth.substr(7);
+    r.now_ms = wall_clock_ms();
+    return r;
+}
+
+}  // namespace
+
+int run_lobby_service(const LobbyServiceConfig& config,
+                      const std::function<void(std::uint16_t)>& on_listening) {
+    using frontend::log_error;
+    using frontend::log_info;
+    auto store = open_store(config.db);
+    if (!store) {
+        log_error("{}", store.error().message);
+        return static_cast<int>(store.error().code);
+    }
+    if (Status migrated = store.value()->migrate(); !migrated) {
+        log_error("{}", migrated.error().message);
+        return static_cast<int>(migrated.error().code);
+    }
+    LobbyApi api(*store.value(), config.api);
+    httplib::Server server;
+    server.set_payload_max_length(kTransportBodyLimit);
+    server.set_read_timeout(5, 0);
+    server.set_write_timeout(5, 0);
+    const auto serve = [&](const httplib::Request& req, httplib::Response& res) {
+        const auto start = std::chrono::steady_clock::now();
+        const ApiResponse out = api.handle(to_api(req));
+        res.status = out.status;
+        if (!out.body.empty()) res.set_content(out.body, out.content_type);
+        res.set_header("Cache-Control", "no-store");
+        if (config.log_requests) {
+            const double ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count();
+            log_info("lobby request method={} path={} status={} ms={:.2f} client={}", req.method,
+                     req.path.substr(0, 80), out.status, ms, req.remote_addr);
+        }
+    };
+    const char* pattern = R"(/.*)";
+    server.Get(pattern, serve);
+    server.Post(pattern, serve);
+    server.Patch(pattern, serve);
+    server.Delete(pattern, serve);
+    server.Put(pattern, serve);
+    // What httplib answers itself (a body over its limit, a malformed request) is JSON too.
+    server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+        if (res.body.empty()) {
+            res.set_content(nlohmann::json{{"error", "HTTP " + std::to_string(res.status) +
+                                                         " (request too large or malformed)"}}
+                                .dump(),
+                            "application/json");
+        }
+    });
+    int port = config.port;
+    if (port == 0) {
+        port = server.bind_to_any_port(config.bind);
+    } else if (!server.bind_to_port(config.bind, port)) {
+        port = -1;
+    }
+    if (port <= 0) {
+        log_error("cannot listen on {}:{} (in use, or not an address of this machine)", config.bind,
+                  config.port);
+        return static_cast<int>(ErrorCode::kUsage);
+    }
+    frontend::install_stop_signal_handlers();
+    log_info("lobby listening on http://{}:{}/ (store {}, schema v{})", config.bind, port,
+             config.db.rfind("postgres", 0) == 0 ? "postgresql" : config.db,
+             store.value()->schema_version());
+    if (on_listening) on_listening(static_cast<std::uint16_t>(port));
+    std::thread stopper([&] {
+        while (!frontend::stop_requested())
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        server.stop();  // graceful: requests in flight finish first
+    });
+    server.listen_after_bind();
+    frontend::request_stop();
+    stopper.join();
+    log_info("lobby stopped");
+    return 0;
+}
+
+}  // namespace framelock::lobby

@@ -1,0 +1,30 @@
+// `framelock lobby serve`: the API and web page over HTTP (cpp-httplib), with structured
+// request logs and a graceful stop on SIGINT/SIGTERM.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "frontend/lobby/api.h"
+#include "netplay/result.h"
+
+namespace framelock::lobby {
+
+struct LobbyServiceConfig {
+    std::string bind = "127.0.0.1";
+    std::uint16_t port = 8470;  // 0: the OS picks (printed)
+    std::string db = "sqlite:lobby.db";
+    ApiConfig api;
+    bool log_requests = true;
+};
+
+// Opens the store, migrates it, serves until a stop signal; `on_listening(port)` is called
+// once the socket is bound. Returns the process exit code.
+int run_lobby_service(const LobbyServiceConfig& config,
+                      const std::function<void(std::uint16_t)>& on_listening = {});
+
+// Milliseconds since the Unix epoch (the lobby's times).
+std::int64_t wall_clock_ms();
+
+}  // namespace framelock::lobby

@@ -1,0 +1,120 @@
+#include "frontend/lobby/lobby_cli.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "frontend/log.h"
+
+namespace framelock::lobby {
+
+void add_lobby_command(CLI::App& app, LobbyCommand& c) {
+    c.lobby = app.add_subcommand("lobby", "the matchmaking lobby: serve it, or list its rooms");
+    c.lobby->require_subcommand(1);
+    c.serve = c.lobby->add_subcommand("serve", "run the lobby (HTTP JSON API and web page)");
+    c.serve->add_option("--listen", c.listen, "HOST:PORT to listen on (port 0: any free one)")
+        ->capture_default_str();
+    c.serve
+        ->add_option("--db", c.service.db,
+                     "store: a SQLite file (sqlite:PATH or PATH) or postgresql://...")
+        ->capture_default_str();
+    c.serve
+        ->add_option("--room-ttl", c.room_ttl_s,
+                     "seconds a room lives without a heartbeat (servers likewise)")
+        ->check(CLI::Range(1.0, 3600.0))
+        ->capture_default_str();
+    c.serve->add_option("--rate", c.service.api.rate_per_s, "requests per second per client IP")
+        ->check(CLI::Range(0.1, 100000.0))
+        ->capture_default_str();
+    c.serve->add_option("--burst", c.service.api.burst, "requests a client may burst")
+        ->check(CLI::Range(1.0, 1000000.0))
+        ->capture_default_str();
+    c.serve->add_flag("--quiet", c.quiet, "no line per request");
+
+    c.list = c.lobby->add_subcommand("list", "print the lobby's live rooms");
+    c.list->add_option("--lobby", c.url, "the lobby's URL")->capture_default_str();
+    c.list->add_option("--game", c.game, "only this game");
+    c.list->add_option("--core", c.core, "only this core");
+    c.list->add_option("--mode", c.mode, "only this mode (framelock, nowait, rollback)");
+    c.list->add_flag("--has-slots", c.has_slots, "only rooms with a free player slot");
+    c.list->add_flag("--json", c.json, "print the lobby's JSON as it is");
+}
+
+namespace {
+
+int serve(LobbyCommand& c) {
+    const auto colon = c.listen.rfind(':');
+    int port = -1;
+    if (colon != std::string::npos) {
+        try {
+            port = std::stoi(c.listen.substr(colon + 1));
+        } catch (...) {
+        }
+    }
+    if (colon == std::string::npos || port < 0 || port > 65535) {
+        frontend::log_error("--listen {}: expected HOST:PORT", c.listen);
+        return static_cast<int>(ErrorCode::kUsage);
+    }
+    c.service.bind = c.listen.substr(0, colon);
+    c.service.port = static_cast<std::uint16_t>(port);
+    c.service.api.room_ttl_ms = c.service.api.server_ttl_ms =
+        static_cast<std::int64_t>(c.room_ttl_s * 1000);
+    c.service.log_requests = !c.quiet;
+    return run_lobby_service(c.service, [](std::uint16_t bound) {
+        // Scripts and tests read the port from here when they asked for any.
+        fmt::print("listening {}\n", bound);
+        std::fflush(stdout);
+    });
+}
+
+int list(const LobbyCommand& c) {
+    httplib::Client client(c.url);
+    client.set_connection_timeout(5, 0);
+    client.set_read_timeout(5, 0);
+    httplib::Params params;
+    if (!c.game.empty()) params.emplace("game", c.game);
+    if (!c.core.empty()) params.emplace("core", c.core);
+    if (!c.mode.empty()) params.emplace("mode", c.mode);
+    if (c.has_slots) params.emplace("has_slots", "1");
+    auto res = client.Get("/api/rooms", params, httplib::Headers{});
+    if (!res) {
+        frontend::log_error("cannot reach the lobby at {}: {}", c.url,
+                            httplib::to_string(res.error()));
+        return static_cast<int>(ErrorCode::kIo);
+    }
+    const auto body = nlohmann::json::parse(res->body, nullptr, false);
+    if (res->status != 200 || body.is_discarded() || !body.contains("rooms")) {
+        frontend::log_error("the lobby at {} answered {}: {}", c.url, res->status,
+                            body.is_object() && body.contains("error")
+                                ? body["error"].get<std::string>()
+                                : res->body.substr(0, 200));
+        return static_cast<int>(ErrorCode::kProtocol);
+    }
+    if (c.json) {
+        fmt::print("{}\n", body.dump(2));
+        return 0;
+    }
+    fmt::print("{:<6}  {:<24}  {:<16}  {:>7}  {:>5}  {:<9}  {:<20}  {}\n", "CODE", "GAME", "HOST",
+               "PLAYERS", "WATCH", "MODE", "CORE", "SERVER");
+    for (const auto& r : body["rooms"]) {
+        fmt::print("{:<6}  {:<24}  {:<16}  {:>3}/{:<3}  {:>5}  {:<9}  {:<20}  {}{}\n",
+                   r.value("code", ""), r.value("game_name", "").substr(0, 24),
+                   r.value("host_name", "").substr(0, 16), r.value("players", 0),
+                   r.value("slots", 0), r.value("spectators", 0), r.value("mode", ""),
+                   (r.value("core_name", "") + " " + r.value("core_version", "")).substr(0, 20),
+                   r.value("server_address", ""),
+                   r.value("has_password", false) ? " (password)" : "");
+    }
+    fmt::print("{} room{}\n", body["rooms"].size(), body["rooms"].size() == 1 ? "" : "s");
+    return 0;
+}
+
+}  // namespace
+
+int run_lobby_command(LobbyCommand& c) {
+    if (c.serve && c.serve->parsed()) return serve(c);
+    if (c.list && c.list->parsed()) return list(c);
+    return -1;
+}
+
+}  // namespace framelock::lobby

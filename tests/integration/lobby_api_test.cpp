@@ -1,0 +1,319 @@
+// The lobby's API: the same suite against SQLite and a real PostgreSQL (a throwaway server
+// this process starts; skipped with exit 77 without the PostgreSQL server). Requests go
+// straight to LobbyApi::handle with the time passed in; lobby_http_test.cpp covers the
+// HTTP layer with real processes.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "frontend/lobby/api.h"
+#include "frontend/lobby/store.h"
+#include "support/pg_cluster.h"
+#include "support/temp_dir.h"
+
+using namespace framelock;
+using namespace framelock::lobby;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr std::int64_t kT0 = 1'800'000'000'000;  // a fixed "now" (2027)
+
+struct Client {
+    LobbyApi& api;
+    std::string ip = "10.0.0.1";
+    std::int64_t now = kT0;
+    ApiResponse call(const std::string& method, const std::string& path, const json& body = {},
+                     const std::string& token = "", std::map<std::string, std::string> query = {}) {
+        ApiRequest r;
+        r.method = method;
+        r.path = path;
+        r.body = body.is_null() ? "" : body.dump();
+        r.bearer = token;
+        r.client = ip;
+        r.now_ms = now;
+        r.query = std::move(query);
+        return api.handle(r);
+    }
+    json ok(const std::string& method, const std::string& path, const json& body = {},
+            const std::string& token = "", std::map<std::string, std::string> query = {}) {
+        const ApiResponse res = call(method, path, body, token, std::move(query));
+        INFO(method << " " << path << " -> " << res.status << " " << res.body);
+        REQUIRE(res.status >= 200);
+        REQUIRE(res.status < 300);
+        return res.body.empty() ? json{} : json::parse(res.body);
+    }
+};
+
+json room_body(const std::string& game, int slots = 2) {
+    return json{{"host_name", "alice"},
+                {"game_name", game},
+                {"content_hash", "0123456789abcdef"},
+                {"core_name", "fbneo"},
+                {"core_version", "1.0.0.03"},
+                {"mode", "framelock"},
+                {"slots", slots},
+                {"players", 1},
+                {"region", "eu-west"},
+                {"server_address", "203.0.113.7:7845"}};
+}
+
+// Runs `body` against every backend this machine can provide.
+void for_each_store(const std::function<void(LobbyStore&, const std::string&)>& body) {
+    SECTION("SQLite") {
+        test::TempDir dir("lobby-api");
+        auto store = open_store("sqlite:" + dir.file("lobby.db"));
+        REQUIRE(store);
+        REQUIRE(store.value()->migrate());
+        body(*store.value(), "sqlite");
+    }
+    SECTION("PostgreSQL") {
+        static test::PgCluster cluster;  // one server for the whole test process
+        auto store = open_store(cluster.create_database());
+        REQUIRE(store);
+        REQUIRE(store.value()->migrate());
+        body(*store.value(), "postgresql");
+    }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Lobby API: rooms are created, listed with filters, found by code, joined, kept "
+    "alive by heartbeats, and expire",
+    "[lobby][api]") {
+    for_each_store([](LobbyStore& store, const std::string& backend) {
+        INFO(backend);
+        LobbyApi api(store, ApiConfig{});
+        Client c{api};
+        const json created = c.ok("POST", "/api/rooms", room_body("Blazing Star"));
+        const std::string id = created["room"]["id"], code = created["room"]["code"];
+        const std::string token = created["token"];
+        CHECK(id.size() == 32);
+        CHECK(code.size() == 6);
+        CHECK(token.size() == 64);
+        CHECK(created["room"]["has_password"] == false);
+        CHECK(created["room"]["expires_ms"] == kT0 + 30'000);
+        c.ok("POST", "/api/rooms", [] {
+            json b = room_body("Metal Slug", 4);
+            b["mode"] = "rollback";
+            b["password"] = "hunter2";
+            b["core_name"] = "mame";
+            return b;
+        }());
+        json full = room_body("Blazing Star");
+        full["players"] = 2;
+        c.ok("POST", "/api/rooms", full);
+
+        CHECK(c.ok("GET", "/api/rooms")["rooms"].size() == 3);
+        CHECK(c.ok("GET", "/api/rooms", {}, "", {{"game", "Blazing Star"}})["rooms"].size() == 2);
+        CHECK(c.ok("GET", "/api/rooms", {}, "", {{"core", "mame"}})["rooms"].size() == 1);
+        CHECK(c.ok("GET", "/api/rooms", {}, "", {{"mode", "rollback"}})["rooms"].size() == 1);
+        CHECK(c.ok("GET", "/api/rooms", {}, "",
+                   {{"game", "Blazing Star"}, {"has_slots", "1"}})["rooms"]
+                  .size() == 1);
+        CHECK(c.ok("GET", "/api/rooms", {}, "", {{"limit", "1"}})["rooms"].size() == 1);
+        // The password never leaves the lobby, not even hashed.
+        for (const auto& r : c.ok("GET", "/api/rooms")["rooms"]) {
+            CHECK_FALSE(r.contains("password"));
+            CHECK_FALSE(r.contains("password_hash"));
+            CHECK_FALSE(r.contains("token_hash"));
+        }
+
+        const json by_code = c.ok("GET", "/api/rooms/" + code);
+        CHECK(by_code["id"] == id);
+        const json joined = c.ok("POST", "/api/rooms/" + code + "/join", json::object());
+        CHECK(joined["server_address"] == "203.0.113.7:7845");
+        CHECK(joined["full"] == false);
+
+        // Heartbeats keep a room; without them it is gone after the TTL.
+        c.now = kT0 + 25'000;
+        const json beat =
+            c.ok("POST", "/api/rooms/" + id + "/heartbeat", json{{"players", 2}}, token);
+        CHECK(beat["players"] == 2);
+        c.now = kT0 + 40'000;
+        CHECK(c.ok("GET", "/api/rooms")["rooms"].size() == 1);  // only the heartbeated one
+        CHECK(c.call("GET", "/api/rooms/" + code).status == 200);
+        c.now = kT0 + 56'000;
+        CHECK(c.ok("GET", "/api/rooms")["rooms"].empty());
+        const ApiResponse gone = c.call("GET", "/api/rooms/" + code);
+        CHECK(gone.status == 404);
+        CHECK(json::parse(gone.body)["error"].get<std::string>().find(code) != std::string::npos);
+    });
+}
+
+TEST_CASE("Lobby API: only the host's token updates or deletes a room; passwords are checked",
+          "[lobby][api]") {
+    for_each_store([](LobbyStore& store, const std::string& backend) {
+        INFO(backend);
+        LobbyApi api(store, ApiConfig{});
+        Client c{api};
+        json body = room_body("KOF 98");
+        body["password"] = "s3cret";
+        const json created = c.ok("POST", "/api/rooms", body);
+        const std::string id = created["room"]["id"], code = created["room"]["code"];
+        const std::string token = created["token"];
+        CHECK(created["room"]["has_password"] == true);
+
+        CHECK(c.call("PATCH", "/api/rooms/" + id, json{{"players", 2}}).status == 401);
+        CHECK(c.call("PATCH", "/api/rooms/" + id, json{{"players", 2}}, std::string(64, 'a'))
+                  .status == 403);
+        CHECK(c.call("DELETE", "/api/rooms/" + id, {}, "wrong").status == 403);
+        CHECK(c.ok("PATCH", "/api/rooms/" + id, json{{"players", 2}, {"game_name", "KOF 98 UM"}},
+                   token)["game_name"] == "KOF 98 UM");
+
+        const ApiResponse no_pw = c.call("POST", "/api/rooms/" + code + "/join", json::object());
+        CHECK(no_pw.status == 403);
+        CHECK_THAT(no_pw.body, Catch::Contains("needs a password"));
+        const ApiResponse bad_pw =
+            c.call("POST", "/api/rooms/" + code + "/join", json{{"password", "guess"}});
+        CHECK(bad_pw.status == 403);
+        CHECK_THAT(bad_pw.body, Catch::Contains("wrong password"));
+        const json in = c.ok("POST", "/api/rooms/" + code + "/join", json{{"password", "s3cret"}});
+        CHECK(in["server_address"] == "203.0.113.7:7845");
+        CHECK(in["full"] == true);
+
+        CHECK(c.call("DELETE", "/api/rooms/" + id, {}, token).status == 204);
+        CHECK(c.call("GET", "/api/rooms/" + id).status == 404);
+    });
+}
+
+TEST_CASE(
+    "Lobby API: relay servers register and heartbeat; a room without an address goes to "
+    "the least-loaded live server",
+    "[lobby][api]") {
+    for_each_store([](LobbyStore& store, const std::string& backend) {
+        INFO(backend);
+        LobbyApi api(store, ApiConfig{});
+        Client c{api};
+        json body = room_body("1941");
+        body.erase("server_address");
+        const ApiResponse none = c.call("POST", "/api/rooms", body);
+        CHECK(none.status == 409);
+        CHECK_THAT(none.body, Catch::Contains("no relay server"));
+
+        const json a = c.ok("POST", "/api/servers",
+                            json{{"address", "10.1.0.1:7845"}, {"capacity", 10}, {"load", 8}});
+        const json b = c.ok("POST", "/api/servers",
+                            json{{"address", "10.1.0.2:7845"}, {"capacity", 10}, {"load", 3}});
+        CHECK(c.ok("POST", "/api/rooms", body)["room"]["server_address"] == "10.1.0.2:7845");
+        // b fills up: a is the least loaded now.
+        c.ok("POST", "/api/servers/" + b["server"]["id"].get<std::string>() + "/heartbeat",
+             json{{"load", 10}}, b["token"]);
+        CHECK(c.ok("POST", "/api/rooms", body)["room"]["server_address"] == "10.1.0.1:7845");
+        CHECK(c.call("POST", "/api/servers/" + a["server"]["id"].get<std::string>() + "/heartbeat",
+                     json{{"load", 1}}, b["token"])
+                  .status == 403);
+        CHECK(c.ok("GET", "/api/servers")["servers"].size() == 2);
+        // Servers that stop heartbeating are gone.
+        c.now = kT0 + 31'000;
+        CHECK(c.ok("GET", "/api/servers")["servers"].empty());
+        CHECK(c.call("POST", "/api/rooms", body).status == 409);
+    });
+}
+
+TEST_CASE("Lobby API: bad input gets a 4xx with a JSON error, never a 5xx, and changes nothing",
+          "[lobby][api][robustness]") {
+    for_each_store([](LobbyStore& store, const std::string& backend) {
+        INFO(backend);
+        ApiConfig config;
+        config.burst = 1000;
+        LobbyApi api(store, config);
+        Client c{api};
+        const json created = c.ok("POST", "/api/rooms", room_body("Garou"));
+        const std::string id = created["room"]["id"];
+        const auto refused = [&](const std::string& method, const std::string& path,
+                                 const std::string& raw_body, int status, const char* words) {
+            ApiRequest r;
+            r.method = method;
+            r.path = path;
+            r.body = raw_body;
+            r.client = c.ip;
+            r.now_ms = c.now;
+            const ApiResponse res = api.handle(r);
+            INFO(method << " " << path << " " << raw_body.substr(0, 80) << " -> " << res.status
+                        << " " << res.body);
+            CHECK(res.status == status);
+            const json j = json::parse(res.body, nullptr, false);
+            REQUIRE(j.is_object());
+            CHECK_THAT(j.value("error", std::string()), Catch::Contains(words));
+        };
+        refused("POST", "/api/rooms", std::string(9000, 'x'), 413, "limit is 8192");
+        refused("POST", "/api/rooms", "{not json", 400, "not valid JSON");
+        refused("POST", "/api/rooms", "[1,2]", 400, "JSON object");
+        json wrong = room_body("Garou");
+        wrong["slots"] = "two";
+        refused("POST", "/api/rooms", wrong.dump(), 400, "\"slots\" must be an integer");
+        wrong = room_body("Garou");
+        wrong["slots"] = 99;
+        refused("POST", "/api/rooms", wrong.dump(), 400, "between 1 and 8");
+        wrong = room_body("Garou");
+        wrong["game_name"] = std::string(200, 'g');
+        refused("POST", "/api/rooms", wrong.dump(), 400, "\"game_name\" must be 1 to 128");
+        wrong = room_body("Garou");
+        wrong["host_name"] = "bell\x07";
+        refused("POST", "/api/rooms", wrong.dump(), 400, "printable");
+        wrong = room_body("Garou");
+        wrong["content_hash"] = "'; DROP TABLE--";
+        refused("POST", "/api/rooms", wrong.dump(), 400, "content_hash");
+        wrong = room_body("Garou");
+        wrong["server_address"] = "evil host:99999";
+        refused("POST", "/api/rooms", wrong.dump(), 400, "host:port");
+        wrong = room_body("Garou");
+        wrong["mode"] = "turbo";
+        refused("POST", "/api/rooms", wrong.dump(), 400, "framelock, nowait or rollback");
+        refused("GET", "/api/rooms/ZZZZZZ", "", 404, "no live room ZZZZZZ");
+        refused("GET", "/api/rooms/'%20OR%201=1", "", 400, "id or its 6-character code");
+        refused("POST", "/api/rooms/" + id + "/heartbeat", "", 401, "token");
+        refused("DELETE", "/api/nothing", "", 404, "no such endpoint");
+        const ApiResponse bad_limit = c.call("GET", "/api/rooms", {}, "", {{"limit", "abc"}});
+        CHECK(bad_limit.status == 400);
+        CHECK_THAT(json::parse(bad_limit.body)["error"].get<std::string>(),
+                   Catch::Contains("\"limit\" must be a number"));
+
+        // SQL metacharacters in text are data, stored and returned as they are.
+        json sly = room_body("Robert'); DROP TABLE rooms;--");
+        sly["host_name"] = "\"quoted\" \\ back\\slash ünïcödé";
+        const json made = c.ok("POST", "/api/rooms", sly);
+        const json got = c.ok("GET", "/api/rooms/" + made["room"]["code"].get<std::string>());
+        CHECK(got["game_name"] == "Robert'); DROP TABLE rooms;--");
+        CHECK(got["host_name"] == "\"quoted\" \\ back\\slash ünïcödé");
+        CHECK(c.ok("GET", "/api/rooms", {}, "", {{"game", "x' OR '1'='1"}})["rooms"].empty());
+        CHECK(c.ok("GET", "/api/rooms")["rooms"].size() == 2);  // nothing else changed
+    });
+}
+
+TEST_CASE("Lobby API: a client flooding requests is slowed down with 429, others are not",
+          "[lobby][api][robustness]") {
+    test::TempDir dir("lobby-flood");
+    auto store = open_store("sqlite:" + dir.file("lobby.db"));
+    REQUIRE(store);
+    REQUIRE(store.value()->migrate());
+    ApiConfig config;
+    config.rate_per_s = 10;
+    config.burst = 20;
+    LobbyApi api(*store.value(), config);
+    Client flood{api, "10.9.9.9"}, calm{api, "10.1.1.1"};
+    int ok = 0, limited = 0;
+    for (int i = 0; i < 200; ++i) {
+        const ApiResponse r = flood.call("GET", "/api/rooms");
+        (r.status == 429 ? limited : ok) += 1;
+        if (r.status == 429) CHECK_THAT(r.body, Catch::Contains("too many requests"));
+    }
+    CHECK(ok == 20);
+    CHECK(limited == 180);
+    CHECK(calm.call("GET", "/api/rooms").status == 200);
+    flood.now += 1000;  // a second later: 10 more
+    int later = 0;
+    for (int i = 0; i < 20; ++i) later += flood.call("GET", "/api/rooms").status == 200;
+    CHECK(later == 10);
+    // The flood shows in the metrics.
+    const ApiResponse metrics = calm.call("GET", "/metrics");
+    CHECK_THAT(metrics.body,
+               Catch::Contains(
+                   "framelock_lobby_requests_total{route=\"rate_limited\",status=\"429\"} 190"));
+}
