@@ -391,7 +391,7 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
 
 void Client::handle_update(const ServerUpdate& update) {
     const Micros now = m_clock.now_us();
-    m_update_loss.record(update.seq);
+    if (m_update_loss.record(update.seq)) m_present = update.present;
     m_stats.updates_received = m_update_loss.received();
     m_stats.updates_lost = m_update_loss.lost();
 

@@ -123,6 +123,8 @@ class Client {
     ClientStatsSnapshot stats() const;
     const std::string& end_reason() const { return m_end_reason; }
     bool spectator() const { return m_welcome.role == Role::kSpectator; }
+    // Slots with a player connected and playing (bit s-1 = slot s), as the server last said.
+    std::uint8_t present_slots() const { return m_present; }
     // Joining a running session: how much of its state has arrived (0..1).
     double transfer_progress() const { return m_rx.progress(); }
     // The frame this client's emulator started from (0, or a late join's state).
@@ -244,6 +246,7 @@ class Client {
     std::optional<std::pair<std::uint32_t, std::vector<std::uint8_t>>> m_resync_waiting;
     std::uint32_t m_last_desync_frame = 0;
     std::uint32_t m_first_frame = 0;
+    std::uint8_t m_present = 0;
     bool m_own_started = true;  // false: a joiner's first sample sets where its inputs start
 };
 

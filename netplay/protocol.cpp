@@ -295,6 +295,7 @@ std::vector<std::uint8_t> encode(const ServerUpdate& m) {
     }
     w.u16(m.first_frame);
     w.u8(m.players);
+    w.u8(m.present);
     w.u8(static_cast<std::uint8_t>(m.frames.size()));
     std::vector<InputWord> column(m.frames.size());
     for (int p = 0; p < m.players; ++p) {
@@ -327,6 +328,7 @@ std::optional<ServerUpdate> decode_server_update(std::span<const std::uint8_t> b
     }
     m.first_frame = r.u16();
     m.players = r.u8();
+    m.present = r.u8();
     const std::size_t count = r.u8();
     if (m.players > kMaxPlayers || count > kMaxFramesPerMessage) return std::nullopt;
     m.frames.resize(count);

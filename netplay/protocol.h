@@ -169,6 +169,7 @@ struct ServerUpdate {
     std::vector<ScheduleEntry> schedule;  // decisions the client may not have yet
     std::uint16_t first_frame = 0;        // low 16 bits of the first confirmed frame below
     std::uint8_t players = 0;
+    std::uint8_t present = 0;        // bit s-1: slot s has a player connected and playing
     std::vector<InputFrame> frames;  // confirmed inputs, every slot, from first_frame on
     // Rollback sessions: each slot's inputs the server holds beyond the confirmed frames
     // (from first_frame + frames.size() on), index = slot - 1; empty in frame lock.

@@ -813,6 +813,11 @@ void Server::send_update(Slot& slot) {
     update.echo_hold_10us = static_cast<std::uint16_t>(std::clamp<Micros>(hold, 0, 65535));
     update.input_ack = static_cast<std::uint16_t>(slot.inputs_end - 1);
     update.players = static_cast<std::uint8_t>(m_config.players);
+    for (int s = 0; s < m_config.players; ++s) {
+        const Slot& other = m_slots[s];
+        if (other.occupied && !other.left && !other.away && !other.awaiting_state)
+            update.present |= static_cast<std::uint8_t>(1u << s);
+    }
     if (m_started && !slot.awaiting_state) {
         // Frames and decisions the client may not hold yet, oldest first.
         const std::uint32_t from = std::max(slot.client_ack_end, m_confirmed_base);

@@ -288,6 +288,7 @@ SimResult run_scenario(const SimScenario& sc) {
         r.hashes = peer.emulator->hash_log();
         r.inputs = peer.emulator->input_log();
         r.first_frame = peer.client->first_frame();
+        r.present = peer.client->present_slots();
         // Frames run on predictions at the end were never confirmed: not final.
         r.hashes.resize(std::min<std::size_t>(r.hashes.size(), peer.client->final_frames()));
         r.inputs.resize(std::min<std::size_t>(r.inputs.size(), peer.client->final_frames()));

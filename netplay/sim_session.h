@@ -107,6 +107,7 @@ struct SimClientResult {
     int slot = 0;                   // 0 for spectators
     Micros connected_at_us = -1;    // a late joiner: when it connected (simulated time)
     Micros running_at_us = -1;      // ... and when it started running frames
+    std::uint8_t present = 0;       // Client::present_slots() at the end
 };
 
 struct SimResult {

@@ -73,6 +73,9 @@ TEST_CASE(
     for (int c = 0; c < 3; ++c) CHECK(r.clients[c].stall_frames_after_warmup < 30);
     CHECK(find_event(r, ServerEvent::Type::kRefused) == nullptr);
     CHECK(find_event(r, ServerEvent::Type::kSpectatorJoined) != nullptr);
+    // Everyone sees four players present at the end (the spectator is not one).
+    CHECK(r.clients[0].present == 0b1111);
+    CHECK(r.clients[3].present == 0b1111);
 }
 
 TEST_CASE("Late join works in a no-wait session too", "[netplay][join]") {

@@ -169,6 +169,7 @@ TEST_CASE("ServerUpdate round trip with schedule and every slot", "[netplay][pro
     m.schedule = {{90, 6}, {120, 8}};
     m.first_frame = 95;
     m.players = 8;
+    m.present = 0b10110101;
     for (int f = 0; f < 5; ++f) {
         InputFrame frame;
         for (int p = 0; p < 8; ++p)
@@ -181,6 +182,7 @@ TEST_CASE("ServerUpdate round trip with schedule and every slot", "[netplay][pro
     CHECK(d->frames == m.frames);
     CHECK(d->schedule == m.schedule);
     CHECK(d->players == 8);
+    CHECK(d->present == m.present);
     CHECK(d->tails.empty());
     check_truncation_and_trailing(bytes, decode_server_update);
 
