@@ -17,15 +17,22 @@ using namespace framelock::test;
 
 namespace {
 
+// Where the byte was flipped (kept by the test: the emulator dies with the session).
+struct Corruption {
+    std::string region;
+    std::uint64_t address = 0;
+    bool done = false;
+};
+
 // Runs a real core and flips one byte of its largest writable memory region just before
 // frame `at` runs.
 class CorruptingEmulator final : public netplay::Emulator {
   public:
-    CorruptingEmulator(std::unique_ptr<netplay::Emulator> inner, std::uint64_t at)
-        : m_inner(std::move(inner)), m_at(at) {}
+    CorruptingEmulator(std::unique_ptr<netplay::Emulator> inner, std::uint64_t at, Corruption& out)
+        : m_inner(std::move(inner)), m_at(at), m_out(out) {}
     void run_frame(const netplay::InputFrame& inputs, bool present) override {
-        if (m_inner->frame_count() == m_at && !m_done) {
-            m_done = true;
+        if (m_inner->frame_count() == m_at && !m_out.done) {
+            m_out.done = true;
             netplay::MemoryRegion biggest;
             for (const auto& r : m_inner->memory_regions()) {
                 if (r.bytes.size() > biggest.bytes.size()) biggest = r;
@@ -37,8 +44,8 @@ class CorruptingEmulator final : public netplay::Emulator {
             const std::size_t offset = std::min<std::size_t>(biggest.bytes.size() / 2, 0x1000) + 7;
             auto* byte = const_cast<std::uint8_t*>(biggest.bytes.data() + offset);
             *byte = static_cast<std::uint8_t>(*byte ^ 0x5a);
-            region = biggest.name;
-            address = biggest.start + offset;
+            m_out.region = biggest.name;
+            m_out.address = biggest.start + offset;
         }
         m_inner->run_frame(inputs, present);
     }
@@ -54,13 +61,10 @@ class CorruptingEmulator final : public netplay::Emulator {
     }
     double frames_per_second() const override { return m_inner->frames_per_second(); }
 
-    std::string region;
-    std::uint64_t address = 0;
-
   private:
     std::unique_ptr<netplay::Emulator> m_inner;
     std::uint64_t m_at;
-    bool m_done = false;
+    Corruption& m_out;
 };
 
 void run_resync_case(const char* core_name, std::uint64_t corrupt_at) {
@@ -75,7 +79,8 @@ void run_resync_case(const char* core_name, std::uint64_t corrupt_at) {
     sc.server.hash_interval = 1;  // every frame compared: the first bad frame is exact
     sc.hold_min = 4;
     sc.hold_max = 40;
-    CorruptingEmulator* corrupted = nullptr;
+    Corruption corruption;
+    const Corruption* corrupted = &corruption;
     sc.make_emulator = [&](int client) -> std::unique_ptr<netplay::Emulator> {
         frontend::HostConfig host;
         host.core_path = c.core;
@@ -87,14 +92,12 @@ void run_resync_case(const char* core_name, std::uint64_t corrupt_at) {
         auto emulator = frontend::RetroEmulator::create(host);
         REQUIRE(emulator);
         if (client != 2) return std::move(emulator).value();
-        auto wrapped =
-            std::make_unique<CorruptingEmulator>(std::move(emulator).value(), corrupt_at);
-        corrupted = wrapped.get();
-        return wrapped;
+        return std::make_unique<CorruptingEmulator>(std::move(emulator).value(), corrupt_at,
+                                                    corruption);
     };
     const netplay::SimResult r = netplay::run_scenario(sc);
     INFO(core_name);
-    REQUIRE(corrupted != nullptr);
+    REQUIRE(corrupted->done);
     const netplay::ServerEvent* desync = nullptr;
     const netplay::ServerEvent* repaired = nullptr;
     int desyncs = 0;
