@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <thread>
 
 #include "frontend/log.h"
@@ -516,6 +517,9 @@ Result<std::unique_ptr<ClientRunner>> ClientRunner::create(RetroEmulator& emulat
     client.server_timeout_us = config.server_timeout_us;
     client.role = config.spectate ? netplay::Role::kSpectator : netplay::Role::kPlayer;
     client.password = config.password;
+    // Exactly the frames asked for, even when catching up runs several in one tick.
+    client.stop_at_frame = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(config.frames, std::numeric_limits<std::uint32_t>::max()));
     runner->m_client = std::make_unique<netplay::Client>(*runner->m_transport, clock,
                                                          *runner->m_recording, client);
     runner->m_summary.frames_requested = config.frames;

@@ -158,7 +158,7 @@ int Client::run_frame_lock(Micros now) {
             apply_resync(waiting.first, waiting.second);
         }
         const Micros due = frame_due_local(m_next_frame) + buffer;
-        if (now < due) break;
+        if (now < due || at_stop()) break;
         if (!(Frame(m_confirmed_end) > Frame(m_next_frame)) || !schedule_known_for(m_next_frame)) {
             note_blocked(due, now);
             break;
@@ -169,8 +169,10 @@ int Client::run_frame_lock(Micros now) {
         m_confirmed.pop_front();
         // Not looked at only if the next frame is due too and can run right away; the last
         // frame a tick can run is always shown, even when the client runs behind.
-        const bool next_runs_now = now >= frame_due_local(frame + 1) + buffer &&
-                                   !m_confirmed.empty() && ran + 1 < m_config.max_catch_up_frames;
+        const bool next_runs_now =
+            now >= frame_due_local(frame + 1) + buffer &&
+            !(m_config.stop_at_frame && frame + 1 >= m_config.stop_at_frame) &&
+            !m_confirmed.empty() && ran + 1 < m_config.max_catch_up_frames;
         const bool behind = next_runs_now;
         m_stats.lateness_total_us += now - due;
         m_emulator.run_frame(inputs, !behind);

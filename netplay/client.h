@@ -40,6 +40,7 @@ struct ClientConfig {
     std::string password;
     int spectator_buffer_frames = 6;  // a spectator plays this far behind the session
     int snapshots_kept = 8;           // own states kept for joiners and resyncs
+    std::uint32_t stop_at_frame = 0;  // runs no frame at or beyond this one (0: no limit)
 };
 
 struct ClientEvent {
@@ -154,6 +155,9 @@ class Client {
     std::uint32_t scheduled_frame(Micros now) const;
     int send_interval() const;
     void end(const std::string& reason);
+    bool at_stop() const {
+        return m_config.stop_at_frame && Frame(m_next_frame) >= Frame(m_config.stop_at_frame);
+    }
     // State transfer, snapshots, resync.
     void after_frame(std::uint32_t frame, const InputFrame& inputs);
     void take_snapshot(std::uint32_t next_frame, std::vector<std::uint8_t> state);

@@ -166,7 +166,7 @@ int Client::run_rollback(Micros now) {
     int ran = 0;
     while (ran < m_config.max_catch_up_frames) {
         const Micros due = frame_due_local(m_next_frame);
-        if (now < due) break;
+        if (now < due || at_stop()) break;
         Speculated s;
         // Beyond the prediction window (or before this player's own input exists) it waits.
         // Frame 0 waits for confirmed input: some cores finish powering on in their first

@@ -182,8 +182,10 @@ TEST_CASE("netplay: a player killed with SIGKILL rejoins its slot from a new pro
     CHECK(pause.longest_ms < 1000);
     CHECK(pause.resumed_at_ms < 1000);
     CHECK(restart_to_first_frame_ms < 2000);
-    // Waiting for the away player is not the network: the delay did not rise for it.
-    CHECK(survivor["delay"]["max"].get<int>() <= survivor["delay"]["min"].get<int>() + 2);
+    // Waiting for the away player is not the network: the delay did not rise for it (taken
+    // for a round trip, the half-second wait made it 30 frames). A loaded machine's own
+    // scheduling jitter moves it a few frames.
+    CHECK(survivor["delay"]["max"].get<int>() < 15);
 }
 
 TEST_CASE("netplay: a spectator joins a running session and sees the players' game",
