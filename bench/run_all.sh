@@ -28,3 +28,6 @@ if [ -f "$ROMS/framelock_test.pce" ]; then
     "$B/bench_rollback" --core mednafen_pce_fast --content "$ROMS/framelock_test.pce" --ports 5
     "$B/bench_host_overhead" --core mednafen_pce_fast --content "$ROMS/framelock_test.pce" --ports 5 --frames 3000 --rounds 7
 fi
+# The lobby with 10,000 rooms: list, filtered list and heartbeat over HTTP, SQLite then
+# PostgreSQL (skipped with a note when the PostgreSQL server is not installed).
+"$B/bench_lobby_load"

@@ -1,5 +1,11 @@
 // The lobby's web page: one document, no external assets (it must work on a LAN without
-// the internet). It polls /api/rooms every two seconds with the filters chosen.
+// the internet). It polls /api/rooms every two seconds with the filters chosen. The filters
+// live in the page's own query string too (/?game=X&mode=nowait&has_slots=1), so a filtered
+// list is a link that can be shared, and a headless browser can load one directly.
+//
+// Tests read the DOM, so it has stable hooks: each row is <tr data-code data-game data-mode>,
+// each cell a data-col, #count holds the number of rooms shown, and #status carries
+// data-state="ok" or "error" once the first answer (or failure) arrived.
 #include <string>
 
 #include "frontend/lobby/api.h"
@@ -27,12 +33,13 @@ const std::string& web_page() {
   tr:nth-child(even) td { background:var(--row); }
   .code { font-family:ui-monospace, monospace; color:var(--acc); font-weight:600; }
   .full { color:var(--dim); }
-  .lock::after { content:" \1F512"; }
+  /* Words, not a padlock emoji: machines without an emoji font drew an empty box. */
+  .lock::after { content:"password"; margin-left:8px; padding:1px 6px; border:1px solid #4a505a; border-radius:3px; color:var(--dim); font-size:11px; }
   #empty { padding:24px; color:var(--dim); }
 </style>
 </head>
 <body>
-<header><h1>framelock lobby</h1><span id="status">loading…</span></header>
+<header><h1>framelock lobby</h1><span id="status" data-state="loading"><span id="count"></span><span id="status-text">loading…</span></span></header>
 <form id="filters" onsubmit="return false">
   <label>Game <input id="f-game" name="game" placeholder="any" size="18"></label>
   <label>Core <input id="f-core" name="core" placeholder="any" size="14"></label>
@@ -49,8 +56,11 @@ const std::string& web_page() {
 <script>
 "use strict";
 const modes = { framelock: "frame lock", nowait: "no-wait", rollback: "rollback" };
-function cell(text, cls) {
+// The filter inputs and the query keys they stand for, in the API and in the page's URL.
+const textFilters = [["f-game", "game"], ["f-core", "core"], ["f-mode", "mode"]];
+function cell(col, text, cls) {
   const td = document.createElement("td");
+  td.dataset.col = col;
   td.textContent = text;
   if (cls) td.className = cls;
   return td;
@@ -59,47 +69,80 @@ function age(ms) {
   const s = Math.max(0, Math.round(ms / 1000));
   return s < 60 ? s + " s" : Math.round(s / 60) + " min";
 }
-async function refresh() {
+function filterQuery() {
   const q = new URLSearchParams();
-  for (const [id, key] of [["f-game", "game"], ["f-core", "core"], ["f-mode", "mode"]]) {
+  for (const [id, key] of textFilters) {
     const v = document.getElementById(id).value.trim();
     if (v) q.set(key, v);
   }
   if (document.getElementById("f-slots").checked) q.set("has_slots", "1");
+  return q;
+}
+// The URL's query string pre-fills the filters, so a shared link opens the same list.
+function filtersFromUrl() {
+  const q = new URLSearchParams(location.search);
+  for (const [id, key] of textFilters) {
+    if (q.has(key)) document.getElementById(id).value = q.get(key);
+  }
+  const slots = q.get("has_slots");
+  document.getElementById("f-slots").checked = slots === "1" || slots === "true";
+}
+// replaceState rather than pushState: every keystroke would otherwise be a Back step.
+function filtersToUrl() {
+  const q = filterQuery().toString();
+  history.replaceState(null, "", q ? "?" + q : location.pathname);
+}
+function setStatus(state, count, text) {
+  const status = document.getElementById("status");
+  status.dataset.state = state;
+  document.getElementById("count").textContent = count;
+  document.getElementById("status-text").textContent = text;
+}
+// Polls and filter changes overlap; only the newest request may draw, or a slow answer
+// for old filters would replace the list for the new ones.
+let latest = 0;
+async function refresh() {
+  const q = filterQuery();
+  const mine = ++latest;
   const started = performance.now();
   try {
     const res = await fetch("/api/rooms?" + q.toString(), { cache: "no-store" });
     const rtt = Math.round(performance.now() - started);
     const data = await res.json();
     if (!res.ok) throw new Error(data.error || res.status);
+    if (mine !== latest) return;
     const body = document.querySelector("#rooms tbody");
     body.replaceChildren();
     for (const r of data.rooms) {
       const tr = document.createElement("tr");
       tr.dataset.code = r.code;
-      tr.appendChild(cell(r.code, "code"));
-      tr.appendChild(cell(r.game_name, r.has_password ? "lock" : ""));
-      tr.appendChild(cell(r.host_name));
-      tr.appendChild(cell(r.players + "/" + r.slots, r.players >= r.slots ? "full" : ""));
-      tr.appendChild(cell(String(r.spectators)));
-      tr.appendChild(cell(modes[r.mode] || r.mode));
-      tr.appendChild(cell(r.core_name + " " + r.core_version));
-      tr.appendChild(cell(r.region || "-"));
+      tr.dataset.game = r.game_name;
+      tr.dataset.mode = r.mode;
+      tr.appendChild(cell("code", r.code, "code"));
+      tr.appendChild(cell("game", r.game_name, r.has_password ? "lock" : ""));
+      tr.appendChild(cell("host", r.host_name));
+      tr.appendChild(cell("players", r.players + "/" + r.slots, r.players >= r.slots ? "full" : ""));
+      tr.appendChild(cell("spectators", String(r.spectators)));
+      tr.appendChild(cell("mode", modes[r.mode] || r.mode));
+      tr.appendChild(cell("core", r.core_name + " " + r.core_version));
+      tr.appendChild(cell("region", r.region || "-"));
       // The lobby's own round trip: a hint, the room's server may be elsewhere.
-      tr.appendChild(cell(r.region ? rtt + " ms (lobby)" : rtt + " ms"));
-      tr.appendChild(cell(age(data.now_ms - r.created_ms)));
+      tr.appendChild(cell("ping", r.region ? rtt + " ms (lobby)" : rtt + " ms"));
+      tr.appendChild(cell("age", age(data.now_ms - r.created_ms)));
       body.appendChild(tr);
     }
     document.getElementById("empty").hidden = data.rooms.length > 0;
-    document.getElementById("status").textContent =
-      data.rooms.length + (data.rooms.length === 1 ? " room" : " rooms") + " · updated " +
-      new Date().toLocaleTimeString();
+    setStatus("ok", String(data.rooms.length),
+              (data.rooms.length === 1 ? " room" : " rooms") + " · updated " +
+                new Date().toLocaleTimeString());
   } catch (e) {
-    document.getElementById("status").textContent = "lobby unreachable: " + e.message;
+    if (mine === latest) setStatus("error", "", "lobby unreachable: " + e.message);
   }
 }
-for (const el of document.querySelectorAll("#filters input, #filters select"))
-  el.addEventListener("input", refresh);
+filtersFromUrl();
+for (const el of document.querySelectorAll("#filters input, #filters select")) {
+  el.addEventListener("input", () => { filtersToUrl(); refresh(); });
+}
 refresh();
 setInterval(refresh, 2000);
 </script>

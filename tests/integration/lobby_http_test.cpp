@@ -1,19 +1,28 @@
 // `framelock lobby serve` as a real process on 127.0.0.1: the API over HTTP, the web page,
 // /health and /metrics, JSON errors from the HTTP layer itself, a graceful stop on SIGTERM,
-// and two lobby processes on one PostgreSQL behaving as one service.
+// and two lobby processes on one PostgreSQL behaving as one service. The web page is
+// checked in a real headless Chromium (Debian: chromium): rooms show up, the URL's filters
+// narrow the list, and an expired room leaves it.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <httplib.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "frontend/child_process.h"
 #include "support/pg_cluster.h"
+#include "support/skip.h"
 #include "support/temp_dir.h"
 
 using namespace framelock;
@@ -65,15 +74,105 @@ struct Lobby {
     }
 };
 
-json room_body(const std::string& game) {
-    return json{{"host_name", "alice"},
-                {"game_name", game},
-                {"content_hash", "0123456789abcdef"},
-                {"core_name", "fbneo"},
-                {"core_version", "1.0"},
-                {"mode", "nowait"},
-                {"slots", 2},
-                {"server_address", "127.0.0.1:7845"}};
+json room_body(const std::string& game, const std::string& mode = "nowait", int players = 0) {
+    return json{
+        {"host_name", "alice"}, {"game_name", game},     {"content_hash", "0123456789abcdef"},
+        {"core_name", "fbneo"}, {"core_version", "1.0"}, {"mode", mode},
+        {"slots", 2},           {"players", players},    {"server_address", "127.0.0.1:7845"}};
+}
+
+constexpr const char* kChromium = "/usr/bin/chromium";
+
+// The DOM of `url` after Chromium ran the page's scripts for five seconds of virtual time
+// (the page's first poll, and two more). Virtual time stops while a fetch is in flight, so
+// the budget does not race the lobby's answer. Chromium runs in its own process group, so
+// on a hang the browser and its helper processes all go; it gets a private profile dir so
+// parallel runs share nothing.
+std::string dump_dom(const test::TempDir& dir, const std::string& url) {
+    static std::atomic<int> runs{0};
+    const int run = runs++;
+    const std::string out = dir.file("dom" + std::to_string(run) + ".html");
+    const std::string err = dir.file("chromium" + std::to_string(run) + ".log");
+    const std::vector<std::string> args = {
+        kChromium,
+        "--headless",
+        "--no-sandbox",  // root cannot use the sandbox
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-extensions",
+        "--disable-background-networking",
+        "--user-data-dir=" + dir.file("profile" + std::to_string(run)),
+        "--virtual-time-budget=5000",
+        "--dump-dom",
+        url};
+    // Built before fork: the child of a threaded process (the heartbeat thread) must not
+    // allocate.
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::setpgid(0, 0);
+        const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (out_fd < 0 || err_fd < 0) ::_exit(126);
+        ::dup2(out_fd, 1);
+        ::dup2(err_fd, 2);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    ::setpgid(pid, pid);  // also here: whichever runs first, the group exists before a kill
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    int status = 0;
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ::kill(-pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+            FAIL("chromium hung on " << url << "; its log:\n" << read_text(err));
+        }
+        std::this_thread::sleep_for(20ms);
+    }
+    // Helpers it left behind (none, normally) go with the group.
+    ::kill(-pid, SIGKILL);
+    INFO("chromium on " << url << "; its log:\n" << read_text(err));
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    const std::string dom = read_text(out);
+    // The list was drawn from an answer: an absent code means filtered out, not "not yet".
+    INFO(dom);
+    REQUIRE_THAT(dom, Catch::Contains("data-state=\"ok\""));
+    return dom;
+}
+
+// The room codes in the dumped list, from the rows' data-code hooks.
+std::set<std::string> codes_in(const std::string& dom) {
+    static const std::regex row(R"re(<tr data-code="([^"]+)")re");
+    std::set<std::string> codes;
+    for (auto it = std::sregex_iterator(dom.begin(), dom.end(), row); it != std::sregex_iterator();
+         ++it)
+        codes.insert((*it)[1]);
+    return codes;
+}
+
+struct CreatedRoom {
+    std::string id, code, token;
+};
+
+CreatedRoom create_room(httplib::Client& c, const json& body) {
+    auto res = c.Post("/api/rooms", body.dump(), "application/json");
+    REQUIRE(res);
+    INFO(res->body);
+    REQUIRE(res->status == 201);
+    const json j = json::parse(res->body);
+    return {j["room"]["id"], j["room"]["code"], j["token"]};
+}
+
+int heartbeat(httplib::Client& c, const CreatedRoom& room) {
+    auto res = c.Post(("/api/rooms/" + room.id + "/heartbeat").c_str(),
+                      httplib::Headers{{"Authorization", "Bearer " + room.token}}, "{}",
+                      "application/json");
+    return res ? res->status : 0;
 }
 
 }  // namespace
@@ -164,4 +263,76 @@ TEST_CASE("lobby serve: two lobby processes on one PostgreSQL are one service", 
     auto list = ca.Get("/api/rooms");
     REQUIRE(list);
     CHECK(json::parse(list->body)["rooms"].empty());
+}
+
+TEST_CASE("lobby web page in headless Chromium: new rooms show, the URL's filters narrow the list",
+          "[lobby][http][web]") {
+    FRAMELOCK_SKIP_UNLESS_FILE(kChromium, "Debian: apt-get install chromium");
+    test::TempDir dir("lobby-web");
+    Lobby lobby = Lobby::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"), {"--quiet"});
+    auto c = lobby.client();
+    const std::string base = "http://127.0.0.1:" + std::to_string(lobby.port) + "/";
+
+    const CreatedRoom blazing = create_room(c, room_body("Blazing Star", "nowait"));
+    const CreatedRoom garou = create_room(c, room_body("Garou", "rollback"));
+    const CreatedRoom garou_full = create_room(c, room_body("Garou", "rollback", 2));
+
+    // Created just before, no filter: every room is in the list.
+    const std::string all = dump_dom(dir, base);
+    CHECK(codes_in(all) == std::set<std::string>{blazing.code, garou.code, garou_full.code});
+    CHECK_THAT(all, Catch::Contains("<span id=\"count\">3</span>"));
+
+    CHECK(codes_in(dump_dom(dir, base + "?game=Blazing%20Star")) ==
+          std::set<std::string>{blazing.code});
+    CHECK(codes_in(dump_dom(dir, base + "?mode=rollback")) ==
+          std::set<std::string>{garou.code, garou_full.code});
+    // has_slots drops the full room; the filters combine.
+    CHECK(codes_in(dump_dom(dir, base + "?mode=rollback&has_slots=1")) ==
+          std::set<std::string>{garou.code});
+    const std::string none = dump_dom(dir, base + "?game=Metal%20Slug");
+    CHECK(codes_in(none).empty());
+    CHECK_THAT(none, Catch::Contains("<span id=\"count\">0</span>"));
+}
+
+TEST_CASE("lobby web page in headless Chromium: a room without heartbeats leaves the list",
+          "[lobby][http][web]") {
+    FRAMELOCK_SKIP_UNLESS_FILE(kChromium, "Debian: apt-get install chromium");
+    test::TempDir dir("lobby-web-ttl");
+    Lobby lobby = Lobby::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"),
+                               {"--quiet", "--room-ttl", "1"});
+    auto c = lobby.client();
+    const std::string base = "http://127.0.0.1:" + std::to_string(lobby.port) + "/";
+    const CreatedRoom kept = create_room(c, room_body("Garou"));
+    const CreatedRoom dropped = create_room(c, room_body("Blazing Star"));
+
+    // Heartbeats every 250 ms keep a room alive across a one-second TTL, also while
+    // Chromium runs; `dropped` gets them only until the first look.
+    std::atomic<bool> beat_dropped{true}, stop{false};
+    std::atomic<int> failed_beats{0};
+    std::thread beater([&] {
+        auto hc = lobby.client();
+        while (!stop) {
+            if (heartbeat(hc, kept) != 200) ++failed_beats;
+            if (beat_dropped && heartbeat(hc, dropped) != 200) ++failed_beats;
+            std::this_thread::sleep_for(250ms);
+        }
+    });
+    struct Join {
+        std::atomic<bool>& stop;
+        std::thread& t;
+        ~Join() {
+            stop = true;
+            t.join();
+        }
+    } join{stop, beater};
+
+    CHECK(codes_in(dump_dom(dir, base)) == std::set<std::string>{kept.code, dropped.code});
+    beat_dropped = false;
+    std::this_thread::sleep_for(2500ms);  // over twice the TTL without a heartbeat
+    CHECK(codes_in(dump_dom(dir, base)) == std::set<std::string>{kept.code});
+    CHECK(failed_beats == 0);
+    // The API agrees: the room is gone, not just hidden by the page.
+    auto gone = c.Get(("/api/rooms/" + dropped.code).c_str());
+    REQUIRE(gone);
+    CHECK(gone->status == 404);
 }

@@ -1,0 +1,239 @@
+// The lobby under load: a real `framelock lobby serve` process holding 10,000 live rooms,
+// driven over keep-alive HTTP connections from a few client threads. Per endpoint it prints
+// requests/s and the p50/p99 latency a client sees, for SQLite and then PostgreSQL (a
+// throwaway cluster, as the tests start one; skipped with a note when PostgreSQL's server
+// binaries are missing).
+//
+// The lobby's per-IP rate limit is raised out of the way: every client here is 127.0.0.1,
+// and the point is what the store and the HTTP layer sustain, not the limiter refusing.
+//
+//   bench_lobby_load [--rooms 10000] [--requests 4000] [--threads 4]
+#include <httplib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "frontend/child_process.h"
+#include "support/pg_cluster.h"
+#include "support/temp_dir.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+using json = nlohmann::json;
+
+struct Options {
+    int rooms = 10'000;
+    int requests = 4'000;  // per endpoint, spread over the threads
+    int threads = 4;
+};
+
+// Ten games, three modes, players 0..2 of 2 slots: one game, one mode and a free slot
+// match 1 room in 45 (about 220 of 10,000), so the filtered list walks an index past rooms
+// it drops and still returns a full page of 100, like the unfiltered one.
+const char* const kGames[] = {"Garou",
+                              "Blazing Star",
+                              "Metal Slug X",
+                              "Windjammers",
+                              "Puzzle Bobble",
+                              "Samurai Shodown",
+                              "Street Fighter III",
+                              "Super Bomberman",
+                              "Twinkle Star Sprites",
+                              "Last Blade 2"};
+const char* const kModes[] = {"framelock", "nowait", "rollback"};
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+struct RoomKey {
+    std::string id, token;
+};
+
+class LobbyProcess {
+  public:
+    LobbyProcess(const framelock::test::TempDir& dir, const std::string& db) {
+        const std::string out = dir.file("lobby.out"), log = dir.file("lobby.log");
+        // --quiet: a log line per request would measure the terminal, not the lobby.
+        auto child = framelock::frontend::ChildProcess::spawn(
+            {FRAMELOCK_EXE, "lobby", "serve", "--listen", "127.0.0.1:0", "--db", db, "--quiet",
+             "--room-ttl", "3600", "--rate", "100000", "--burst", "1000000"},
+            out, log);
+        if (!child) throw std::runtime_error(child.error().message);
+        m_child.emplace(std::move(child).value());
+        const auto deadline = Clock::now() + 30s;
+        while (m_port == 0) {
+            const std::string text = read_text(out);
+            if (auto at = text.find("listening ");
+                at != std::string::npos && text.find('\n', at) != std::string::npos)
+                m_port = std::stoi(text.substr(at + 10));
+            else if (!m_child->running() || Clock::now() > deadline)
+                throw std::runtime_error("the lobby did not start: " + read_text(log));
+            else
+                std::this_thread::sleep_for(10ms);
+        }
+    }
+    ~LobbyProcess() { m_child->stop(5s); }
+
+    // One keep-alive connection per client thread, as a busy frontend or a relay would keep.
+    std::unique_ptr<httplib::Client> client() const {
+        auto c = std::make_unique<httplib::Client>("127.0.0.1", m_port);
+        c->set_keep_alive(true);
+        // httplib sends a POST's headers and body in two writes: with Nagle on, the body
+        // waits for the server's delayed ACK (~40 ms), which would be all this measures.
+        c->set_tcp_nodelay(true);
+        c->set_connection_timeout(5, 0);
+        c->set_read_timeout(10, 0);
+        return c;
+    }
+
+  private:
+    std::optional<framelock::frontend::ChildProcess> m_child;
+    int m_port = 0;
+};
+
+// Runs `count` requests spread over `threads` threads, each with its own connection;
+// `request(client, i)` returns whether the answer was the expected one.
+void measure(const LobbyProcess& lobby, const std::string& name, int count, int threads,
+             const std::function<bool(httplib::Client&, int)>& request) {
+    std::vector<std::vector<double>> latencies(threads);
+    std::atomic<int> failures{0};
+    std::vector<std::thread> workers;
+    const auto start = Clock::now();
+    for (int t = 0; t < threads; ++t) {
+        workers.emplace_back([&, t] {
+            auto c = lobby.client();
+            for (int i = t; i < count; i += threads) {
+                const auto sent = Clock::now();
+                if (!request(*c, i)) ++failures;
+                latencies[t].push_back(
+                    std::chrono::duration<double, std::milli>(Clock::now() - sent).count());
+            }
+        });
+    }
+    for (auto& w : workers) w.join();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    std::vector<double> all;
+    for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+    std::sort(all.begin(), all.end());
+    const auto pct = [&](double p) {
+        return all.empty() ? 0.0 : all[std::min(all.size() - 1, std::size_t(p * all.size()))];
+    };
+    std::printf("  %-34s %6d req  %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms%s\n", name.c_str(), count,
+                count / seconds, pct(0.50), pct(0.99),
+                failures ? (" FAILED: " + std::to_string(failures.load())).c_str() : "");
+    std::fflush(stdout);
+}
+
+int run(const Options& o, const std::string& label, const std::string& db,
+        const framelock::test::TempDir& dir) {
+    std::printf("lobby load, %s: %d live rooms, %d client threads on keep-alive connections\n",
+                label.c_str(), o.rooms, o.threads);
+    LobbyProcess lobby(dir, db);
+    std::vector<RoomKey> rooms(o.rooms);
+    // Filling is measured too: a room is an insert (and a token hash) per create.
+    measure(lobby, "POST /api/rooms (fill)", o.rooms, o.threads, [&](httplib::Client& c, int i) {
+        const json body = {{"host_name", "host" + std::to_string(i)},
+                           {"game_name", kGames[i % 10]},
+                           {"content_hash", "0123456789abcdef"},
+                           {"core_name", i % 2 ? "fbneo" : "mame2003_plus"},
+                           {"core_version", "1.0"},
+                           {"mode", kModes[i % 3]},
+                           {"slots", 2},
+                           {"players", (i / 30) % 3},
+                           {"region", "eu-west"},
+                           {"server_address", "203.0.113.7:7845"}};
+        auto res = c.Post("/api/rooms", body.dump(), "application/json");
+        if (!res || res->status != 201) return false;
+        const json j = json::parse(res->body, nullptr, false);
+        if (j.is_discarded()) return false;
+        rooms[i] = {j["room"]["id"], j["token"]};
+        return true;
+    });
+    measure(lobby, "GET /api/rooms (100 newest)", o.requests, o.threads,
+            [](httplib::Client& c, int) {
+                auto res = c.Get("/api/rooms");
+                return res && res->status == 200;
+            });
+    measure(lobby, "GET /api/rooms?game&mode&has_slots", o.requests, o.threads,
+            [](httplib::Client& c, int i) {
+                httplib::Params q = {
+                    {"game", kGames[i % 10]}, {"mode", kModes[i % 3]}, {"has_slots", "1"}};
+                auto res = c.Get("/api/rooms", q, httplib::Headers{});
+                return res && res->status == 200;
+            });
+    measure(lobby, "POST /api/rooms/ID/heartbeat", o.requests, o.threads,
+            [&](httplib::Client& c, int i) {
+                // Spread over all rooms, as 10,000 hosts would beat.
+                const RoomKey& room = rooms[(i * 7919) % o.rooms];
+                if (room.id.empty()) return false;
+                auto res = c.Post(("/api/rooms/" + room.id + "/heartbeat").c_str(),
+                                  httplib::Headers{{"Authorization", "Bearer " + room.token}},
+                                  R"({"players":1})", "application/json");
+                return res && res->status == 200;
+            });
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    CLI::App app{"the lobby under load: requests/s and latency per endpoint"};
+    app.add_option("--rooms", o.rooms, "live rooms to fill the lobby with")->capture_default_str();
+    app.add_option("--requests", o.requests, "requests per measured endpoint")
+        ->capture_default_str();
+    app.add_option("--threads", o.threads, "client threads")->capture_default_str();
+    CLI11_PARSE(app, argc, argv);
+    try {
+        {
+            framelock::test::TempDir dir("bench-lobby-sqlite");
+            run(o, "SQLite", "sqlite:" + dir.file("lobby.db"), dir);
+        }
+        // PgCluster exits 77 when PostgreSQL's server binaries are missing: in a child, so
+        // that ends the PostgreSQL half only, and says so.
+        std::fflush(stdout);
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            try {
+                framelock::test::TempDir dir("bench-lobby-pg");
+                framelock::test::PgCluster cluster;
+                run(o, "PostgreSQL", cluster.create_database(), dir);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "bench_lobby_load (PostgreSQL): %s\n", e.what());
+                std::fflush(nullptr);
+                std::exit(1);
+            }
+            std::fflush(nullptr);
+            std::exit(0);
+        }
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+            std::printf("lobby load, PostgreSQL: not measured (server binaries missing)\n");
+        else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_lobby_load: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

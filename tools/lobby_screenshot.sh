@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Renders the lobby's web page to docs/lobby.png in headless Chromium: a throwaway lobby
+# (SQLite in a temp dir) with a few rooms of the kinds players see: different games and
+# modes, a password room, a full room, a room on a relay in another region.
+#   bash tools/lobby_screenshot.sh [BUILD_DIR]      (default: build; needs chromium, curl)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build}
+OUT=docs/lobby.png
+
+tmp=$(mktemp -d)
+lobby_pid=""
+cleanup() {
+    [ -n "$lobby_pid" ] && kill "$lobby_pid" 2>/dev/null && wait "$lobby_pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+"$B/framelock" lobby serve --listen 127.0.0.1:0 --db "sqlite:$tmp/lobby.db" --quiet \
+    >"$tmp/lobby.out" 2>"$tmp/lobby.log" &
+lobby_pid=$!
+port=""
+for _ in $(seq 200); do
+    port=$(sed -n 's/^listening \([0-9]*\)$/\1/p' "$tmp/lobby.out")
+    [ -n "$port" ] && break
+    sleep 0.05
+done
+[ -n "$port" ] || {
+    cat "$tmp/lobby.log" >&2
+    exit 1
+}
+url="http://127.0.0.1:$port"
+
+# room HOST GAME CORE VERSION MODE PLAYERS SLOTS SPECTATORS REGION [PASSWORD]
+room() {
+    local body
+    body=$(printf '{"host_name":"%s","game_name":"%s","content_hash":"%016x","core_name":"%s",
+        "core_version":"%s","mode":"%s","players":%d,"slots":%d,"spectators":%d,"region":"%s",
+        "server_address":"203.0.113.7:%d"%s}' "$1" "$2" "$RANDOM$RANDOM" "$3" "$4" "$5" "$6" \
+        "$7" "$8" "$9" $((7845 + RANDOM % 100)) "${10:+,\"password\":\"${10}\"}")
+    curl -sf -o /dev/null -H 'Content-Type: application/json' -d "$body" "$url/api/rooms"
+}
+# Oldest first: the page lists the newest at the top.
+room "kasumi" "Garou: Mark of the Wolves" fbneo v1.0.0.03 rollback 2 2 5 eu-west
+room "tetsuo" "Windjammers" fbneo v1.0.0.03 framelock 1 2 0 eu-west
+room "mika" "Super Bomberman 2" snes9x 1.62.3 nowait 3 4 1 us-east
+room "pcengine_fan" "Bomberman '94" mednafen_pce_fast v1.31 nowait 2 5 0 jp "secret"
+room "ryo" "Puzzle Bobble" fbneo v1.0.0.03 framelock 0 2 0 ""
+room "nina" "Street Fighter III: 3rd Strike" fbneo v1.0.0.03 rollback 1 2 12 us-west
+sleep 1
+
+chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+    --user-data-dir="$tmp/profile" --window-size=1280,560 --virtual-time-budget=3000 \
+    --screenshot="$OUT" "$url/" 2>"$tmp/chromium.log" || {
+    cat "$tmp/chromium.log" >&2
+    exit 1
+}
+echo "wrote $OUT"
