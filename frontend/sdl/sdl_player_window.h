@@ -53,6 +53,8 @@ class SdlPlayerWindow final : public PlayerWindow {
         if (m_audio) m_audio->set_core_rate(rate);
     }
     OverlayModel& overlay() override { return m_overlay; }
+    void set_menu_mode(bool on, bool text_input) override;
+    std::vector<MenuEvent> take_menu_events() override;
     std::optional<AudioReport> audio_report() const override;
     std::string describe() const override;
 
@@ -62,6 +64,9 @@ class SdlPlayerWindow final : public PlayerWindow {
   private:
     explicit SdlPlayerWindow(const PlayerWindowConfig& config);
     void hotkey_screenshot(netplay::Micros now);
+    // In menu mode: queues the menu key `event` is, true if it was one (then it goes
+    // nowhere else).
+    bool menu_event(const SDL_Event& event);
 
     PlayerWindowConfig m_config;
     std::unique_ptr<SdlSubsystems> m_sdl;  // first in, last out
@@ -77,6 +82,8 @@ class SdlPlayerWindow final : public PlayerWindow {
     Status m_capture_status;
     int m_screenshots = 0;
     netplay::Micros m_last_now = 0;
+    bool m_menu_mode = false, m_text_input = false;
+    std::vector<MenuEvent> m_menu_events;
 };
 
 }  // namespace framelock::frontend
