@@ -1,0 +1,136 @@
+// `framelock browse` under a private Xvfb: a real lobby with two rooms, the browser's
+// window listing them, Down + Enter pressed through X (xdotool), and the browser asking the
+// lobby to join the second room and going on to its server.
+#include <catch2/catch.hpp>
+
+#include <httplib.h>
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "frontend/child_process.h"
+#include "integration/cores.h"
+#include "support/process.h"
+#include "support/xvfb.h"
+
+using namespace framelock::test;
+using framelock::frontend::ChildProcess;
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+template <class Predicate>
+bool poll_until(Predicate predicate, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (predicate()) return true;
+        std::this_thread::sleep_for(20ms);
+    }
+    return predicate();
+}
+
+// The codes of the last "rooms: A B" line the browser logged, in the order shown.
+std::vector<std::string> logged_rooms(const std::string& log) {
+    const auto at = log.rfind("rooms:");
+    if (at == std::string::npos) return {};
+    const auto end = log.find('\n', at);
+    if (end == std::string::npos) return {};
+    std::istringstream words(log.substr(at + 6, end - at - 6));
+    std::vector<std::string> codes;
+    for (std::string code; words >> code;) codes.push_back(code);
+    return codes;
+}
+
+}  // namespace
+
+TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the second",
+          "[integration][window][browser]") {
+    FRAMELOCK_SKIP_UNLESS_XVFB();
+    FRAMELOCK_SKIP_UNLESS_XDOTOOL();
+    const CoreCase c = core_case("arcade");
+    require_core_case(c);
+    Xvfb xvfb;
+    TempDir dir("browse");
+    write_text(dir.file("framelock.toml"), "");
+
+    auto lobby = ChildProcess::spawn({FRAMELOCK_EXE, "lobby", "serve", "--listen", "127.0.0.1:0",
+                                      "--db", "sqlite:" + dir.file("lobby.db"), "--quiet"},
+                                     dir.file("lobby.out"), dir.file("lobby.err"));
+    REQUIRE(lobby.ok());
+    int port = 0;
+    REQUIRE(poll_until(
+        [&] {
+            const std::string out = read_text(dir.file("lobby.out"));
+            const auto at = out.find("listening ");
+            if (at == std::string::npos || out.find('\n', at) == std::string::npos) return false;
+            port = std::stoi(out.substr(at + 10));
+            return true;
+        },
+        20s));
+
+    // Two rooms whose servers are not running: joining is seen in the browser's log.
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(5, 0);
+    std::map<std::string, std::string> address_of;
+    for (const auto& [game, server] :
+         {std::pair{"Arcade One", "127.0.0.1:7101"}, std::pair{"Arcade Two", "127.0.0.1:7102"}}) {
+        const json body{{"host_name", "alice"},
+                        {"game_name", game},
+                        {"content_hash", "0123456789abcdef"},
+                        {"core_name", "framelock arcade"},
+                        {"core_version", "1"},
+                        {"mode", "framelock"},
+                        {"slots", 2},
+                        {"players", 1},
+                        {"server_address", server}};
+        auto created = client.Post("/api/rooms", body.dump(), "application/json");
+        REQUIRE(created);
+        INFO(created->body);
+        REQUIRE(created->status == 201);
+        address_of[json::parse(created->body)["room"]["code"].get<std::string>()] = server;
+    }
+
+    const std::string log = dir.file("browse.log");
+    auto browse = ChildProcess::spawn(
+        {FRAMELOCK_EXE, "browse", "--lobby", "http://127.0.0.1:" + std::to_string(port), "--core",
+         c.core, "--video", "sdl", "--audio", "none", "--config", dir.file("framelock.toml")},
+        log, log);
+    REQUIRE(browse.ok());
+    ChildProcess& framelock = browse.value();
+
+    // Both rooms listed (the browser logs what it shows whenever the list changes).
+    std::vector<std::string> shown;
+    const bool listed = poll_until(
+        [&] {
+            shown = logged_rooms(read_text(log));
+            return shown.size() == 2 || !framelock.running();
+        },
+        30s);
+    INFO(read_text(log));
+    REQUIRE(listed);
+    REQUIRE(framelock.running());
+    REQUIRE(shown.size() == 2);
+    CHECK(address_of.count(shown[0]) == 1);
+    CHECK(address_of.count(shown[1]) == 1);
+
+    const std::string id = xdotool({"search", "--name", "^framelock - rooms"});
+    REQUIRE_FALSE(id.empty());
+    xdotool({"windowfocus", "--sync", id.substr(0, id.find('\n'))});
+    xdotool({"key", "Down"});
+    xdotool({"key", "Return"});
+
+    // The second room chosen, the lobby asked, its server's address taken.
+    const std::string expected = "joining " + shown[1] + " at " + address_of[shown[1]];
+    const bool joined =
+        poll_until([&] { return read_text(log).find(expected) != std::string::npos; }, 20s);
+    INFO(read_text(log));
+    CHECK(joined);
+    CHECK(read_text(log).find("joining " + shown[0]) == std::string::npos);
+    // The ChildProcess destructors stop both processes (the session's server never answers).
+}
