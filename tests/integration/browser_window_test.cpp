@@ -1,6 +1,6 @@
 // `framelock browse` under a private Xvfb: a real lobby with two rooms, the browser's
 // window listing them, Down + Enter pressed through X (xdotool), and the browser asking the
-// lobby to join the second room and going on to its server.
+// lobby to join the second room and playing its session in the same window.
 #include <catch2/catch.hpp>
 
 #include <httplib.h>
@@ -74,12 +74,28 @@ TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the secon
         },
         20s));
 
-    // Two rooms whose servers are not running: joining is seen in the browser's log.
+    // Two rooms, each with a real one-player session server behind it: whichever the
+    // browser lists second is played, in the browser's window, to the end.
+    std::vector<ChildProcess> servers;
+    std::vector<std::string> server_addresses;
+    for (int i = 0; i < 2; ++i) {
+        const std::string port_file = dir.file("server" + std::to_string(i) + ".port");
+        auto server = ChildProcess::spawn(
+            {FRAMELOCK_EXE, "server", "--port", "0", "--port-file", port_file, "--players", "1"},
+            dir.file("server" + std::to_string(i) + ".log"),
+            dir.file("server" + std::to_string(i) + ".log"));
+        REQUIRE(server.ok());
+        auto bound = framelock::frontend::wait_for_port_file(
+            port_file, server.value(), std::chrono::steady_clock::now() + 20s);
+        REQUIRE(bound.ok());
+        server_addresses.push_back("127.0.0.1:" + std::to_string(bound.value()));
+        servers.push_back(std::move(server).value());
+    }
     httplib::Client client("127.0.0.1", port);
     client.set_read_timeout(5, 0);
     std::map<std::string, std::string> address_of;
-    for (const auto& [game, server] :
-         {std::pair{"Arcade One", "127.0.0.1:7101"}, std::pair{"Arcade Two", "127.0.0.1:7102"}}) {
+    for (const auto& [game, server] : {std::pair{std::string("Arcade One"), server_addresses[0]},
+                                       std::pair{std::string("Arcade Two"), server_addresses[1]}}) {
         const json body{{"host_name", "alice"},
                         {"game_name", game},
                         {"content_hash", "0123456789abcdef"},
@@ -99,7 +115,8 @@ TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the secon
     const std::string log = dir.file("browse.log");
     auto browse = ChildProcess::spawn(
         {FRAMELOCK_EXE, "browse", "--lobby", "http://127.0.0.1:" + std::to_string(port), "--core",
-         c.core, "--video", "sdl", "--audio", "none", "--config", dir.file("framelock.toml")},
+         c.core, "--video", "sdl", "--audio", "none", "--config", dir.file("framelock.toml"),
+         "--frames", "120", "--random", "5"},
         log, log);
     REQUIRE(browse.ok());
     ChildProcess& framelock = browse.value();
@@ -132,5 +149,11 @@ TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the secon
     INFO(read_text(log));
     CHECK(joined);
     CHECK(read_text(log).find("joining " + shown[0]) == std::string::npos);
-    // The ChildProcess destructors stop both processes (the session's server never answers).
+    // ... and the session played in the same window to its end.
+    const auto ended = framelock.wait_until(std::chrono::steady_clock::now() + 60s);
+    INFO(read_text(log));
+    REQUIRE(ended);
+    CHECK(ended->success());
+    CHECK_THAT(read_text(log), Catch::Contains("frames     120"));
+    // The ChildProcess destructors stop the lobby and the servers.
 }
