@@ -721,7 +721,7 @@ int cmd_browse(JoinArgs args, const std::string& lobby_url) {
 
     install_stop_signal_handlers();
     netplay::SteadyClock clock;
-    const auto choice = lobby::run_room_browser(*window.value(), lobby_url, clock);
+    const auto choice = lobby::run_room_browser(*window.value(), lobby_url, clock, args.spectate);
     if (!choice) return 0;  // the player left the browser
     args.address = choice->server_address;
     if (!choice->password.empty()) args.password = choice->password;

@@ -42,8 +42,13 @@ std::string error_of(const std::string& body) {
 
 class Browser {
   public:
-    Browser(frontend::PlayerWindow& window, const std::string& url, const netplay::Clock& clock)
-        : m_window(window), m_url(url), m_clock(clock), m_client(make_client(url)) {}
+    Browser(frontend::PlayerWindow& window, const std::string& url, const netplay::Clock& clock,
+            bool spectating)
+        : m_window(window),
+          m_url(url),
+          m_clock(clock),
+          m_spectating(spectating),
+          m_client(make_client(url)) {}
 
     std::optional<BrowseChoice> run() {
         refresh();
@@ -132,7 +137,7 @@ class Browser {
             refresh();
             return std::nullopt;
         }
-        if (json.value("full", false)) {
+        if (json.value("full", false) && !m_spectating) {
             // Every player slot is taken: the session's server would refuse a player.
             m_model.set_status(fmt::format("{} is full", action.code), Tone::kWarning);
             refresh();
@@ -147,6 +152,7 @@ class Browser {
     frontend::PlayerWindow& m_window;
     std::string m_url;
     const netplay::Clock& m_clock;
+    bool m_spectating;
     std::unique_ptr<httplib::Client> m_client;
     RoomBrowserModel m_model;
     netplay::Micros m_next_refresh = 0;
@@ -157,8 +163,8 @@ class Browser {
 
 std::optional<BrowseChoice> run_room_browser(frontend::PlayerWindow& window,
                                              const std::string& lobby_url,
-                                             const netplay::Clock& clock) {
-    Browser browser(window, lobby_url, clock);
+                                             const netplay::Clock& clock, bool spectating) {
+    Browser browser(window, lobby_url, clock, spectating);
     return browser.run();
 }
 

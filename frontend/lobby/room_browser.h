@@ -21,9 +21,10 @@ struct BrowseChoice {
 
 // Runs until the lobby accepted a join (the choice), or the player quit or a stop signal
 // came (nullopt). Lobby errors are shown in the window, never fatal: the lobby may come
-// back. Leaves the window out of menu mode.
+// back. Full rooms are refused unless `spectating` (spectators need no slot). Leaves the
+// window out of menu mode.
 std::optional<BrowseChoice> run_room_browser(frontend::PlayerWindow& window,
                                              const std::string& lobby_url,
-                                             const netplay::Clock& clock);
+                                             const netplay::Clock& clock, bool spectating);
 
 }  // namespace framelock::lobby
