@@ -140,7 +140,7 @@ void SdlPlayerWindow::pump_events() {
             m_quit = true;
             continue;
         }
-        if (m_menu_mode && menu_event(event)) continue;
+        if (m_menu_mode && menu_event_for(event, m_text_input, m_menu_events)) continue;
         if (event.type == SDL_KEYDOWN && !event.key.repeat) {
             const auto action = hotkey_for(m_config.settings.hotkeys,
                                            static_cast<KeyCode>(event.key.keysym.scancode));
@@ -186,9 +186,9 @@ std::vector<MenuEvent> SdlPlayerWindow::take_menu_events() {
     return std::exchange(m_menu_events, {});
 }
 
-bool SdlPlayerWindow::menu_event(const SDL_Event& event) {
+bool menu_event_for(const SDL_Event& event, bool text_input, std::vector<MenuEvent>& out) {
     const auto push = [&](BrowserKey key, std::string text = {}) {
-        m_menu_events.push_back({key, std::move(text)});
+        out.push_back({key, std::move(text)});
         return true;
     };
     switch (event.type) {
@@ -209,17 +209,17 @@ bool SdlPlayerWindow::menu_event(const SDL_Event& event) {
                     return event.key.repeat ? true : push(BrowserKey::kBack);
                 case SDL_SCANCODE_R:
                     // While typing, R is a letter and arrives as SDL_TEXTINPUT.
-                    if (m_text_input || event.key.repeat) return true;
+                    if (text_input || event.key.repeat) return true;
                     return push(BrowserKey::kRefresh);
                 default:
                     // Other keys: letters while typing, else the hotkeys (fullscreen,
                     // screenshot) still work over the menu.
-                    return m_text_input;
+                    return text_input;
             }
         case SDL_KEYUP:
-            return m_text_input;
+            return text_input;
         case SDL_TEXTINPUT:
-            if (!m_text_input) return true;
+            if (!text_input) return true;
             return push(BrowserKey::kText, event.text.text);
         case SDL_CONTROLLERBUTTONDOWN:
             switch (event.cbutton.button) {

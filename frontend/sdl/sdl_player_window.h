@@ -32,6 +32,11 @@ class SdlSubsystems {
     std::string m_error;
 };
 
+// Menu mode's keys: appends to `out` the menu key `event` is (keyboard or controller,
+// typed text while `text_input`), and returns true when the event is the menu's (then it
+// goes nowhere else: not to the pads, not to the hotkeys).
+bool menu_event_for(const SDL_Event& event, bool text_input, std::vector<MenuEvent>& out);
+
 class SdlPlayerWindow final : public PlayerWindow {
   public:
     static Result<std::unique_ptr<SdlPlayerWindow>> open(const PlayerWindowConfig& config);
@@ -64,9 +69,6 @@ class SdlPlayerWindow final : public PlayerWindow {
   private:
     explicit SdlPlayerWindow(const PlayerWindowConfig& config);
     void hotkey_screenshot(netplay::Micros now);
-    // In menu mode: queues the menu key `event` is, true if it was one (then it goes
-    // nowhere else).
-    bool menu_event(const SDL_Event& event);
 
     PlayerWindowConfig m_config;
     std::unique_ptr<SdlSubsystems> m_sdl;  // first in, last out
