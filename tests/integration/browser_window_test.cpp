@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -47,6 +48,26 @@ std::vector<std::string> logged_rooms(const std::string& log) {
     return codes;
 }
 
+// `framelock lobby serve` on a free port; the port from its "listening PORT" line.
+int start_lobby(const TempDir& dir, std::optional<ChildProcess>& lobby) {
+    auto child = ChildProcess::spawn({FRAMELOCK_EXE, "lobby", "serve", "--listen", "127.0.0.1:0",
+                                      "--db", "sqlite:" + dir.file("lobby.db"), "--quiet"},
+                                     dir.file("lobby.out"), dir.file("lobby.err"));
+    REQUIRE(child.ok());
+    lobby.emplace(std::move(child).value());
+    int port = 0;
+    REQUIRE(poll_until(
+        [&] {
+            const std::string out = read_text(dir.file("lobby.out"));
+            const auto at = out.find("listening ");
+            if (at == std::string::npos || out.find('\n', at) == std::string::npos) return false;
+            port = std::stoi(out.substr(at + 10));
+            return true;
+        },
+        20s));
+    return port;
+}
+
 }  // namespace
 
 TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the second",
@@ -59,20 +80,8 @@ TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the secon
     TempDir dir("browse");
     write_text(dir.file("framelock.toml"), "");
 
-    auto lobby = ChildProcess::spawn({FRAMELOCK_EXE, "lobby", "serve", "--listen", "127.0.0.1:0",
-                                      "--db", "sqlite:" + dir.file("lobby.db"), "--quiet"},
-                                     dir.file("lobby.out"), dir.file("lobby.err"));
-    REQUIRE(lobby.ok());
-    int port = 0;
-    REQUIRE(poll_until(
-        [&] {
-            const std::string out = read_text(dir.file("lobby.out"));
-            const auto at = out.find("listening ");
-            if (at == std::string::npos || out.find('\n', at) == std::string::npos) return false;
-            port = std::stoi(out.substr(at + 10));
-            return true;
-        },
-        20s));
+    std::optional<ChildProcess> lobby;
+    const int port = start_lobby(dir, lobby);
 
     // Two rooms, each with a real one-player session server behind it: whichever the
     // browser lists second is played, in the browser's window, to the end.
@@ -156,4 +165,69 @@ TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the secon
     CHECK(ended->success());
     CHECK_THAT(read_text(log), Catch::Contains("frames     120"));
     // The ChildProcess destructors stop the lobby and the servers.
+}
+
+TEST_CASE("Browse: a locked room asks for its password, typed through X",
+          "[integration][window][browser]") {
+    FRAMELOCK_SKIP_UNLESS_XVFB();
+    FRAMELOCK_SKIP_UNLESS_XDOTOOL();
+    const CoreCase c = core_case("arcade");
+    require_core_case(c);
+    Xvfb xvfb;
+    TempDir dir("browse-password");
+    write_text(dir.file("framelock.toml"), "");
+    std::optional<ChildProcess> lobby;
+    const int port = start_lobby(dir, lobby);
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(5, 0);
+    const json body{{"host_name", "carol"},
+                    {"game_name", "Locked"},
+                    {"content_hash", "0123456789abcdef"},
+                    {"core_name", "framelock arcade"},
+                    {"core_version", "1"},
+                    {"mode", "framelock"},
+                    {"slots", 2},
+                    {"players", 1},
+                    {"server_address", "127.0.0.1:7199"},
+                    {"password", "secret"}};
+    auto created = client.Post("/api/rooms", body.dump(), "application/json");
+    REQUIRE(created);
+    REQUIRE(created->status == 201);
+    const std::string code = json::parse(created->body)["room"]["code"];
+
+    const std::string log = dir.file("browse.log");
+    auto browse = ChildProcess::spawn(
+        {FRAMELOCK_EXE, "browse", "--lobby", "http://127.0.0.1:" + std::to_string(port), "--core",
+         c.core, "--video", "sdl", "--audio", "none", "--config", dir.file("framelock.toml")},
+        log, log);
+    REQUIRE(browse.ok());
+    REQUIRE(poll_until([&] { return read_text(log).find("rooms: " + code) != std::string::npos; },
+                       30s));
+    const std::string id = xdotool({"search", "--name", "^framelock - rooms"});
+    REQUIRE_FALSE(id.empty());
+    xdotool({"windowfocus", "--sync", id.substr(0, id.find('\n'))});
+
+    // A wrong password: the lobby refuses, the browser says so and stays.
+    xdotool({"key", "Return"});
+    std::this_thread::sleep_for(200ms);  // the prompt opens (and text input starts)
+    xdotool({"type", "--delay", "30", "wrong"});
+    xdotool({"key", "Return"});
+    CHECK(poll_until([&] { return read_text(log).find("wrong password") != std::string::npos; },
+                     20s));
+    CHECK(browse.value().running());
+    // The right one (Backspace fixes a typo on the way): the browser joins.
+    xdotool({"key", "Return"});
+    std::this_thread::sleep_for(200ms);
+    xdotool({"type", "--delay", "30", "secrex"});
+    xdotool({"key", "BackSpace"});
+    xdotool({"type", "--delay", "30", "t"});
+    xdotool({"key", "Return"});
+    const bool joined = poll_until(
+        [&] {
+            return read_text(log).find("joining " + code + " at 127.0.0.1:7199") !=
+                   std::string::npos;
+        },
+        20s);
+    INFO(read_text(log));
+    CHECK(joined);
 }
