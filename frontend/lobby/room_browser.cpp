@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -21,8 +22,8 @@ using frontend::Tone;
 // Often enough that a room opened elsewhere shows up while the player looks, seldom
 // enough not to count against the lobby's per-IP rate limit.
 constexpr netplay::Micros kRefreshUs = 2'500'000;
-// The requests run on the window's thread: short limits keep a lost lobby from freezing
-// the window for long.
+// A join runs on the window's thread (the player waits for it anyway): short limits keep a
+// lost lobby from freezing the window for long.
 constexpr int kTimeoutS = 2;
 
 std::unique_ptr<httplib::Client> make_client(const std::string& url) {
@@ -40,6 +41,12 @@ std::string error_of(const std::string& body) {
     return body.substr(0, 120);
 }
 
+struct Fetched {
+    int status = 0;     // 0: no answer
+    std::string body;   // the answer
+    std::string error;  // why there was none
+};
+
 class Browser {
   public:
     Browser(frontend::PlayerWindow& window, const std::string& url, const netplay::Clock& clock,
@@ -51,6 +58,7 @@ class Browser {
           m_client(make_client(url)) {}
 
     std::optional<BrowseChoice> run() {
+        m_model.set_status("asking the lobby ...", Tone::kDim);
         refresh();
         while (!m_window.quit_requested() && !frontend::stop_requested()) {
             m_window.set_menu_mode(true, m_model.prompting());
@@ -71,6 +79,7 @@ class Browser {
                 }
             }
             if (m_clock.now_us() >= m_next_refresh) refresh();
+            collect();
             m_window.overlay().set_menu(
                 frontend::OverlayModel::Menu{m_model.lines(m_url), m_model.selected_line()});
             m_window.show(m_clock.now_us());
@@ -87,19 +96,39 @@ class Browser {
     }
 
   private:
+    // Starts fetching the list in the background (unless a fetch is under way already): a
+    // slow or lost lobby must not freeze the window, its keys, or the quit button.
     void refresh() {
         m_next_refresh = m_clock.now_us() + kRefreshUs;
-        auto res = m_client->Get("/api/rooms");
-        if (!res) {
-            m_model.set_status(
-                fmt::format("cannot reach the lobby: {}", httplib::to_string(res.error())),
-                Tone::kError);
+        if (m_fetch.valid()) return;
+        m_fetch = std::async(std::launch::async, [url = m_url] {
+            // A client of its own: httplib's clients are not shared between threads.
+            auto res = make_client(url)->Get("/api/rooms");
+            Fetched fetched;
+            if (!res) {
+                fetched.error = httplib::to_string(res.error());
+            } else {
+                fetched.status = res->status;
+                fetched.body = res->body;
+            }
+            return fetched;
+        });
+    }
+
+    // Takes in a finished fetch, if there is one.
+    void collect() {
+        if (!m_fetch.valid() ||
+            m_fetch.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+            return;
+        const Fetched res = m_fetch.get();
+        if (res.status == 0) {
+            m_model.set_status(fmt::format("cannot reach the lobby: {}", res.error), Tone::kError);
             return;
         }
-        auto rooms = res->status == 200 ? frontend::parse_rooms_json(res->body) : std::nullopt;
+        auto rooms = res.status == 200 ? frontend::parse_rooms_json(res.body) : std::nullopt;
         if (!rooms) {
             m_model.set_status(
-                fmt::format("the lobby answered {}: {}", res->status, error_of(res->body)),
+                fmt::format("the lobby answered {}: {}", res.status, error_of(res.body)),
                 Tone::kError);
             return;
         }
@@ -153,7 +182,8 @@ class Browser {
     std::string m_url;
     const netplay::Clock& m_clock;
     bool m_spectating;
-    std::unique_ptr<httplib::Client> m_client;
+    std::unique_ptr<httplib::Client> m_client;  // joins, on this thread
+    std::future<Fetched> m_fetch;               // the list, on its own
     RoomBrowserModel m_model;
     netplay::Micros m_next_refresh = 0;
     std::string m_logged_codes = "?";

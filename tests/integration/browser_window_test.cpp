@@ -3,7 +3,11 @@
 // lobby to join the second room and playing its session in the same window.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <map>
@@ -230,4 +234,50 @@ TEST_CASE("Browse: a locked room asks for its password, typed through X",
         20s);
     INFO(read_text(log));
     CHECK(joined);
+}
+
+TEST_CASE("Browse: a lobby that never answers; Esc still quits, cleanly and soon",
+          "[integration][window][browser]") {
+    FRAMELOCK_SKIP_UNLESS_XVFB();
+    FRAMELOCK_SKIP_UNLESS_XDOTOOL();
+    const CoreCase c = core_case("arcade");
+    require_core_case(c);
+    Xvfb xvfb;
+    TempDir dir("browse-silent");
+    write_text(dir.file("framelock.toml"), "");
+    // A socket that listens but never accepts: connections complete (the kernel's backlog),
+    // requests go unanswered until the browser's timeout.
+    const int silent = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(silent >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(silent, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(silent, 16) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(::getsockname(silent, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    const int port = ntohs(addr.sin_port);
+
+    const std::string log = dir.file("browse.log");
+    auto browse = ChildProcess::spawn(
+        {FRAMELOCK_EXE, "browse", "--lobby", "http://127.0.0.1:" + std::to_string(port), "--core",
+         c.core, "--video", "sdl", "--audio", "none", "--config", dir.file("framelock.toml")},
+        log, log);
+    REQUIRE(browse.ok());
+    std::string id;
+    REQUIRE(poll_until(
+        [&] {
+            id = xdotool({"search", "--name", "^framelock - rooms"});
+            return !id.empty();
+        },
+        30s));
+    xdotool({"windowfocus", "--sync", id.substr(0, id.find('\n'))});
+    xdotool({"key", "Escape"});
+    // Within the request timeout (2 s: the fetch under way is waited for) plus slack.
+    const auto ended = browse.value().wait_until(std::chrono::steady_clock::now() + 6s);
+    ::close(silent);
+    INFO(read_text(log));
+    REQUIRE(ended);
+    CHECK(ended->success());
+    CHECK(read_text(log).find("rooms:") == std::string::npos);
 }
