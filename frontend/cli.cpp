@@ -158,6 +158,13 @@ Result<bool> want_window(VideoMode mode) {
     return available;
 }
 
+// "framelock - CORE - CONTENT": the title of a window playing `emulator`.
+std::string window_title(const HostArgs& args, RetroEmulator& emulator) {
+    return "framelock - " + emulator.core_info().library_name +
+           (args.content.empty() ? std::string()
+                                 : " - " + std::filesystem::path(args.content).filename().string());
+}
+
 // Opens the player's window for `emulator` with the config file's [video], [audio],
 // [input] and [hotkeys].
 Result<std::unique_ptr<PlayerWindow>> open_window(const HostArgs& args, RetroEmulator& emulator) {
@@ -166,10 +173,7 @@ Result<std::unique_ptr<PlayerWindow>> open_window(const HostArgs& args, RetroEmu
     const retro_system_av_info& av = emulator.av_info();
     PlayerWindowConfig window;
     window.settings = config.value().player;
-    window.title =
-        "framelock - " + emulator.core_info().library_name +
-        (args.content.empty() ? std::string()
-                              : " - " + std::filesystem::path(args.content).filename().string());
+    window.title = window_title(args, emulator);
     window.base_width = av.geometry.base_width;
     window.base_height = av.geometry.base_height;
     window.aspect = av.geometry.aspect_ratio;
@@ -597,6 +601,7 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
         window->set_geometry(av.geometry.base_width, av.geometry.base_height,
                              av.geometry.aspect_ratio);
         window->set_sample_rate(av.timing.sample_rate);
+        window->set_title(window_title(args.host, *emulator.value()));
     } else if (windowed.value()) {
         auto opened = open_window(args.host, *emulator.value());
         if (!opened) return fail(opened.error());

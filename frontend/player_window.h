@@ -108,6 +108,8 @@ class PlayerWindow {
         (void)text_input;
     }
     virtual std::vector<MenuEvent> take_menu_events() { return {}; }
+    // A new window title (the room browser's window becomes the game's).
+    virtual void set_title(const std::string& title) { (void)title; }
     virtual std::optional<AudioReport> audio_report() const = 0;
     // "x11, renderer opengl, window 960x672" for the log.
     virtual std::string describe() const = 0;

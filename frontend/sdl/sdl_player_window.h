@@ -60,6 +60,9 @@ class SdlPlayerWindow final : public PlayerWindow {
     OverlayModel& overlay() override { return m_overlay; }
     void set_menu_mode(bool on, bool text_input) override;
     std::vector<MenuEvent> take_menu_events() override;
+    void set_title(const std::string& title) override {
+        SDL_SetWindowTitle(m_video->window(), title.c_str());
+    }
     std::optional<AudioReport> audio_report() const override;
     std::string describe() const override;
 
