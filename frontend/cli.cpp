@@ -709,6 +709,9 @@ int cmd_browse(JoinArgs args, const std::string& lobby_url) {
     if (auto host = args.host.to_host_config(); !host) return fail(host.error());
     if (args.host.video == VideoMode::kNone)
         return fail(make_error(ErrorCode::kUsage, "browse needs a window (--video none given)"));
+    if (std::string why; !display_available(&why))
+        return fail(make_error(ErrorCode::kUsage, "browse needs a window: " + why +
+                                                      " (`lobby list` and `join` work without)"));
     auto config = args.host.load();
     if (!config) return fail(config.error());
     PlayerWindowConfig window_config;
