@@ -18,6 +18,7 @@
 #include "frontend/headless.h"
 #include "frontend/input_script.h"
 #include "frontend/lobby/lobby_cli.h"
+#include "frontend/lobby/room_browser.h"
 #include "frontend/log.h"
 #include "frontend/netplay_runner.h"
 #include "frontend/netplay_view.h"
@@ -157,6 +158,13 @@ Result<bool> want_window(VideoMode mode) {
     return available;
 }
 
+// "framelock - CORE - CONTENT": the title of a window playing `emulator`.
+std::string window_title(const HostArgs& args, RetroEmulator& emulator) {
+    return "framelock - " + emulator.core_info().library_name +
+           (args.content.empty() ? std::string()
+                                 : " - " + std::filesystem::path(args.content).filename().string());
+}
+
 // Opens the player's window for `emulator` with the config file's [video], [audio],
 // [input] and [hotkeys].
 Result<std::unique_ptr<PlayerWindow>> open_window(const HostArgs& args, RetroEmulator& emulator) {
@@ -165,10 +173,7 @@ Result<std::unique_ptr<PlayerWindow>> open_window(const HostArgs& args, RetroEmu
     const retro_system_av_info& av = emulator.av_info();
     PlayerWindowConfig window;
     window.settings = config.value().player;
-    window.title =
-        "framelock - " + emulator.core_info().library_name +
-        (args.content.empty() ? std::string()
-                              : " - " + std::filesystem::path(args.content).filename().string());
+    window.title = window_title(args, emulator);
     window.base_width = av.geometry.base_width;
     window.base_height = av.geometry.base_height;
     window.aspect = av.geometry.aspect_ratio;
@@ -559,7 +564,10 @@ struct JoinArgs {
 
 // A player's session, with the session's server in this process when `server_args` is given
 // (`framelock host`). Returns the exit code.
-int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
+// With `browser_window` (`framelock browse`), the session plays in that window, already
+// open, instead of a new one.
+int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
+                 std::unique_ptr<PlayerWindow> browser_window = nullptr) {
     args.host.apply_log_level();
     auto host = args.host.to_host_config();
     if (!host) return fail(host.error());
@@ -572,7 +580,7 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
         args.input_script,
         args.random_opt->count() ? std::optional(args.random_seed) : std::nullopt, 1);
     if (!input) return fail(input.error());
-    auto windowed = want_window(args.host.video);
+    auto windowed = browser_window ? Result<bool>(true) : want_window(args.host.video);
     if (!windowed) return fail(windowed.error());
     if (!windowed.value() && !args.window_screenshot.empty())
         return fail(make_error(ErrorCode::kUsage, "--window-screenshot needs a window"));
@@ -586,10 +594,20 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
     std::unique_ptr<WindowCaptureAt> capture;
     InputSource* local = input.value().get();
     netplay::SteadyClock clock;
-    if (windowed.value()) {
+    if (browser_window) {
+        // Opened before the core was known: give it the core's picture and sound now.
+        window = std::move(browser_window);
+        const retro_system_av_info& av = emulator.value()->av_info();
+        window->set_geometry(av.geometry.base_width, av.geometry.base_height,
+                             av.geometry.aspect_ratio);
+        window->set_sample_rate(av.timing.sample_rate);
+        window->set_title(window_title(args.host, *emulator.value()));
+    } else if (windowed.value()) {
         auto opened = open_window(args.host, *emulator.value());
         if (!opened) return fail(opened.error());
         window = std::move(opened).value();
+    }
+    if (window) {
         emulator.value()->set_video_sink(&window->video());
         emulator.value()->set_audio_sink(window->audio());
         if (!args.window_screenshot.empty()) {
@@ -680,6 +698,42 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
                                    : "the session ended early: " + summary.end_reason));
     }
     return 0;
+}
+
+// `framelock browse`: pick a room of the lobby in the player's window, then play it there
+// as `framelock join` would.
+int cmd_browse(JoinArgs args, const std::string& lobby_url) {
+    args.host.apply_log_level();
+    // The core and content are checked before the window opens: a typo should not wait
+    // for a room to be chosen.
+    if (auto host = args.host.to_host_config(); !host) return fail(host.error());
+    if (args.host.video == VideoMode::kNone)
+        return fail(make_error(ErrorCode::kUsage, "browse needs a window (--video none given)"));
+    if (std::string why; !display_available(&why))
+        return fail(make_error(ErrorCode::kUsage, "browse needs a window: " + why +
+                                                      " (`lobby list` and `join` work without)"));
+    auto config = args.host.load();
+    if (!config) return fail(config.error());
+    PlayerWindowConfig window_config;
+    window_config.settings = config.value().player;
+    window_config.title = "framelock - rooms";
+    window_config.audio =
+        args.host.audio != AudioMode::kNone && window_config.settings.audio.enabled;
+    window_config.audio_required = args.host.audio == AudioMode::kSdl;
+    window_config.screenshot_dir = !window_config.settings.video.screenshot_dir.empty()
+                                       ? window_config.settings.video.screenshot_dir
+                                       : default_data_dir() + "/screenshots";
+    auto window = open_player_window(window_config);
+    if (!window) return fail(window.error());
+    log_info("window: {}", window.value()->describe());
+
+    install_stop_signal_handlers();
+    netplay::SteadyClock clock;
+    const auto choice = lobby::run_room_browser(*window.value(), lobby_url, clock, args.spectate);
+    if (!choice) return 0;  // the player left the browser
+    args.address = choice->server_address;
+    if (!choice->password.empty()) args.password = choice->password;
+    return play_netplay(args, nullptr, std::move(window).value());
 }
 
 int cmd_server(const ServerArgs& args) {
@@ -909,6 +963,13 @@ int run_cli(int argc, char** argv) {
     join->add_option("address", join_args.address, "the server's HOST:PORT")->required();
     join_args.add_to(*join, true);
 
+    JoinArgs browse_args;
+    std::string browse_lobby = "http://127.0.0.1:8470";  // as `lobby list`
+    CLI::App* browse = app.add_subcommand(
+        "browse", "pick a room of a lobby in the player's window, then play in it");
+    browse->add_option("--lobby", browse_lobby, "the lobby's URL")->capture_default_str();
+    browse_args.add_to(*browse, true);
+
     JoinArgs host_join_args;
     ServerArgs host_server_args;
     CLI::App* host =
@@ -971,7 +1032,7 @@ int run_cli(int argc, char** argv) {
     if (synctest->parsed()) return cmd_synctest(synctest_args, argc, argv);
     if (replay_play->parsed()) return cmd_replay_play(replay_args);
     if (server->parsed()) return cmd_server(server_args);
-    for (const JoinArgs* args : {&join_args, &host_join_args}) {
+    for (const JoinArgs* args : {&join_args, &host_join_args, &browse_args}) {
         if (args->screenshot_frame >= 0 && args->screenshot.empty() &&
             args->window_screenshot.empty()) {
             return fail(make_error(ErrorCode::kUsage,
@@ -979,6 +1040,7 @@ int run_cli(int argc, char** argv) {
         }
     }
     if (join->parsed()) return play_netplay(join_args, nullptr);
+    if (browse->parsed()) return cmd_browse(browse_args, browse_lobby);
     if (host->parsed()) {
         if (host_join_args.slot == 0) host_join_args.slot = 1;
         host_join_args.password = host_server_args.password;

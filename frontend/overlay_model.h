@@ -152,6 +152,15 @@ class OverlayModel {
     bool visible() const { return m_visible; }
     void set_visible(bool visible) { m_visible = visible; }
 
+    // A full-window list of text lines (the room browser) drawn instead of the panel,
+    // with line `highlight` (-1: none) on a bar; nullopt when there is no menu.
+    struct Menu {
+        std::vector<OverlayLine> lines;
+        int highlight = -1;
+    };
+    void set_menu(std::optional<Menu> menu) { m_menu = std::move(menu); }
+    const std::optional<Menu>& menu() const { return m_menu; }
+
   private:
     SessionStatus m_status;
     bool m_has_session = false;
@@ -160,6 +169,7 @@ class OverlayModel {
     MessageQueue m_messages;
     std::optional<Progress> m_progress;
     bool m_visible = true;
+    std::optional<Menu> m_menu;
 };
 
 }  // namespace framelock::frontend

@@ -11,10 +11,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "frontend/io.h"
 #include "frontend/overlay_model.h"
 #include "frontend/player_settings.h"
+#include "frontend/room_browser_model.h"
 #include "netplay/clock.h"
 #include "netplay/result.h"
 
@@ -34,6 +36,12 @@ struct PlayerWindowConfig {
     bool audio = true;            // open a sound device ...
     bool audio_required = false;  // ... and fail without one (else: warn, play silent)
     std::string screenshot_dir;   // where the screenshot hotkey writes; created on demand
+};
+
+// A key for a menu (the room browser) rather than for the game.
+struct MenuEvent {
+    BrowserKey key = BrowserKey::kUp;
+    std::string text;  // BrowserKey::kText: what was typed (UTF-8)
 };
 
 // How the sound went, for the console and the benchmarks.
@@ -90,6 +98,18 @@ class PlayerWindow {
     virtual void set_sample_rate(double rate) = 0;
 
     virtual OverlayModel& overlay() = 0;
+
+    // Menu mode: pump_events() turns the arrows, Enter, Esc, Backspace, R and the pads'
+    // D-pad, A, B and Y into MenuEvents (Esc then leaves the menu instead of quitting), and
+    // typed text too while `text_input` is on. Off again before a game runs in the window.
+    // Windows without menus (none yet besides SDL's) never produce events.
+    virtual void set_menu_mode(bool on, bool text_input) {
+        (void)on;
+        (void)text_input;
+    }
+    virtual std::vector<MenuEvent> take_menu_events() { return {}; }
+    // A new window title (the room browser's window becomes the game's).
+    virtual void set_title(const std::string& title) { (void)title; }
     virtual std::optional<AudioReport> audio_report() const = 0;
     // "x11, renderer opengl, window 960x672" for the log.
     virtual std::string describe() const = 0;

@@ -18,6 +18,8 @@ constexpr SDL_Color kRttColor{90, 200, 255, 255};
 constexpr SDL_Color kDelayColor{250, 210, 80, 255};
 constexpr SDL_Color kBarBack{40, 40, 48, 230};
 constexpr SDL_Color kBarFill{90, 200, 255, 255};
+constexpr SDL_Color kMenuBack{16, 18, 28, 255};
+constexpr SDL_Color kMenuHighlight{40, 60, 90, 255};
 
 SDL_Color tone_color(Tone tone) {
     switch (tone) {
@@ -163,8 +165,31 @@ void SdlOverlay::draw_progress(const Progress& progress, const OverlayLayout& la
     }
 }
 
+void SdlOverlay::draw_menu(const OverlayModel::Menu& menu, int win_w, int win_h) {
+    constexpr int kMargin = 16;
+    fill({0, 0, win_w, win_h}, kMenuBack);
+    int y = kMargin;
+    for (std::size_t i = 0; i < menu.lines.size(); ++i, y += m_line_h) {
+        if (static_cast<int>(i) == menu.highlight)
+            fill({kMargin / 2, y, win_w - kMargin, m_line_h}, kMenuHighlight);
+        draw_text(menu.lines[i].text, menu.lines[i].tone, kMargin, y);
+    }
+}
+
 void SdlOverlay::draw(const OverlayModel& model, netplay::Micros now, int win_w, int win_h) {
     SDL_SetRenderDrawBlendMode(m_renderer, SDL_BLENDMODE_BLEND);
+    if (model.menu()) {
+        // A menu covers the window: nothing else is running under it yet.
+        draw_menu(*model.menu(), win_w, win_h);
+        const auto messages = model.messages().visible(now);
+        const OverlayLayout layout =
+            layout_overlay(win_w, win_h, m_line_h, m_char_w, {}, messages.size());
+        for (std::size_t i = 0; i < messages.size(); ++i)
+            draw_text(messages[i].text, messages[i].tone, layout.messages[i].x,
+                      layout.messages[i].y);
+        SDL_SetRenderDrawBlendMode(m_renderer, SDL_BLENDMODE_NONE);
+        return;
+    }
     const bool panel = model.visible() && model.has_session();
     const std::vector<OverlayLine> lines =
         panel ? overlay_lines(model.status()) : std::vector<OverlayLine>{};

@@ -42,6 +42,7 @@ class SdlOverlay {
     void fill(const Rect& r, SDL_Color color);
     void draw_panel(const OverlayModel& model, const OverlayLayout& layout,
                     const std::vector<OverlayLine>& lines);
+    void draw_menu(const OverlayModel::Menu& menu, int win_w, int win_h);
     void draw_progress(const Progress& progress, const OverlayLayout& layout, netplay::Micros now);
 
     SDL_Renderer* m_renderer;

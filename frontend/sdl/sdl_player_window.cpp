@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <utility>
 
 #include "frontend/log.h"
 
@@ -139,6 +140,7 @@ void SdlPlayerWindow::pump_events() {
             m_quit = true;
             continue;
         }
+        if (m_menu_mode && menu_event_for(event, m_text_input, m_menu_events)) continue;
         if (event.type == SDL_KEYDOWN && !event.key.repeat) {
             const auto action = hotkey_for(m_config.settings.hotkeys,
                                            static_cast<KeyCode>(event.key.keysym.scancode));
@@ -163,6 +165,81 @@ void SdlPlayerWindow::pump_events() {
     }
     for (auto& notice : m_input->take_notices())
         m_overlay.messages().post(std::move(notice), Tone::kNormal, m_last_now, kNoticeUs);
+}
+
+void SdlPlayerWindow::set_menu_mode(bool on, bool text_input) {
+    m_menu_mode = on;
+    text_input = on && text_input;
+    if (text_input != m_text_input) {
+        // Text input only while a prompt is open: it may bring up an input method, and
+        // outside a prompt every key is a command.
+        if (text_input)
+            SDL_StartTextInput();
+        else
+            SDL_StopTextInput();
+        m_text_input = text_input;
+    }
+    if (!on) m_menu_events.clear();
+}
+
+std::vector<MenuEvent> SdlPlayerWindow::take_menu_events() {
+    return std::exchange(m_menu_events, {});
+}
+
+bool menu_event_for(const SDL_Event& event, bool text_input, std::vector<MenuEvent>& out) {
+    const auto push = [&](BrowserKey key, std::string text = {}) {
+        out.push_back({key, std::move(text)});
+        return true;
+    };
+    switch (event.type) {
+        case SDL_KEYDOWN:
+            // Held arrows and Backspace repeat, as in any list or text field; Enter and Esc
+            // act once per press.
+            switch (event.key.keysym.scancode) {
+                case SDL_SCANCODE_UP:
+                    return push(BrowserKey::kUp);
+                case SDL_SCANCODE_DOWN:
+                    return push(BrowserKey::kDown);
+                case SDL_SCANCODE_BACKSPACE:
+                    return push(BrowserKey::kBackspace);
+                case SDL_SCANCODE_RETURN:
+                case SDL_SCANCODE_KP_ENTER:
+                    return event.key.repeat ? true : push(BrowserKey::kAccept);
+                case SDL_SCANCODE_ESCAPE:
+                    return event.key.repeat ? true : push(BrowserKey::kBack);
+                case SDL_SCANCODE_R:
+                    // While typing, R is a letter and arrives as SDL_TEXTINPUT.
+                    if (text_input || event.key.repeat) return true;
+                    return push(BrowserKey::kRefresh);
+                default:
+                    // Other keys: letters while typing, else the hotkeys (fullscreen,
+                    // screenshot) still work over the menu.
+                    return text_input;
+            }
+        case SDL_KEYUP:
+            return text_input;
+        case SDL_TEXTINPUT:
+            if (!text_input) return true;
+            return push(BrowserKey::kText, event.text.text);
+        case SDL_CONTROLLERBUTTONDOWN:
+            switch (event.cbutton.button) {
+                case SDL_CONTROLLER_BUTTON_DPAD_UP:
+                    return push(BrowserKey::kUp);
+                case SDL_CONTROLLER_BUTTON_DPAD_DOWN:
+                    return push(BrowserKey::kDown);
+                case SDL_CONTROLLER_BUTTON_A:
+                    return push(BrowserKey::kAccept);
+                case SDL_CONTROLLER_BUTTON_B:
+                    return push(BrowserKey::kBack);
+                case SDL_CONTROLLER_BUTTON_Y:
+                    return push(BrowserKey::kRefresh);
+                default:
+                    return true;
+            }
+        default:
+            // Device and window events go on to their usual handlers.
+            return false;
+    }
 }
 
 void SdlPlayerWindow::hotkey_screenshot(netplay::Micros now) {

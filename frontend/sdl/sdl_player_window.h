@@ -32,6 +32,11 @@ class SdlSubsystems {
     std::string m_error;
 };
 
+// Menu mode's keys: appends to `out` the menu key `event` is (keyboard or controller,
+// typed text while `text_input`), and returns true when the event is the menu's (then it
+// goes nowhere else: not to the pads, not to the hotkeys).
+bool menu_event_for(const SDL_Event& event, bool text_input, std::vector<MenuEvent>& out);
+
 class SdlPlayerWindow final : public PlayerWindow {
   public:
     static Result<std::unique_ptr<SdlPlayerWindow>> open(const PlayerWindowConfig& config);
@@ -53,6 +58,11 @@ class SdlPlayerWindow final : public PlayerWindow {
         if (m_audio) m_audio->set_core_rate(rate);
     }
     OverlayModel& overlay() override { return m_overlay; }
+    void set_menu_mode(bool on, bool text_input) override;
+    std::vector<MenuEvent> take_menu_events() override;
+    void set_title(const std::string& title) override {
+        SDL_SetWindowTitle(m_video->window(), title.c_str());
+    }
     std::optional<AudioReport> audio_report() const override;
     std::string describe() const override;
 
@@ -77,6 +87,8 @@ class SdlPlayerWindow final : public PlayerWindow {
     Status m_capture_status;
     int m_screenshots = 0;
     netplay::Micros m_last_now = 0;
+    bool m_menu_mode = false, m_text_input = false;
+    std::vector<MenuEvent> m_menu_events;
 };
 
 }  // namespace framelock::frontend

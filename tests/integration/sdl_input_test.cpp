@@ -5,6 +5,7 @@
 
 #include <SDL.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -160,4 +161,72 @@ TEST_CASE("SDL input: a mapping file that cannot be read is a config error", "[s
     REQUIRE_FALSE(made.ok());
     CHECK(made.error().code == framelock::ErrorCode::kConfig);
     CHECK_THAT(made.error().message, Catch::Contains("/nonexistent/gamecontrollerdb.txt"));
+}
+
+namespace {
+
+SDL_Event key_down(SDL_Scancode code, bool repeat = false) {
+    SDL_Event e{};
+    e.type = SDL_KEYDOWN;
+    e.key.keysym.scancode = code;
+    e.key.repeat = repeat ? 1 : 0;
+    return e;
+}
+
+SDL_Event pad_down(SDL_GameControllerButton button) {
+    SDL_Event e{};
+    e.type = SDL_CONTROLLERBUTTONDOWN;
+    e.cbutton.button = static_cast<Uint8>(button);
+    return e;
+}
+
+}  // namespace
+
+TEST_CASE("SDL menu keys: arrows, Enter, Esc, R and the pad's D-pad, A, B, Y", "[sdl][browser]") {
+    std::vector<MenuEvent> out;
+    const auto keys = [&] {
+        std::vector<BrowserKey> k;
+        for (const auto& e : out) k.push_back(e.key);
+        out.clear();
+        return k;
+    };
+    for (const auto& e :
+         {key_down(SDL_SCANCODE_DOWN), key_down(SDL_SCANCODE_DOWN, true), key_down(SDL_SCANCODE_UP),
+          key_down(SDL_SCANCODE_RETURN), key_down(SDL_SCANCODE_RETURN, true),
+          key_down(SDL_SCANCODE_R), key_down(SDL_SCANCODE_ESCAPE)})
+        CHECK(menu_event_for(e, false, out));
+    // A held arrow repeats; a held Enter joins once.
+    CHECK(keys() == std::vector{BrowserKey::kDown, BrowserKey::kDown, BrowserKey::kUp,
+                                BrowserKey::kAccept, BrowserKey::kRefresh, BrowserKey::kBack});
+    for (const auto b : {SDL_CONTROLLER_BUTTON_DPAD_DOWN, SDL_CONTROLLER_BUTTON_DPAD_UP,
+                         SDL_CONTROLLER_BUTTON_A, SDL_CONTROLLER_BUTTON_Y, SDL_CONTROLLER_BUTTON_B})
+        CHECK(menu_event_for(pad_down(b), false, out));
+    CHECK(keys() == std::vector{BrowserKey::kDown, BrowserKey::kUp, BrowserKey::kAccept,
+                                BrowserKey::kRefresh, BrowserKey::kBack});
+    // Other keys stay hotkeys (F12 still saves a screenshot over the menu); device events
+    // still reach the input source.
+    CHECK_FALSE(menu_event_for(key_down(SDL_SCANCODE_F12), false, out));
+    SDL_Event added{};
+    added.type = SDL_CONTROLLERDEVICEADDED;
+    CHECK_FALSE(menu_event_for(added, false, out));
+    CHECK(out.empty());
+}
+
+TEST_CASE("SDL menu keys: at a prompt, letters are text and R is one of them", "[sdl][browser]") {
+    std::vector<MenuEvent> out;
+    SDL_Event text{};
+    text.type = SDL_TEXTINPUT;
+    std::snprintf(text.text.text, sizeof text.text.text, "%s", "r\xc3\xa9");
+    CHECK(menu_event_for(key_down(SDL_SCANCODE_R), true, out));
+    CHECK(menu_event_for(text, true, out));
+    CHECK(menu_event_for(key_down(SDL_SCANCODE_BACKSPACE), true, out));
+    CHECK(menu_event_for(key_down(SDL_SCANCODE_F12), true, out));  // a key, not a hotkey
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].key == BrowserKey::kText);
+    CHECK(out[0].text == "r\xc3\xa9");
+    CHECK(out[1].key == BrowserKey::kBackspace);
+    // Outside a prompt, stray text events are dropped.
+    out.clear();
+    CHECK(menu_event_for(text, false, out));
+    CHECK(out.empty());
 }

@@ -1,0 +1,201 @@
+#include "frontend/lobby/room_browser.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "frontend/log.h"
+#include "frontend/room_browser_model.h"
+#include "frontend/stop_signal.h"
+
+namespace framelock::lobby {
+namespace {
+
+using frontend::BrowserAction;
+using frontend::RoomBrowserModel;
+using frontend::Tone;
+
+// Often enough that a room opened elsewhere shows up while the player looks, seldom
+// enough not to count against the lobby's per-IP rate limit.
+constexpr netplay::Micros kRefreshUs = 2'500'000;
+// A join runs on the window's thread (the player waits for it anyway): short limits keep a
+// lost lobby from freezing the window for long.
+constexpr int kTimeoutS = 2;
+
+std::unique_ptr<httplib::Client> make_client(const std::string& url) {
+    auto client = std::make_unique<httplib::Client>(url);
+    client->set_connection_timeout(kTimeoutS, 0);
+    client->set_read_timeout(kTimeoutS, 0);
+    client->set_write_timeout(kTimeoutS, 0);
+    return client;
+}
+
+std::string error_of(const std::string& body) {
+    const auto json = nlohmann::json::parse(body, nullptr, false);
+    if (json.is_object() && json.contains("error") && json["error"].is_string())
+        return json["error"].get<std::string>();
+    return body.substr(0, 120);
+}
+
+struct Fetched {
+    int status = 0;     // 0: no answer
+    std::string body;   // the answer
+    std::string error;  // why there was none
+};
+
+class Browser {
+  public:
+    Browser(frontend::PlayerWindow& window, const std::string& url, const netplay::Clock& clock,
+            bool spectating)
+        : m_window(window),
+          m_url(url),
+          m_clock(clock),
+          m_spectating(spectating),
+          m_client(make_client(url)) {}
+
+    std::optional<BrowseChoice> run() {
+        m_model.set_status("asking the lobby ...", Tone::kDim);
+        refresh();
+        while (!m_window.quit_requested() && !frontend::stop_requested()) {
+            m_window.set_menu_mode(true, m_model.prompting());
+            m_window.pump_events();
+            for (const auto& event : m_window.take_menu_events()) {
+                const BrowserAction action = m_model.handle(event.key, event.text);
+                switch (action.kind) {
+                    case BrowserAction::Kind::kNone:
+                        break;
+                    case BrowserAction::Kind::kQuit:
+                        return std::nullopt;
+                    case BrowserAction::Kind::kRefresh:
+                        refresh();
+                        break;
+                    case BrowserAction::Kind::kJoin:
+                        if (auto choice = join(action)) return choice;
+                        break;
+                }
+            }
+            if (m_clock.now_us() >= m_next_refresh) refresh();
+            collect();
+            m_window.overlay().set_menu(
+                frontend::OverlayModel::Menu{m_model.lines(m_url), m_model.selected_line()});
+            m_window.show(m_clock.now_us());
+            // A list needs no 60 Hz loop of its own; this keeps key response under a frame
+            // on any display without spinning when vsync is off.
+            std::this_thread::sleep_for(std::chrono::milliseconds(15));
+        }
+        return std::nullopt;
+    }
+
+    ~Browser() {
+        m_window.overlay().set_menu(std::nullopt);
+        m_window.set_menu_mode(false, false);
+    }
+
+  private:
+    // Starts fetching the list in the background (unless a fetch is under way already): a
+    // slow or lost lobby must not freeze the window, its keys, or the quit button.
+    void refresh() {
+        m_next_refresh = m_clock.now_us() + kRefreshUs;
+        if (m_fetch.valid()) return;
+        m_fetch = std::async(std::launch::async, [url = m_url] {
+            // A client of its own: httplib's clients are not shared between threads.
+            auto res = make_client(url)->Get("/api/rooms");
+            Fetched fetched;
+            if (!res) {
+                fetched.error = httplib::to_string(res.error());
+            } else {
+                fetched.status = res->status;
+                fetched.body = res->body;
+            }
+            return fetched;
+        });
+    }
+
+    // Takes in a finished fetch, if there is one.
+    void collect() {
+        if (!m_fetch.valid() ||
+            m_fetch.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+            return;
+        const Fetched res = m_fetch.get();
+        if (res.status == 0) {
+            m_model.set_status(fmt::format("cannot reach the lobby: {}", res.error), Tone::kError);
+            return;
+        }
+        auto rooms = res.status == 200 ? frontend::parse_rooms_json(res.body) : std::nullopt;
+        if (!rooms) {
+            m_model.set_status(
+                fmt::format("the lobby answered {}: {}", res.status, error_of(res.body)),
+                Tone::kError);
+            return;
+        }
+        // The list in the log whenever it changes: scripts and tests see what is shown.
+        std::string codes;
+        for (const auto& room : *rooms) codes += " " + room.code;
+        if (codes != m_logged_codes) {
+            frontend::log_info("rooms:{}", codes.empty() ? " none" : codes);
+            m_logged_codes = codes;
+        }
+        m_model.set_status(fmt::format("{} room{}, refreshed every {} s", rooms->size(),
+                                       rooms->size() == 1 ? "" : "s", kRefreshUs / 1'000'000.0),
+                           Tone::kDim);
+        m_model.set_rooms(std::move(*rooms));
+    }
+
+    std::optional<BrowseChoice> join(const BrowserAction& action) {
+        const nlohmann::json body{{"password", action.password}};
+        auto res = m_client->Post(fmt::format("/api/rooms/{}/join", action.code), body.dump(),
+                                  "application/json");
+        if (!res) {
+            m_model.set_status(
+                fmt::format("cannot reach the lobby: {}", httplib::to_string(res.error())),
+                Tone::kError);
+            return std::nullopt;
+        }
+        const auto json = nlohmann::json::parse(res->body, nullptr, false);
+        if (res->status != 200 || !json.is_object() || !json.contains("server_address") ||
+            !json["server_address"].is_string()) {
+            frontend::log_warn("join {}: the lobby answered {}: {}", action.code, res->status,
+                               error_of(res->body));
+            m_model.set_status(fmt::format("cannot join {}: {}", action.code, error_of(res->body)),
+                               Tone::kError);
+            // The room may have filled or closed meanwhile: show the list as it is now.
+            refresh();
+            return std::nullopt;
+        }
+        if (json.value("full", false) && !m_spectating) {
+            // Every player slot is taken: the session's server would refuse a player.
+            m_model.set_status(fmt::format("{} is full", action.code), Tone::kWarning);
+            refresh();
+            return std::nullopt;
+        }
+        BrowseChoice choice{action.code, json["server_address"].get<std::string>(),
+                            action.password};
+        frontend::log_info("joining {} at {}", choice.code, choice.server_address);
+        return choice;
+    }
+
+    frontend::PlayerWindow& m_window;
+    std::string m_url;
+    const netplay::Clock& m_clock;
+    bool m_spectating;
+    std::unique_ptr<httplib::Client> m_client;  // joins, on this thread
+    std::future<Fetched> m_fetch;               // the list, on its own
+    RoomBrowserModel m_model;
+    netplay::Micros m_next_refresh = 0;
+    std::string m_logged_codes = "?";
+};
+
+}  // namespace
+
+std::optional<BrowseChoice> run_room_browser(frontend::PlayerWindow& window,
+                                             const std::string& lobby_url,
+                                             const netplay::Clock& clock, bool spectating) {
+    Browser browser(window, lobby_url, clock, spectating);
+    return browser.run();
+}
+
+}  // namespace framelock::lobby
