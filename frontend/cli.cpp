@@ -766,7 +766,10 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
         keeper = std::make_unique<lobby::RoomKeeper>(server_args->lobby_url, room.value());
     }
     auto client = ClientRunner::create(*emulator.value(), *local, clock, args.to_config(address));
-    if (!client) return fail(client.error());
+    if (!client) {
+        if (keeper) keeper->close();  // a room nobody can play in should not stay listed
+        return fail(client.error());
+    }
 
     std::unique_ptr<NetplayView> view;
     if (window) {
