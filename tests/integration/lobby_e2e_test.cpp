@@ -28,12 +28,15 @@ constexpr int kRoomTtlS = 3;
 struct LobbyProcess {
     int port = 0;
     std::string url;
+    ChildProcess* process = nullptr;
 
-    LobbyProcess(Session& session, const std::string& name) {
+    // `listen`: HOST:PORT, port 0 for any free one.
+    LobbyProcess(Session& session, const std::string& name,
+                 const std::string& listen = "127.0.0.1:0") {
         const std::string db = session.dir().file(name + ".db");
         ChildProcess& lobby =
             session.start(name,
-                          {FRAMELOCK_EXE, "lobby", "serve", "--listen", "127.0.0.1:0", "--db",
+                          {FRAMELOCK_EXE, "lobby", "serve", "--listen", listen, "--db",
                            "sqlite:" + db, "--room-ttl", std::to_string(kRoomTtlS), "--quiet"},
                           true);
         const Deadline deadline = after(20s);
@@ -48,6 +51,7 @@ struct LobbyProcess {
             std::this_thread::sleep_for(10ms);
         }
         url = "http://127.0.0.1:" + std::to_string(port);
+        process = &lobby;
     }
 
     // GET PATH: the JSON body and the status (0: no answer).
@@ -244,4 +248,42 @@ TEST_CASE("lobby: the room of a killed host expires, and joining errors name the
         "[figure] lobby expiry: a SIGKILLed host's room gone %.0f ms after the kill "
         "(TTL %d s, heartbeat every %d ms)\n",
         expired_ms, kRoomTtlS, kRoomTtlS * 1000 / 3);
+}
+
+TEST_CASE("lobby: relays warn while the lobby is down and register again after its restart",
+          "[integration][lobby]") {
+    Session session("lobby-restart");
+    const LobbyProcess first(session, "lobby");
+    const int relay_port = start_relay(session, "relay", first, 60s);
+    wait_for_servers(first, 1);
+
+    // Down for several heartbeats: one warning, not one per beat.
+    first.process->send_signal(SIGTERM);
+    REQUIRE(first.process->wait_until(after(10s)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+
+    // A new lobby on the same port with an empty store: the relay's heartbeat gets a 404
+    // and registers again, at the address it had.
+    const auto restarted_at = SteadyTime::now();
+    const LobbyProcess second(session, "lobby2", "127.0.0.1:" + std::to_string(first.port));
+    REQUIRE(second.port == first.port);
+    wait_for_servers(second, 1);
+    const double back_ms =
+        std::chrono::duration<double, std::milli>(SteadyTime::now() - restarted_at).count();
+    const auto [status, body] = second.get("/api/servers");
+    REQUIRE(status == 200);
+    CHECK(body["servers"][0]["address"] == "127.0.0.1:" + std::to_string(relay_port));
+    const std::string log = session.log_of("relay");
+    INFO(log);
+    CHECK_THAT(log, Catch::Contains("expired there; registering again"));
+    CHECK_THAT(log, Catch::Contains("reachable again"));
+    std::size_t warnings = 0;
+    for (std::size_t at = log.find("[warn] lobby:"); at != std::string::npos;
+         at = log.find("[warn] lobby:", at + 1))
+        ++warnings;
+    CHECK(warnings == 1);
+    std::printf(
+        "[figure] lobby restart: relay registered again %.0f ms after the new lobby "
+        "started; %zu warning line(s) for 3.5 s of downtime\n",
+        back_ms, warnings);
 }
