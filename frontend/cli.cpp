@@ -755,15 +755,15 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args) {
             server ? (server_args->public_host.empty() ? "127.0.0.1" : server_args->public_host) +
                          ":" + std::to_string(server->ports().front())
                    : "";
-        auto room = lobby::create_room(server_args->lobby_url,
-                                       room_body(args, *server_args, *emulator.value(), announced));
+        const nlohmann::json body = room_body(args, *server_args, *emulator.value(), announced);
+        auto room = lobby::create_room(server_args->lobby_url, body);
         if (!room) return fail(room.error());
         if (!server) address = room.value().server_address;
         fmt::print("room code {}\n", room.value().code);
         std::fflush(stdout);
         log_info("lobby: room {} at {}, playing on {}", room.value().code, server_args->lobby_url,
                  room.value().server_address);
-        keeper = std::make_unique<lobby::RoomKeeper>(server_args->lobby_url, room.value());
+        keeper = std::make_unique<lobby::RoomKeeper>(server_args->lobby_url, room.value(), body);
     }
     auto client = ClientRunner::create(*emulator.value(), *local, clock, args.to_config(address));
     if (!client) {

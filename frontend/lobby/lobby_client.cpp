@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <cstdio>
 
 #include "frontend/log.h"
 
@@ -119,8 +120,12 @@ Result<std::string> join_room(const std::string& url, const std::string& code,
 
 // ---------------------------------------------------------------------------------------
 
-RoomKeeper::RoomKeeper(std::string url, CreatedRoom room)
-    : m_url(std::move(url)), m_room(std::move(room)), m_thread([this] { run(); }) {}
+RoomKeeper::RoomKeeper(std::string url, CreatedRoom room, json body)
+    : m_url(std::move(url)), m_room(std::move(room)), m_body(std::move(body)) {
+    // Again on the server the players are on, not on whichever relay is free now.
+    m_body["server_address"] = m_room.server_address;
+    m_thread = std::thread([this] { run(); });
+}
 
 RoomKeeper::~RoomKeeper() {
     {
@@ -169,6 +174,20 @@ void RoomKeeper::run() {
         if (!res) {
             warnings.warn(fmt::format("cannot reach {} to heartbeat room {}: {}", m_url,
                                       m_room.code, httplib::to_string(res.error())));
+        } else if (res->status == 404) {
+            m_body["players"] = players;
+            auto again = create_room(m_url, m_body);
+            if (!again) {
+                warnings.warn(fmt::format("room {} expired and could not be listed again: {}",
+                                          m_room.code, again.error().message));
+            } else {
+                frontend::log_warn("lobby: room {} had expired there; listed again as {}",
+                                   m_room.code, again.value().code);
+                m_room = again.value();
+                fmt::print("room code {}\n", m_room.code);
+                std::fflush(stdout);
+                warnings.ok();
+            }
         } else if (res->status != 200) {
             warnings.warn(fmt::format("heartbeat of room {}: {}", m_room.code, error_of(res)));
         } else {

@@ -42,7 +42,10 @@ Result<std::string> join_room(const std::string& url, const std::string& code,
 
 class RoomKeeper {
   public:
-    RoomKeeper(std::string url, CreatedRoom room);
+    // `body`: what the room was created with. A heartbeat answered 404 (the lobby restarted
+    // or the room expired while the lobby was out of reach) creates it again from `body`, on
+    // the same server; the new code is printed as the first one was.
+    RoomKeeper(std::string url, CreatedRoom room, nlohmann::json body);
     // Stops heartbeating without deleting: a killed or failed host's room just expires.
     ~RoomKeeper();
     RoomKeeper(const RoomKeeper&) = delete;
@@ -57,7 +60,8 @@ class RoomKeeper {
     void run();
 
     std::string m_url;
-    CreatedRoom m_room;
+    CreatedRoom m_room;  // the thread's own until it ends; close() reads it after the join
+    nlohmann::json m_body;
     std::atomic<int> m_players{0};
     std::mutex m_mutex;
     std::condition_variable m_wake;

@@ -250,12 +250,18 @@ TEST_CASE("lobby: the room of a killed host expires, and joining errors name the
         expired_ms, kRoomTtlS, kRoomTtlS * 1000 / 3);
 }
 
-TEST_CASE("lobby: relays warn while the lobby is down and register again after its restart",
+TEST_CASE("lobby: relays and rooms warn while the lobby is down and come back after its restart",
           "[integration][lobby]") {
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
     Session session("lobby-restart");
     const LobbyProcess first(session, "lobby");
     const int relay_port = start_relay(session, "relay", first, 60s);
     wait_for_servers(first, 1);
+    ChildProcess& host = session.start(
+        "host", player_args(session, "host", core, 95, 0,
+                            {"host", "--lobby", first.url, "--public", "--players", "2"}));
+    const std::string code = wait_for_code(session, "host", host);
 
     // Down for several heartbeats: one warning, not one per beat.
     first.process->send_signal(SIGTERM);
@@ -282,8 +288,23 @@ TEST_CASE("lobby: relays warn while the lobby is down and register again after i
          at = log.find("[warn] lobby:", at + 1))
         ++warnings;
     CHECK(warnings == 1);
+
+    // The host's room had gone with the old store: listed again under a new code, on the
+    // same relay its player is on.
+    session.wait_for_log("host", "listed again as ", host, after(10s));
+    const std::string host_log = read_text(session.dir().file("host.log"));
+    const auto last = host_log.rfind("room code ") + 10;
+    const std::string new_code = host_log.substr(last, host_log.find('\n', last) - last);
+    CHECK(new_code != code);
+    const double relisted_ms =
+        std::chrono::duration<double, std::milli>(SteadyTime::now() - restarted_at).count();
+    const auto [room_status, room] = second.get("/api/rooms/" + new_code);
+    REQUIRE(room_status == 200);
+    CHECK(room["server_address"] == "127.0.0.1:" + std::to_string(relay_port));
+    CHECK(room["players"] == 1);
     std::printf(
-        "[figure] lobby restart: relay registered again %.0f ms after the new lobby "
-        "started; %zu warning line(s) for 3.5 s of downtime\n",
-        back_ms, warnings);
+        "[figure] lobby restart: relay registered again %.0f ms and the room listed "
+        "again (%s -> %s) %.0f ms after the new lobby started; %zu relay warning "
+        "line(s) for 3.5 s of downtime\n",
+        back_ms, code.c_str(), new_code.c_str(), relisted_ms, warnings);
 }
