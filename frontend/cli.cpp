@@ -852,7 +852,7 @@ int cmd_server(const ServerArgs& args) {
     feed.announcer = announcer.get();
     feed.server = server.value().get();
     run_realtime(server.value().get(), nullptr, clock, 0, announcer ? &feed : nullptr);
-    announcer.reset();
+    if (announcer) announcer->close();
     const auto sessions = server.value()->summary();
     print_server_summary(stdout, sessions);
     std::fflush(stdout);

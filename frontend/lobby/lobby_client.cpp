@@ -224,6 +224,22 @@ ServerAnnouncer::~ServerAnnouncer() {
     if (m_thread.joinable()) m_thread.join();
 }
 
+void ServerAnnouncer::close() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    if (m_thread.joinable()) m_thread.join();
+    auto client = client_for(m_url, 1);
+    for (const Entry& e : m_entries) {
+        if (e.id.empty()) continue;
+        auto res = client->Post("/api/servers/" + e.id + "/heartbeat", bearer(e.token),
+                                json{{"load", 1}}.dump(), "application/json");
+        if (!res) break;  // down: the entries expire there by themselves
+    }
+}
+
 void ServerAnnouncer::set_load(std::size_t index, int load) {
     if (index >= m_entries.size() || m_loads[index].exchange(load) == load) return;
     {

@@ -79,6 +79,10 @@ class ServerAnnouncer {
 
     // Session `index` is busy (1) or free (0); a change is sent at once.
     void set_load(std::size_t index, int load);
+    // The server is going: stops the thread and marks every entry full, so that until the
+    // lobby expires them no room is sent to a session that is no longer there (the API has
+    // no way to remove a server). Short, bounded requests.
+    void close();
 
   private:
     struct Entry {
