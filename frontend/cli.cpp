@@ -639,7 +639,12 @@ std::string lobby_text(std::string text, std::size_t max, const char* keep = "")
             (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
         if (*keep ? !alnum && !std::strchr(keep, c) : static_cast<unsigned char>(c) < 0x20) c = '-';
     }
-    return text.substr(0, max);
+    if (text.size() <= max) return text;
+    // Cut before a multi-byte character rather than through it: the lobby refuses text that
+    // is not well-formed UTF-8.
+    std::size_t end = max;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    return text.substr(0, end);
 }
 
 // The room `framelock host --lobby` opens: what players filter on and must match.
