@@ -4,8 +4,10 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -19,6 +21,7 @@
 #include "frontend/input_script.h"
 #include "frontend/lobby/lobby_cli.h"
 #include "frontend/lobby/room_browser.h"
+#include "frontend/lobby/lobby_client.h"
 #include "frontend/log.h"
 #include "frontend/netplay_runner.h"
 #include "frontend/netplay_view.h"
@@ -334,6 +337,14 @@ struct ServerArgs {
     std::string on_drop = "continue";
     double reconnect_grace = 60;
     bool no_repair = false;
+    // The lobby (frontend/lobby/lobby_client.h): `server` registers its sessions there,
+    // `host` opens a room there.
+    std::string lobby_url;
+    std::string public_host;  // the host name players reach this machine by
+    std::string region;
+    bool is_public = false;  // host: consent to be listed
+    bool run_server = true;  // host: false when the lobby assigns a relay server
+    std::string game;        // host: the room's game name
 
     // `dedicated`: the standalone server's flags (bind address, several sessions, its own
     // logging flags); `host` shares the rest with the join flags.
@@ -342,7 +353,31 @@ struct ServerArgs {
                                         dedicated ? "UDP port of the first session (0: any free)"
                                                   : "UDP port to listen on (0: any free)")
                              ->check(CLI::Range(0, 65535));
-        if (dedicated) port_opt->required();
+        auto* lobby_opt = app.add_option(
+            "--lobby", lobby_url,
+            dedicated ? "register every session with this lobby (http://HOST:PORT) as a relay "
+                        "server players' rooms can be assigned to"
+                      : "open a room in this lobby (http://HOST:PORT), needs --public; without "
+                        "--port the lobby assigns a relay server and no server runs here");
+        app.add_option("--public-host", public_host,
+                       "the host name or address players reach this machine by (default: "
+                       "127.0.0.1)")
+            ->needs(lobby_opt);
+        app.add_option("--region", region, "the lobby region to list under (a-z, 0-9, - and _)")
+            ->needs(lobby_opt);
+        if (dedicated) {
+            port_opt->required();
+        } else {
+            auto* public_opt =
+                app.add_flag("--public", is_public,
+                             "list the room in the lobby: anyone there can see it and join with "
+                             "its code (and the --password, if any)")
+                    ->needs(lobby_opt);
+            lobby_opt->needs(public_opt);
+            app.add_option("--game", game,
+                           "the room's game name (default: the content's file name)")
+                ->needs(lobby_opt);
+        }
         // --players kept its old meaning (the session starts once that many joined; with
         // no --slots it is also the slot count), so existing command lines behave as before.
         app.add_option("--players", players,
@@ -475,7 +510,8 @@ struct ServerArgs {
 // One player: `framelock join`, and the player half of `framelock host`.
 struct JoinArgs {
     HostArgs host;
-    std::string address;  // HOST:PORT (join only)
+    std::string address;  // HOST:PORT (join only), or the room code with --lobby
+    std::string lobby_url;
     int slot = 0;
     std::string name;
     std::string input_script;
@@ -503,6 +539,9 @@ struct JoinArgs {
                        "player name shown to the others; rejoining after a dropped connection "
                        "takes back the slot of the same name (a name, not a secret)");
         if (joining) {
+            app.add_option("--lobby", lobby_url,
+                           "ask this lobby (http://HOST:PORT) for the room whose code is given "
+                           "instead of an address");
             app.add_flag("--spectate", spectate,
                          "watch instead of playing: no slot, no input, a few frames behind the "
                          "players; may join a running session")
@@ -562,8 +601,82 @@ struct JoinArgs {
     }
 };
 
+// Feeds the lobby's room keeper and server announcer from the real-time loop: it only
+// stores numbers into them (their threads do the HTTP), a few times a second since a
+// server's slot statistics are not free to gather. Wraps the player's window, if any.
+class LobbyFeed : public RealtimeObserver {
+  public:
+    LobbyFeed(RealtimeObserver* inner, const netplay::Clock& clock)
+        : m_inner(inner), m_clock(clock) {}
+
+    lobby::RoomKeeper* keeper = nullptr;
+    const ClientRunner* client = nullptr;
+    lobby::ServerAnnouncer* announcer = nullptr;
+    const ServerRunner* server = nullptr;
+
+    bool before_step() override { return m_inner && m_inner->before_step(); }
+    void after_step() override {
+        if (m_inner) m_inner->after_step();
+        const netplay::Micros now = m_clock.now_us();
+        if (now < m_next) return;
+        m_next = now + 200'000;
+        if (keeper && client) keeper->set_players(std::popcount(client->client().present_slots()));
+        if (announcer && server) {
+            const auto busy = server->sessions_busy();
+            for (std::size_t i = 0; i < busy.size(); ++i) announcer->set_load(i, busy[i] ? 1 : 0);
+        }
+    }
+    netplay::Micros next_wakeup(netplay::Micros now) const override {
+        const netplay::Micros inner = m_inner ? m_inner->next_wakeup(now) : now + 1'000'000;
+        return std::min(inner, m_next);
+    }
+
+  private:
+    RealtimeObserver* m_inner;
+    const netplay::Clock& m_clock;
+    netplay::Micros m_next = 0;
+};
+
+// Text for the lobby's fields: printable, cut to the API's limits.
+std::string lobby_text(std::string text, std::size_t max, const char* keep = "") {
+    for (char& c : text) {
+        const bool alnum =
+            (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (*keep ? !alnum && !std::strchr(keep, c) : static_cast<unsigned char>(c) < 0x20) c = '-';
+    }
+    if (text.size() <= max) return text;
+    // Cut before a multi-byte character rather than through it: the lobby refuses text that
+    // is not well-formed UTF-8.
+    std::size_t end = max;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    return text.substr(0, end);
+}
+
+// The room `framelock host --lobby` opens: what players filter on and must match.
+nlohmann::json room_body(const JoinArgs& args, const ServerArgs& server_args,
+                         const RetroEmulator& emulator, const std::string& server_address) {
+    const netplay::SessionIdentity id = session_identity(emulator);
+    const std::string game = !server_args.game.empty() ? server_args.game
+                             : !args.host.content.empty()
+                                 ? std::filesystem::path(args.host.content).filename().string()
+                                 : id.core_name;
+    nlohmann::json body{
+        {"host_name",
+         lobby_text(args.name.empty() ? JoinArgs::default_player_name() : args.name, 64)},
+        {"game_name", lobby_text(game, 128)},
+        {"content_hash", fmt::format("{:016x}", id.content_hash)},
+        {"core_name", lobby_text(id.core_name, 64, "_.- ")},
+        {"core_version", lobby_text(id.core_version, 32)},
+        {"mode", server_args.mode},
+        {"slots", server_args.slot_count()},
+        {"region", server_args.region}};
+    if (!server_args.password.empty()) body["password"] = server_args.password;
+    if (!server_address.empty()) body["server_address"] = server_address;
+    return body;
+}
+
 // A player's session, with the session's server in this process when `server_args` is given
-// (`framelock host`). Returns the exit code.
+// (`framelock host`, unless the lobby assigns a relay server). Returns the exit code.
 // With `browser_window` (`framelock browse`), the session plays in that window, already
 // open, instead of a new one.
 int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
@@ -623,7 +736,14 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
     install_stop_signal_handlers();
     std::unique_ptr<ServerRunner> server;
     std::string address = args.address;
-    if (server_args) {
+    if (!server_args && !args.lobby_url.empty()) {
+        // `join --lobby URL CODE`: the lobby turns the code into the server's address.
+        auto joined = lobby::join_room(args.lobby_url, args.address, args.password, args.spectate);
+        if (!joined) return fail(joined.error());
+        address = joined.value();
+        log_info("lobby: room {} plays on {}", args.address, address);
+    }
+    if (server_args && server_args->run_server) {
         if (Status valid = server_args->validate(); !valid) return fail(valid.error());
         ServerRunConfig server_config = server_args->to_config();
         if (server_config.server.mode == netplay::SessionMode::kRollback) {
@@ -650,15 +770,43 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
             if (!written) return fail(written.error());
         }
     }
+    std::unique_ptr<lobby::RoomKeeper> keeper;
+    if (server_args && !server_args->lobby_url.empty()) {
+        // Our own server is announced by the name players reach it by; without one the
+        // lobby picks a free relay session and this player joins it like any other.
+        const std::string announced =
+            server ? (server_args->public_host.empty() ? "127.0.0.1" : server_args->public_host) +
+                         ":" + std::to_string(server->ports().front())
+                   : "";
+        const nlohmann::json body = room_body(args, *server_args, *emulator.value(), announced);
+        auto room = lobby::create_room(server_args->lobby_url, body);
+        if (!room) return fail(room.error());
+        if (!server) address = room.value().server_address;
+        fmt::print("room code {}\n", room.value().code);
+        std::fflush(stdout);
+        log_info("lobby: room {} at {}, playing on {}", room.value().code, server_args->lobby_url,
+                 room.value().server_address);
+        keeper = std::make_unique<lobby::RoomKeeper>(server_args->lobby_url, room.value(), body);
+    }
     auto client = ClientRunner::create(*emulator.value(), *local, clock, args.to_config(address));
-    if (!client) return fail(client.error());
+    if (!client) {
+        if (keeper) keeper->close();  // a room nobody can play in should not stay listed
+        return fail(client.error());
+    }
 
     std::unique_ptr<NetplayView> view;
     if (window) {
         view = std::make_unique<NetplayView>(*window, *client.value(), server.get(), clock,
                                              emulator.value()->frames_per_second());
     }
-    run_realtime(server.get(), client.value().get(), clock, 0, view.get());
+    LobbyFeed feed(view.get(), clock);
+    feed.keeper = keeper.get();
+    feed.client = client.value().get();
+    run_realtime(server.get(), client.value().get(), clock, 0,
+                 keeper ? static_cast<RealtimeObserver*>(&feed) : view.get());
+    // Leaving in an orderly way (done, refused, interrupted): the room goes at once rather
+    // than after the lobby's TTL.
+    if (keeper) keeper->close();
     // Refused or cut off: leave the reason on the screen for a moment.
     if (view && !window->quit_requested() && !stop_requested() &&
         !client.value()->summary().completed) {
@@ -750,7 +898,20 @@ int cmd_server(const ServerArgs& args) {
         for (const auto port : server.value()->ports()) ports += std::to_string(port) + "\n";
         if (Status s = write_text_file(args.port_file, ports); !s) return fail(s.error());
     }
-    run_realtime(server.value().get(), nullptr, clock, 0);
+    std::unique_ptr<lobby::ServerAnnouncer> announcer;
+    if (!args.lobby_url.empty()) {
+        std::vector<std::string> addresses;
+        const std::string host = args.public_host.empty() ? "127.0.0.1" : args.public_host;
+        for (const auto port : server.value()->ports())
+            addresses.push_back(host + ":" + std::to_string(port));
+        announcer =
+            std::make_unique<lobby::ServerAnnouncer>(args.lobby_url, addresses, args.region);
+    }
+    LobbyFeed feed(nullptr, clock);
+    feed.announcer = announcer.get();
+    feed.server = server.value().get();
+    run_realtime(server.value().get(), nullptr, clock, 0, announcer ? &feed : nullptr);
+    if (announcer) announcer->close();
     const auto sessions = server.value()->summary();
     print_server_summary(stdout, sessions);
     std::fflush(stdout);
@@ -960,7 +1121,9 @@ int run_cli(int argc, char** argv) {
 
     JoinArgs join_args;
     CLI::App* join = app.add_subcommand("join", "play in a session");
-    join->add_option("address", join_args.address, "the server's HOST:PORT")->required();
+    join->add_option("address", join_args.address,
+                     "the server's HOST:PORT, or with --lobby the room's code")
+        ->required();
     join_args.add_to(*join, true);
 
     JoinArgs browse_args;
@@ -975,7 +1138,7 @@ int run_cli(int argc, char** argv) {
     CLI::App* host =
         app.add_subcommand("host", "run a session's server and play in it as player 1");
     host_server_args.add_to(*host, false);
-    host->get_option("--port")->required();
+    // Without --port a lobby room gets a relay server assigned; otherwise a port is a must.
     host_join_args.add_to(*host, false);
 
     ReplayArgs replay_args;
@@ -1042,6 +1205,12 @@ int run_cli(int argc, char** argv) {
     if (join->parsed()) return play_netplay(join_args, nullptr);
     if (browse->parsed()) return cmd_browse(browse_args, browse_lobby);
     if (host->parsed()) {
+        if (host->get_option("--port")->count() == 0 && host_server_args.lobby_url.empty()) {
+            return fail(make_error(ErrorCode::kUsage,
+                                   "host needs --port (or --lobby URL --public to play on a "
+                                   "relay server the lobby assigns)"));
+        }
+        host_server_args.run_server = host->get_option("--port")->count() > 0;
         if (host_join_args.slot == 0) host_join_args.slot = 1;
         host_join_args.password = host_server_args.password;
         return play_netplay(host_join_args, &host_server_args);

@@ -279,6 +279,16 @@ std::vector<ServerSessionSummary> ServerRunner::summary() const {
     return out;
 }
 
+std::vector<bool> ServerRunner::sessions_busy() const {
+    std::vector<bool> out;
+    for (const auto& session : m_sessions) {
+        bool busy = session->started || session->ended;
+        for (const auto& slot : session->server->slot_stats()) busy = busy || slot.connected;
+        out.push_back(busy);
+    }
+    return out;
+}
+
 void print_server_summary(std::FILE* out, const std::vector<ServerSessionSummary>& sessions) {
     for (const auto& s : sessions) {
         fmt::print(out, "session  port {}: {}, {} frames confirmed\n", s.port,

@@ -83,6 +83,9 @@ class ServerRunner {
     bool wait(netplay::Micros max_wait);
 
     std::vector<ServerSessionSummary> summary() const;
+    // Per session: whether it is taken (a player is connected, or it ended and takes no new
+    // game). What `server --lobby` reports as each session's load.
+    std::vector<bool> sessions_busy() const;
 
     // The events update() logged, for a player's window (the newest 64 are kept).
     std::optional<netplay::ServerEvent> poll_view_event();

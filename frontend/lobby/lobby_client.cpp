@@ -1,0 +1,321 @@
+#include "frontend/lobby/lobby_client.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "frontend/log.h"
+
+namespace framelock::lobby {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// Short timeouts: the background threads must notice a stop request quickly, and a lobby
+// that does not answer within seconds is as good as down for a heartbeat.
+std::unique_ptr<httplib::Client> client_for(const std::string& url, int timeout_s) {
+    auto client = std::make_unique<httplib::Client>(url);
+    client->set_connection_timeout(timeout_s, 0);
+    client->set_read_timeout(timeout_s, 0);
+    client->set_write_timeout(timeout_s, 0);
+    return client;
+}
+
+httplib::Headers bearer(const std::string& token) {
+    return {{"Authorization", "Bearer " + token}};
+}
+
+// The lobby's {"error": "..."} if there is one, else the start of the body.
+std::string error_of(const httplib::Result& res) {
+    const auto body = json::parse(res->body, nullptr, false);
+    if (body.is_object() && body.contains("error") && body["error"].is_string())
+        return body["error"].get<std::string>();
+    return fmt::format("HTTP {} {}", res->status, res->body.substr(0, 200));
+}
+
+Error unreachable(const std::string& url, const httplib::Result& res) {
+    return make_error(ErrorCode::kIo, fmt::format("cannot reach the lobby at {}: {}", url,
+                                                  httplib::to_string(res.error())));
+}
+
+// Warnings about an unreachable or refusing lobby: the first at once, then one a minute at
+// most, so a lobby that is down for an hour does not flood a server's log.
+class WarnLimiter {
+  public:
+    void warn(const std::string& what) {
+        const auto now = Clock::now();
+        ++m_failures;
+        if (m_failures == 1 || now - m_last >= std::chrono::seconds(60)) {
+            frontend::log_warn("lobby: {}{}", what,
+                               m_failures > 1 ? fmt::format(" ({} failures)", m_failures) : "");
+            m_last = now;
+        }
+    }
+    void ok() {
+        if (m_failures > 0) frontend::log_info("lobby: reachable again");
+        m_failures = 0;
+    }
+
+  private:
+    int m_failures = 0;
+    Clock::time_point m_last{};
+};
+
+}  // namespace
+
+Result<CreatedRoom> create_room(const std::string& url, const json& body) {
+    auto client = client_for(url, 5);
+    auto res = client->Post("/api/rooms", body.dump(), "application/json");
+    if (!res) return unreachable(url, res);
+    if (res->status != 201) {
+        return make_error(ErrorCode::kProtocol,
+                          fmt::format("the lobby at {} refused the room: {}", url, error_of(res)));
+    }
+    const auto reply = json::parse(res->body, nullptr, false);
+    if (!reply.is_object() || !reply.contains("room") || !reply.contains("token"))
+        return make_error(ErrorCode::kProtocol, "the lobby at " + url + " answered no room");
+    CreatedRoom room;
+    room.id = reply["room"].value("id", "");
+    room.code = reply["room"].value("code", "");
+    room.server_address = reply["room"].value("server_address", "");
+    room.token = reply.value("token", "");
+    room.heartbeat_ms = std::max<std::int64_t>(reply.value("heartbeat_ms", 10'000), 200);
+    return room;
+}
+
+Result<std::string> join_room(const std::string& url, const std::string& code,
+                              const std::string& password, bool spectate) {
+    auto client = client_for(url, 5);
+    const json body = password.empty() ? json::object() : json{{"password", password}};
+    auto res = client->Post("/api/rooms/" + code + "/join", body.dump(), "application/json");
+    if (!res) return unreachable(url, res);
+    if (res->status == 404 || res->status == 400) {
+        return make_error(
+            ErrorCode::kUsage,
+            fmt::format("the lobby at {} has no room {} (unknown or expired code)", url, code));
+    }
+    if (res->status == 403) {
+        // The lobby's message names the room: "wrong password for room CODE".
+        return make_error(ErrorCode::kUsage, error_of(res) + " (--password)");
+    }
+    if (res->status != 200) {
+        return make_error(
+            ErrorCode::kProtocol,
+            fmt::format("the lobby at {} refused to join room {}: {}", url, code, error_of(res)));
+    }
+    const auto reply = json::parse(res->body, nullptr, false);
+    if (!reply.is_object() || !reply.contains("server_address"))
+        return make_error(ErrorCode::kProtocol, "the lobby at " + url + " answered no address");
+    if (reply.value("full", false) && !spectate) {
+        const auto& room = reply["room"];
+        return make_error(ErrorCode::kProtocol,
+                          fmt::format("room {} is full ({}/{} players); --spectate to watch", code,
+                                      room.value("players", 0), room.value("slots", 0)));
+    }
+    return reply["server_address"].get<std::string>();
+}
+
+// ---------------------------------------------------------------------------------------
+
+RoomKeeper::RoomKeeper(std::string url, CreatedRoom room, json body)
+    : m_url(std::move(url)), m_room(std::move(room)), m_body(std::move(body)) {
+    // Again on the server the players are on, not on whichever relay is free now.
+    m_body["server_address"] = m_room.server_address;
+    m_thread = std::thread([this] { run(); });
+}
+
+RoomKeeper::~RoomKeeper() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    if (m_thread.joinable()) m_thread.join();
+}
+
+void RoomKeeper::set_players(int players) {
+    if (m_players.exchange(players) != players) m_wake.notify_all();
+}
+
+void RoomKeeper::close() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    if (m_thread.joinable()) m_thread.join();
+    auto client = client_for(m_url, 2);
+    auto res = client->Delete("/api/rooms/" + m_room.id, bearer(m_room.token));
+    if (!res)
+        frontend::log_warn("lobby: could not delete room {} ({}); it expires by itself",
+                           m_room.code, httplib::to_string(res.error()));
+    else if (res->status != 204 && res->status != 404)
+        frontend::log_warn("lobby: deleting room {}: {}", m_room.code, error_of(res));
+    else
+        frontend::log_info("lobby: room {} deleted", m_room.code);
+}
+
+void RoomKeeper::run() {
+    auto client = client_for(m_url, 2);
+    WarnLimiter warnings;
+    int sent = -1;
+    auto next = Clock::now() + std::chrono::milliseconds(m_room.heartbeat_ms);
+    std::unique_lock lock(m_mutex);
+    for (;;) {
+        m_wake.wait_until(lock, next, [&] { return m_stop || m_players.load() != sent; });
+        if (m_stop) return;
+        const int players = m_players.load();
+        lock.unlock();
+        auto res = client->Post("/api/rooms/" + m_room.id + "/heartbeat", bearer(m_room.token),
+                                json{{"players", players}}.dump(), "application/json");
+        if (!res) {
+            warnings.warn(fmt::format("cannot reach {} to heartbeat room {}: {}", m_url,
+                                      m_room.code, httplib::to_string(res.error())));
+        } else if (res->status == 404) {
+            m_body["players"] = players;
+            auto again = create_room(m_url, m_body);
+            if (!again) {
+                warnings.warn(fmt::format("room {} expired and could not be listed again: {}",
+                                          m_room.code, again.error().message));
+            } else {
+                frontend::log_warn("lobby: room {} had expired there; listed again as {}",
+                                   m_room.code, again.value().code);
+                m_room = again.value();
+                fmt::print("room code {}\n", m_room.code);
+                std::fflush(stdout);
+                warnings.ok();
+            }
+        } else if (res->status != 200) {
+            warnings.warn(fmt::format("heartbeat of room {}: {}", m_room.code, error_of(res)));
+        } else {
+            warnings.ok();
+        }
+        // A failed beat still counts as sent: the next try comes at the next beat, not in a
+        // tight loop against a lobby that is down.
+        sent = players;
+        next = Clock::now() + std::chrono::milliseconds(m_room.heartbeat_ms);
+        lock.lock();
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+
+ServerAnnouncer::ServerAnnouncer(std::string url, std::vector<std::string> addresses,
+                                 std::string region)
+    : m_url(std::move(url)),
+      m_region(std::move(region)),
+      m_loads(new std::atomic<int>[addresses.size()]) {
+    for (std::size_t i = 0; i < addresses.size(); ++i) {
+        m_entries.push_back({addresses[i], "", "", -1});
+        m_loads[i] = 0;
+    }
+    m_thread = std::thread([this] { run(); });
+}
+
+ServerAnnouncer::~ServerAnnouncer() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    if (m_thread.joinable()) m_thread.join();
+}
+
+void ServerAnnouncer::close() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    if (m_thread.joinable()) m_thread.join();
+    auto client = client_for(m_url, 1);
+    for (const Entry& e : m_entries) {
+        if (e.id.empty()) continue;
+        auto res = client->Post("/api/servers/" + e.id + "/heartbeat", bearer(e.token),
+                                json{{"load", 1}}.dump(), "application/json");
+        if (!res) break;  // down: the entries expire there by themselves
+    }
+}
+
+void ServerAnnouncer::set_load(std::size_t index, int load) {
+    if (index >= m_entries.size() || m_loads[index].exchange(load) == load) return;
+    {
+        std::lock_guard lock(m_mutex);
+        m_changed = true;
+    }
+    m_wake.notify_all();
+}
+
+void ServerAnnouncer::run() {
+    auto client = client_for(m_url, 2);
+    WarnLimiter warnings;
+    // Until the lobby says how often it wants a beat; 10 s is a third of its default TTL.
+    std::int64_t heartbeat_ms = 10'000;
+    auto next = Clock::now();  // register at once
+    std::unique_lock lock(m_mutex);
+    for (;;) {
+        m_wake.wait_until(lock, next, [&] { return m_stop || m_changed; });
+        if (m_stop) return;
+        const bool due = Clock::now() >= next;
+        m_changed = false;
+        lock.unlock();
+        bool failed = false;
+        for (std::size_t i = 0; i < m_entries.size() && !failed; ++i) {
+            Entry& e = m_entries[i];
+            const int load = m_loads[i].load();
+            // Between beats only the entries whose load changed are sent.
+            if (!due && !e.id.empty() && load == e.sent_load) continue;
+            if (!e.id.empty()) {
+                auto res = client->Post("/api/servers/" + e.id + "/heartbeat", bearer(e.token),
+                                        json{{"load", load}}.dump(), "application/json");
+                if (!res) {
+                    warnings.warn(
+                        fmt::format("cannot reach {}: {}", m_url, httplib::to_string(res.error())));
+                    failed = true;  // the others would time out too
+                    continue;
+                }
+                if (res->status == 200) {
+                    e.sent_load = load;
+                    warnings.ok();
+                    continue;
+                }
+                if (res->status != 404) {
+                    warnings.warn(fmt::format("heartbeat of {}: {}", e.address, error_of(res)));
+                    continue;
+                }
+                // 404: the lobby restarted or forgot the entry (it expired): register again.
+                frontend::log_info("lobby: {} expired there; registering again", e.address);
+                e.id.clear();
+            }
+            const json body{
+                {"address", e.address}, {"region", m_region}, {"capacity", 1}, {"load", load}};
+            auto res = client->Post("/api/servers", body.dump(), "application/json");
+            if (!res) {
+                warnings.warn(
+                    fmt::format("cannot reach {}: {}", m_url, httplib::to_string(res.error())));
+                failed = true;
+                continue;
+            }
+            if (res->status != 201) {
+                warnings.warn(fmt::format("registering {}: {}", e.address, error_of(res)));
+                continue;
+            }
+            const auto reply = json::parse(res->body, nullptr, false);
+            if (!reply.is_object() || !reply.contains("server")) continue;
+            e.id = reply["server"].value("id", "");
+            e.token = reply.value("token", "");
+            e.sent_load = load;
+            heartbeat_ms = std::max<std::int64_t>(reply.value("heartbeat_ms", heartbeat_ms), 200);
+            warnings.ok();
+            frontend::log_info("lobby: {} registered at {} as relay server {}", e.address, m_url,
+                               e.id);
+        }
+        if (due || failed) next = Clock::now() + std::chrono::milliseconds(heartbeat_ms);
+        lock.lock();
+    }
+}
+
+}  // namespace framelock::lobby

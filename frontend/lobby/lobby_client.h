@@ -1,0 +1,104 @@
+// The netplay commands' side of the lobby (frontend/lobby/api.h is the other side):
+//
+//   create_room / join_room   one request each, made before the real-time loop starts
+//   RoomKeeper                `host --lobby`: heartbeats the room with its player count,
+//                             deletes it on a clean exit
+//   ServerAnnouncer           `server --lobby`: each session port is a relay entry of its own
+//                             (capacity 1) so the lobby's "least loaded" is a free session
+//
+// The keeper and the announcer talk to the lobby from a thread of their own: the netplay
+// loop only stores numbers into them and never waits for HTTP. A lobby that is down costs
+// a warning line now and then, nothing else.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "netplay/result.h"
+
+namespace framelock::lobby {
+
+struct CreatedRoom {
+    std::string id, code, token;
+    std::string server_address;  // where to connect: the host's own, or an assigned relay
+    std::int64_t heartbeat_ms = 10'000;
+};
+
+// POST /api/rooms with `body` (the API's room fields). kIo when the lobby cannot be
+// reached, kProtocol with the lobby's own error message otherwise.
+Result<CreatedRoom> create_room(const std::string& url, const nlohmann::json& body);
+
+// POST /api/rooms/CODE/join: the server address to connect to. The errors name the code:
+// unknown (or expired), wrong password, full (unless `spectate`), lobby unreachable.
+Result<std::string> join_room(const std::string& url, const std::string& code,
+                              const std::string& password, bool spectate);
+
+class RoomKeeper {
+  public:
+    // `body`: what the room was created with. A heartbeat answered 404 (the lobby restarted
+    // or the room expired while the lobby was out of reach) creates it again from `body`, on
+    // the same server; the new code is printed as the first one was.
+    RoomKeeper(std::string url, CreatedRoom room, nlohmann::json body);
+    // Stops heartbeating without deleting: a killed or failed host's room just expires.
+    ~RoomKeeper();
+    RoomKeeper(const RoomKeeper&) = delete;
+    RoomKeeper& operator=(const RoomKeeper&) = delete;
+
+    // Players in the session now; a change is sent at once rather than at the next beat.
+    void set_players(int players);
+    // Stops the thread and deletes the room (a short, bounded request): the clean exit.
+    void close();
+
+  private:
+    void run();
+
+    std::string m_url;
+    CreatedRoom m_room;  // the thread's own until it ends; close() reads it after the join
+    nlohmann::json m_body;
+    std::atomic<int> m_players{0};
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_stop = false;
+    std::thread m_thread;
+};
+
+class ServerAnnouncer {
+  public:
+    // One relay entry per address ("HOST:PORT"), all in `region`.
+    ServerAnnouncer(std::string url, std::vector<std::string> addresses, std::string region);
+    ~ServerAnnouncer();
+    ServerAnnouncer(const ServerAnnouncer&) = delete;
+    ServerAnnouncer& operator=(const ServerAnnouncer&) = delete;
+
+    // Session `index` is busy (1) or free (0); a change is sent at once.
+    void set_load(std::size_t index, int load);
+    // The server is going: stops the thread and marks every entry full, so that until the
+    // lobby expires them no room is sent to a session that is no longer there (the API has
+    // no way to remove a server). Short, bounded requests.
+    void close();
+
+  private:
+    struct Entry {
+        std::string address;
+        std::string id, token;  // empty until registered
+        int sent_load = -1;
+    };
+    void run();
+
+    std::string m_url, m_region;
+    std::vector<Entry> m_entries;                 // the thread's own
+    std::unique_ptr<std::atomic<int>[]> m_loads;  // written by the loop, read by the thread
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_stop = false, m_changed = false;
+    std::thread m_thread;
+};
+
+}  // namespace framelock::lobby
