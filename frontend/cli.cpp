@@ -20,8 +20,8 @@
 #include "frontend/headless.h"
 #include "frontend/input_script.h"
 #include "frontend/lobby/lobby_cli.h"
-#include "frontend/lobby/room_browser.h"
 #include "frontend/lobby/lobby_client.h"
+#include "frontend/lobby/room_browser.h"
 #include "frontend/log.h"
 #include "frontend/netplay_runner.h"
 #include "frontend/netplay_view.h"
@@ -880,6 +880,7 @@ int cmd_browse(JoinArgs args, const std::string& lobby_url) {
     const auto choice = lobby::run_room_browser(*window.value(), lobby_url, clock, args.spectate);
     if (!choice) return 0;  // the player left the browser
     args.address = choice->server_address;
+    args.lobby_url.clear();  // the lobby already answered: this is the server's address
     if (!choice->password.empty()) args.password = choice->password;
     return play_netplay(args, nullptr, std::move(window).value());
 }
@@ -1127,11 +1128,9 @@ int run_cli(int argc, char** argv) {
     join_args.add_to(*join, true);
 
     JoinArgs browse_args;
-    std::string browse_lobby = "http://127.0.0.1:8470";  // as `lobby list`
     CLI::App* browse = app.add_subcommand(
         "browse", "pick a room of a lobby in the player's window, then play in it");
-    browse->add_option("--lobby", browse_lobby, "the lobby's URL")->capture_default_str();
-    browse_args.add_to(*browse, true);
+    browse_args.add_to(*browse, true);  // its --lobby is the lobby to browse
 
     JoinArgs host_join_args;
     ServerArgs host_server_args;
@@ -1203,7 +1202,12 @@ int run_cli(int argc, char** argv) {
         }
     }
     if (join->parsed()) return play_netplay(join_args, nullptr);
-    if (browse->parsed()) return cmd_browse(browse_args, browse_lobby);
+    if (browse->parsed()) {
+        // The same default as `lobby list`.
+        const std::string url =
+            browse_args.lobby_url.empty() ? "http://127.0.0.1:8470" : browse_args.lobby_url;
+        return cmd_browse(browse_args, url);
+    }
     if (host->parsed()) {
         if (host->get_option("--port")->count() == 0 && host_server_args.lobby_url.empty()) {
             return fail(make_error(ErrorCode::kUsage,
