@@ -118,7 +118,8 @@ TEST_CASE(
                   .size() == 1);
         CHECK(c.ok("GET", "/api/rooms", {}, "", {{"limit", "1"}})["rooms"].size() == 1);
         // The password never leaves the lobby, not even hashed.
-        for (const auto& r : c.ok("GET", "/api/rooms")["rooms"]) {
+        const json listed = c.ok("GET", "/api/rooms");
+        for (const auto& r : listed["rooms"]) {
             CHECK_FALSE(r.contains("password"));
             CHECK_FALSE(r.contains("password_hash"));
             CHECK_FALSE(r.contains("token_hash"));
