@@ -371,17 +371,18 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
                                       : "wrong password");
         return;
     }
+    if (hello.requested_slot > m_config.players) {
+        reject(peer, RejectReason::kFull,
+               "slot " + std::to_string(hello.requested_slot) +
+                   " does not exist: the session has " + std::to_string(m_config.players) +
+                   " player slots");
+        return;
+    }
     if (m_started) {
         hello_running(peer, hello);
         return;
     }
     int s = hello.requested_slot;
-    if (s > m_config.players) {
-        reject(peer, RejectReason::kFull,
-               "slot " + std::to_string(s) + " does not exist: the session has " +
-                   std::to_string(m_config.players) + " player slots");
-        return;
-    }
     if (s > 0 && m_slots[s - 1].occupied) {
         reject(peer, RejectReason::kSlotTaken,
                "slot " + std::to_string(s) + " is taken by '" + m_slots[s - 1].name +
@@ -470,13 +471,7 @@ void Server::hello_running(PeerId peer, const Hello& hello) {
     const std::string name = hello.player_name.empty()
                                  ? "player " + std::to_string(hello.requested_slot)
                                  : hello.player_name;
-    int s = hello.requested_slot;
-    if (s > m_config.players) {
-        reject(peer, RejectReason::kFull,
-               "slot " + std::to_string(s) + " does not exist: the session has " +
-                   std::to_string(m_config.players) + " player slots");
-        return;
-    }
+    int s = hello.requested_slot;  // checked against the slot count by handle_hello
     const auto owned_by_other = [&](const Slot& slot) {
         return slot.occupied && !slot.left && slot.name != name;
     };

@@ -17,11 +17,7 @@ using Clock = std::chrono::steady_clock;
 // Short timeouts: the background threads must notice a stop request quickly, and a lobby
 // that does not answer within seconds is as good as down for a heartbeat.
 std::unique_ptr<httplib::Client> client_for(const std::string& url, int timeout_s) {
-    auto client = std::make_unique<httplib::Client>(url);
-    client->set_connection_timeout(timeout_s, 0);
-    client->set_read_timeout(timeout_s, 0);
-    client->set_write_timeout(timeout_s, 0);
-    return client;
+    return lobby_http_client(url, timeout_s);
 }
 
 httplib::Headers bearer(const std::string& token) {
@@ -65,6 +61,14 @@ class WarnLimiter {
 };
 
 }  // namespace
+
+std::unique_ptr<httplib::Client> lobby_http_client(const std::string& url, int timeout_s) {
+    auto client = std::make_unique<httplib::Client>(url);
+    client->set_connection_timeout(timeout_s, 0);
+    client->set_read_timeout(timeout_s, 0);
+    client->set_write_timeout(timeout_s, 0);
+    return client;
+}
 
 Result<CreatedRoom> create_room(const std::string& url, const json& body) {
     auto client = client_for(url, 5);

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -23,7 +24,14 @@
 
 #include "netplay/result.h"
 
+namespace httplib {
+class Client;
+}
+
 namespace framelock::lobby {
+
+// An HTTP client for the lobby at `url` with every timeout set to `timeout_s` seconds.
+std::unique_ptr<httplib::Client> lobby_http_client(const std::string& url, int timeout_s);
 
 struct CreatedRoom {
     std::string id, code, token;

@@ -1,5 +1,7 @@
 #include "frontend/lobby/room_browser.h"
 
+#include "frontend/lobby/lobby_client.h"
+
 #include <fmt/format.h>
 #include <httplib.h>
 
@@ -27,11 +29,7 @@ constexpr netplay::Micros kRefreshUs = 2'500'000;
 constexpr int kTimeoutS = 2;
 
 std::unique_ptr<httplib::Client> make_client(const std::string& url) {
-    auto client = std::make_unique<httplib::Client>(url);
-    client->set_connection_timeout(kTimeoutS, 0);
-    client->set_read_timeout(kTimeoutS, 0);
-    client->set_write_timeout(kTimeoutS, 0);
-    return client;
+    return lobby_http_client(url, kTimeoutS);
 }
 
 std::string error_of(const std::string& body) {
