@@ -690,6 +690,12 @@ void Server::confirm_frames() {
     const Micros now = m_clock.now_us();
     // With nobody left playing there is nothing to confirm (and no end to neutral frames).
     if (ended()) return;
+    // Likewise with every player absent at once (all away, or away and joining): nobody's
+    // input bounds the loop below, which would confirm neutral frames until memory runs
+    // out. Confirmation resumes when a player is back (activate() fills its gap).
+    bool anyone_playing = false;
+    for (int s = 0; s < m_config.players; ++s) anyone_playing |= !absent(m_slots[s]);
+    if (!anyone_playing) return;
     for (;;) {
         const std::uint32_t g = m_confirmed_end;
         // Absent slots (never joined, gone, away, joining) get neutral input without
