@@ -138,6 +138,29 @@ TEST_CASE("A joined client sending garbage and inputs far in the future loses th
     for (const auto& frame : rig.e1.input_log()) CHECK(frame.pads[1] != 0x0f0f);
 }
 
+TEST_CASE("Every player silent at once: the server waits instead of confirming frames forever",
+          "[netplay][server][robustness]") {
+    // Found by fuzz_server_handshake: with both players away, confirm_frames() had no
+    // input to wait for and gave neutral frames without end until memory ran out.
+    Rig rig;
+    rig.c1.start();
+    rig.c2.start();
+    rig.run(120, [](std::uint32_t) {});
+    REQUIRE(rig.c1.next_frame() >= 120);
+    const std::uint32_t before = rig.server.confirmed_frames();
+    // Both clients stop (their processes hang): only the server runs, for three seconds.
+    for (int ms = 0; ms < 3000; ++ms) {
+        rig.server.update();
+        rig.clock.advance(1000);
+    }
+    int away = 0;
+    for (const auto& e : events_of(rig.server)) away += e.type == ServerEvent::Type::kPlayerAway;
+    CHECK(away == 2);
+    // At most the frames due until both were away (link_lost_us, 0.5 s at 60 fps), plus
+    // what the clients had already sent ahead.
+    CHECK(rig.server.confirmed_frames() < before + 60);
+}
+
 TEST_CASE("Refused joins name both sides' values", "[netplay][server][robustness]") {
     Rig rig;
     rig.c1.start();
