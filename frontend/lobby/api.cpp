@@ -15,7 +15,10 @@ namespace {
 using json = nlohmann::json;
 
 ApiResponse reply(int status, const json& body) {
-    return {status, "application/json", body.dump()};
+    // Error messages echo what the client sent (a method, a path cut at 100 bytes), which
+    // need not be UTF-8: dump() would throw and turn a 404 into a 500. Invalid bytes become
+    // U+FFFD instead.
+    return {status, "application/json", body.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 ApiResponse error(int status, const std::string& message) {
     return reply(status, json{{"error", message}});

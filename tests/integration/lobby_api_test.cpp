@@ -271,6 +271,10 @@ TEST_CASE("Lobby API: bad input gets a 4xx with a JSON error, never a 5xx, and c
         refused("GET", "/api/rooms/'%20OR%201=1", "", 400, "id or its 6-character code");
         refused("POST", "/api/rooms/" + id + "/heartbeat", "", 401, "token");
         refused("DELETE", "/api/nothing", "", 404, "no such endpoint");
+        // Bytes that are not UTF-8, echoed in the error, still make a 4xx with valid JSON.
+        refused("GET\xff", "/api/\xc3", "", 404, "no such endpoint");
+        refused("GET", "/nothing/" + std::string(90, 'a') + "\xe2\x82\xac", "", 404,
+                "no such endpoint");  // the echo cuts the path at 100 bytes, inside the euro sign
         const ApiResponse bad_limit = c.call("GET", "/api/rooms", {}, "", {{"limit", "abc"}});
         CHECK(bad_limit.status == 400);
         CHECK_THAT(json::parse(bad_limit.body)["error"].get<std::string>(),
