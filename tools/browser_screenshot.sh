@@ -8,29 +8,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}
 OUT=docs/browser.png
-for tool in Xvfb xdotool curl; do
+for tool in xdotool curl; do
     command -v "$tool" >/dev/null || { echo "needs $tool (apt-get install xvfb xauth xdotool curl)" >&2; exit 1; }
 done
 
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-Xvfb -displayfd 5 -screen 0 1280x1024x24 -nolisten tcp 5>"$WORK/display" 2>/dev/null &
-PIDS+=($!)
-for _ in $(seq 100); do [ -s "$WORK/display" ] && break; sleep 0.1; done
-export DISPLAY=":$(head -n1 "$WORK/display")"
-
-"$B/framelock" lobby serve --listen 127.0.0.1:0 --db "sqlite:$WORK/lobby.db" --quiet \
-    >"$WORK/lobby.out" 2>"$WORK/lobby.err" &
-PIDS+=($!)
-for _ in $(seq 100); do grep -q '^listening ' "$WORK/lobby.out" 2>/dev/null && break; sleep 0.1; done
-LOBBY="http://127.0.0.1:$(awk '/^listening/ {print $2}' "$WORK/lobby.out")"
+. tools/lib/screenshot_common.sh
+shot_begin
+shot_start_xvfb
+shot_start_lobby "$B"
 
 room() {  # host game mode players slots port [password]
     local password=""
@@ -44,9 +29,8 @@ room carol "Chaos Test" nowait 1 4 7102 secret
 room dave "Framelock Arcade" rollback 3 4 7103
 
 printf '[video]\nscreenshot_dir = "%s"\n' "$WORK/shots" >"$WORK/framelock.toml"
-"$B/framelock" browse --lobby "$LOBBY" --core "$B/cores/framelock_arcade_libretro.so" \
-    --video sdl --audio none --config "$WORK/framelock.toml" >"$WORK/browse.log" 2>&1 &
-PIDS+=($!)
+shot_spawn "$B/framelock" browse --lobby "$LOBBY" --core "$B/cores/framelock_arcade_libretro.so" \
+    --video sdl --audio none --config "$WORK/framelock.toml" >"$WORK/browse.log" 2>&1
 for _ in $(seq 100); do grep -q 'rooms: ' "$WORK/browse.log" && break; sleep 0.1; done
 ID=$(xdotool search --name '^framelock - rooms' | head -n1)
 xdotool windowfocus --sync "$ID"

@@ -8,28 +8,10 @@ cd "$(dirname "$0")/.."
 B=${1:-build}
 OUT=docs/lobby.png
 
-tmp=$(mktemp -d)
-lobby_pid=""
-cleanup() {
-    [ -n "$lobby_pid" ] && kill "$lobby_pid" 2>/dev/null && wait "$lobby_pid" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-"$B/framelock" lobby serve --listen 127.0.0.1:0 --db "sqlite:$tmp/lobby.db" --quiet \
-    >"$tmp/lobby.out" 2>"$tmp/lobby.log" &
-lobby_pid=$!
-port=""
-for _ in $(seq 200); do
-    port=$(sed -n 's/^listening \([0-9]*\)$/\1/p' "$tmp/lobby.out")
-    [ -n "$port" ] && break
-    sleep 0.05
-done
-[ -n "$port" ] || {
-    cat "$tmp/lobby.log" >&2
-    exit 1
-}
-url="http://127.0.0.1:$port"
+. tools/lib/screenshot_common.sh
+shot_begin
+shot_start_lobby "$B"
+url=$LOBBY
 
 # room HOST GAME CORE VERSION MODE PLAYERS SLOTS SPECTATORS REGION [PASSWORD]
 room() {
@@ -50,9 +32,9 @@ room "nina" "Street Fighter III: 3rd Strike" fbneo v1.0.0.03 rollback 1 2 12 us-
 sleep 1
 
 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
-    --user-data-dir="$tmp/profile" --window-size=1280,560 --virtual-time-budget=3000 \
-    --screenshot="$OUT" "$url/" 2>"$tmp/chromium.log" || {
-    cat "$tmp/chromium.log" >&2
+    --user-data-dir="$WORK/profile" --window-size=1280,560 --virtual-time-budget=3000 \
+    --screenshot="$OUT" "$url/" 2>"$WORK/chromium.log" || {
+    cat "$WORK/chromium.log" >&2
     exit 1
 }
 echo "wrote $OUT"

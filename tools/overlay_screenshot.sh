@@ -13,22 +13,9 @@ B=${1:-build}
 OUT=docs/overlay.png
 FRAMES=3900
 SHOT=3840
-command -v Xvfb >/dev/null || { echo "needs Xvfb: apt-get install xvfb xauth" >&2; exit 1; }
-
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# Xvfb picks a free display and writes its number to fd 5.
-Xvfb -displayfd 5 -screen 0 1280x1024x24 -nolisten tcp 5>"$WORK/display" 2>/dev/null &
-PIDS+=($!)
-for _ in $(seq 100); do [ -s "$WORK/display" ] && break; sleep 0.1; done
-export DISPLAY=":$(head -n1 "$WORK/display")"
+. tools/lib/screenshot_common.sh
+shot_begin
+shot_start_xvfb
 echo "== Xvfb on $DISPLAY"
 
 printf '' >"$WORK/framelock.toml"  # the defaults, whatever ~/.config holds
@@ -37,14 +24,13 @@ SDL_AUDIODRIVER=dummy "$B/framelock" host --port 0 --port-file "$WORK/host.port"
     --screenshot-frame "$SHOT" --screenshot "$WORK/core.png" --window-screenshot "$OUT" \
     >"$WORK/host.out" 2>"$WORK/host.err" &
 HOST=$!
-PIDS+=($HOST)
-for _ in $(seq 100); do [ -s "$WORK/host.port" ] && break; sleep 0.1; done
+SHOT_PIDS+=($HOST)
+shot_wait_file "$WORK/host.port"
 PORT=$(head -n1 "$WORK/host.port")
 
-"$B/framelock_netem" --listen 127.0.0.1:0 --forward "127.0.0.1:$PORT" --delay 30 --jitter 4 \
-    --duration 120 --port-file "$WORK/netem.port" >"$WORK/netem.out" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 100); do [ -s "$WORK/netem.port" ] && break; sleep 0.1; done
+shot_spawn "$B/framelock_netem" --listen 127.0.0.1:0 --forward "127.0.0.1:$PORT" --delay 30 --jitter 4 \
+    --duration 120 --port-file "$WORK/netem.port" >"$WORK/netem.out" 2>&1
+shot_wait_file "$WORK/netem.port"
 PROXY=$(head -n1 "$WORK/netem.port")
 
 echo "== a session of $FRAMES frames (about $((FRAMES / 60)) s)"
