@@ -5,10 +5,13 @@
 #include <mutex>
 #include <pqxx/pqxx>
 #include <string_view>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "frontend/lobby/schema.h"
+#include "frontend/lobby/store_rows.h"
 #include "frontend/lobby/store_url.h"
 
 namespace framelock::lobby {
@@ -18,12 +21,8 @@ namespace {
 // uses the same one and nothing else in the database does ("FLlobby1" in ASCII).
 constexpr std::int64_t kMigrationLockKey = 0x464c6c6f62627931;
 
-constexpr std::string_view kRoomColumns =
-    "id, code, host_name, game_name, content_hash, core_name, core_version, mode, players, "
-    "slots, spectators, has_password, region, server_address, server_id, created_ms, "
-    "updated_ms, expires_ms, password_hash, token_hash";
-constexpr std::string_view kServerColumns =
-    "id, address, region, capacity, load, updated_ms, expires_ms, token_hash";
+using rows::kRoomColumns;
+using rows::kServerColumns;
 
 // libpq's messages end in a newline and sometimes hold a second line of hints; errors
 // here are one line each.
@@ -35,43 +34,20 @@ std::string one_line(std::string text) {
     return text;
 }
 
-StoredRoom read_room(const pqxx::row& row) {
-    StoredRoom stored;
-    Room& r = stored.room;
-    r.id = row[0].as<std::string>();
-    r.code = row[1].as<std::string>();
-    r.host_name = row[2].as<std::string>();
-    r.game_name = row[3].as<std::string>();
-    r.content_hash = row[4].as<std::string>();
-    r.core_name = row[5].as<std::string>();
-    r.core_version = row[6].as<std::string>();
-    r.mode = row[7].as<std::string>();
-    r.players = row[8].as<int>();
-    r.slots = row[9].as<int>();
-    r.spectators = row[10].as<int>();
-    r.has_password = row[11].as<bool>();
-    r.region = row[12].as<std::string>();
-    r.server_address = row[13].as<std::string>();
-    r.server_id = row[14].as<std::string>();
-    r.created_ms = row[15].as<std::int64_t>();
-    r.updated_ms = row[16].as<std::int64_t>();
-    r.expires_ms = row[17].as<std::int64_t>();
-    stored.password_hash = row[18].as<std::string>();
-    stored.token_hash = row[19].as<std::string>();
-    return stored;
-}
+// The accessor rows::read_room() and read_server() read a libpqxx row through.
+struct PgRow {
+    const pqxx::row& row;
+    std::string text(int i) const { return row[i].as<std::string>(); }
+    int integer(int i) const { return row[i].as<int>(); }
+    std::int64_t int64(int i) const { return row[i].as<std::int64_t>(); }
+    bool flag(int i) const { return row[i].as<bool>(); }
+};
 
+StoredRoom read_room(const pqxx::row& row) {
+    return rows::read_room(PgRow{row});
+}
 RelayServer read_server(const pqxx::row& row) {
-    RelayServer server;
-    server.id = row[0].as<std::string>();
-    server.address = row[1].as<std::string>();
-    server.region = row[2].as<std::string>();
-    server.capacity = row[3].as<int>();
-    server.load = row[4].as<int>();
-    server.updated_ms = row[5].as<std::int64_t>();
-    server.expires_ms = row[6].as<std::int64_t>();
-    server.token_hash = row[7].as<std::string>();
-    return server;
+    return rows::read_server(PgRow{row});
 }
 
 // The fixed statements, prepared on the server once per connection (pqxx prepares each
@@ -246,29 +222,25 @@ class PgStore final : public LobbyStore {
 
     Result<std::vector<Room>> list_rooms(const RoomFilter& filter, std::int64_t now_ms) override {
         std::lock_guard lock(m_mutex);
-        // The SQL varies only in which fixed conditions it has; every value is a
-        // parameter. Sent unnamed, so the planner sees the actual values and can pick
-        // the index that suits the filter.
-        std::string sql =
-            "SELECT " + std::string(kRoomColumns) + " FROM rooms WHERE expires_ms > $1";
-        std::vector<std::string> params{std::to_string(now_ms)};
-        auto add = [&](std::string_view column, const std::optional<std::string>& value) {
-            if (!value) return;
-            params.push_back(*value);
-            sql += " AND " + std::string(column) + " = $" + std::to_string(params.size());
-        };
-        add("game_name", filter.game);
-        add("core_name", filter.core);
-        add("mode", filter.mode);
-        if (filter.has_slots) sql += " AND players < slots";
-        params.push_back(std::to_string(std::max(filter.limit, 0)));
-        sql += " ORDER BY created_ms DESC, id DESC LIMIT $" + std::to_string(params.size());
-        params.push_back(std::to_string(std::max(filter.offset, 0)));
-        sql += " OFFSET $" + std::to_string(params.size());
+        // Sent unnamed, so the planner sees the actual values and can pick the index that
+        // suits the filter.
+        const rows::RoomListQuery query = rows::room_list_query(filter, now_ms, '$');
+        std::vector<std::string> params;
+        for (const rows::Param& p : query.params) {
+            params.push_back(std::visit(
+                [](const auto& v) {
+                    if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) {
+                        return v;
+                    } else {
+                        return std::to_string(v);
+                    }
+                },
+                p));
+        }
         try {
             pqxx::nontransaction tx(*m_connection);
             const pqxx::result rows =
-                tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params));
+                tx.exec_params(query.sql, pqxx::prepare::make_dynamic_params(params));
             std::vector<Room> rooms;
             rooms.reserve(rows.size());
             for (const pqxx::row& row : rows) rooms.push_back(read_room(row).room);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "frontend/lobby/schema.h"
+#include "frontend/lobby/store_rows.h"
 
 namespace framelock::lobby {
 namespace {
@@ -20,15 +21,9 @@ namespace {
 // single short statements, so anything near this means the file is stuck, not busy.
 constexpr int kBusyTimeoutMs = 5000;
 
-// The room columns in the order read_room() expects them.
-constexpr std::string_view kRoomColumns =
-    "id, code, host_name, game_name, content_hash, core_name, core_version, mode, players, "
-    "slots, spectators, has_password, region, server_address, server_id, created_ms, "
-    "updated_ms, expires_ms, password_hash, token_hash";
-constexpr std::string_view kServerColumns =
-    "id, address, region, capacity, load, updated_ms, expires_ms, token_hash";
-
-using Param = std::variant<std::string, std::int64_t>;
+using rows::kRoomColumns;
+using rows::kServerColumns;
+using rows::Param;
 
 // A cached prepared statement in use. Resetting it when the scope ends matters beyond
 // tidiness: a statement left mid-result keeps its read transaction open, which would pin
@@ -77,6 +72,7 @@ class Statement {
     }
     std::int64_t int64(int column) const { return sqlite3_column_int64(m_stmt, column); }
     int integer(int column) const { return sqlite3_column_int(m_stmt, column); }
+    bool flag(int column) const { return integer(column) != 0; }
 
   private:
     void note(int rc) {
@@ -86,45 +82,6 @@ class Statement {
     sqlite3_stmt* m_stmt;
     int m_rc = SQLITE_OK;
 };
-
-StoredRoom read_room(const Statement& s) {
-    StoredRoom stored;
-    Room& r = stored.room;
-    r.id = s.text(0);
-    r.code = s.text(1);
-    r.host_name = s.text(2);
-    r.game_name = s.text(3);
-    r.content_hash = s.text(4);
-    r.core_name = s.text(5);
-    r.core_version = s.text(6);
-    r.mode = s.text(7);
-    r.players = s.integer(8);
-    r.slots = s.integer(9);
-    r.spectators = s.integer(10);
-    r.has_password = s.integer(11) != 0;
-    r.region = s.text(12);
-    r.server_address = s.text(13);
-    r.server_id = s.text(14);
-    r.created_ms = s.int64(15);
-    r.updated_ms = s.int64(16);
-    r.expires_ms = s.int64(17);
-    stored.password_hash = s.text(18);
-    stored.token_hash = s.text(19);
-    return stored;
-}
-
-RelayServer read_server(const Statement& s) {
-    RelayServer server;
-    server.id = s.text(0);
-    server.address = s.text(1);
-    server.region = s.text(2);
-    server.capacity = s.integer(3);
-    server.load = s.integer(4);
-    server.updated_ms = s.int64(5);
-    server.expires_ms = s.int64(6);
-    server.token_hash = s.text(7);
-    return server;
-}
 
 class SqliteStore final : public LobbyStore {
   public:
@@ -189,7 +146,7 @@ class SqliteStore final : public LobbyStore {
         if (!s) return s.error();
         s.value().bind_all(id_or_code, now_ms);
         const int rc = s.value().step();
-        if (rc == SQLITE_ROW) return std::optional<StoredRoom>(read_room(s.value()));
+        if (rc == SQLITE_ROW) return std::optional<StoredRoom>(rows::read_room(s.value()));
         if (rc == SQLITE_DONE) return std::optional<StoredRoom>();
         return db_error("reading a room");
     }
@@ -228,33 +185,17 @@ class SqliteStore final : public LobbyStore {
 
     Result<std::vector<Room>> list_rooms(const RoomFilter& filter, std::int64_t now_ms) override {
         std::lock_guard lock(m_mutex);
-        // The SQL varies only in which fixed conditions it has; every value is a bound
-        // parameter. Each shape is prepared once and cached like the other statements.
-        std::string sql =
-            "SELECT " + std::string(kRoomColumns) + " FROM rooms WHERE expires_ms > ?1";
-        std::vector<Param> params{now_ms};
-        auto add = [&](std::string_view column, const std::optional<std::string>& value) {
-            if (!value) return;
-            params.emplace_back(*value);
-            sql += " AND " + std::string(column) + " = ?" + std::to_string(params.size());
-        };
-        add("game_name", filter.game);
-        add("core_name", filter.core);
-        add("mode", filter.mode);
-        if (filter.has_slots) sql += " AND players < slots";
-        params.emplace_back(std::int64_t{std::max(filter.limit, 0)});
-        sql += " ORDER BY created_ms DESC, id DESC LIMIT ?" + std::to_string(params.size());
-        params.emplace_back(std::int64_t{std::max(filter.offset, 0)});
-        sql += " OFFSET ?" + std::to_string(params.size());
-
-        auto s = prepare(sql);
+        // Each shape of the query is prepared once and cached like the other statements.
+        const rows::RoomListQuery query = rows::room_list_query(filter, now_ms, '?');
+        auto s = prepare(query.sql);
         if (!s) return s.error();
-        for (std::size_t i = 0; i < params.size(); ++i) {
-            s.value().bind(static_cast<int>(i + 1), params[i]);
+        for (std::size_t i = 0; i < query.params.size(); ++i) {
+            s.value().bind(static_cast<int>(i + 1), query.params[i]);
         }
         std::vector<Room> rooms;
         int rc;
-        while ((rc = s.value().step()) == SQLITE_ROW) rooms.push_back(read_room(s.value()).room);
+        while ((rc = s.value().step()) == SQLITE_ROW)
+            rooms.push_back(rows::read_room(s.value()).room);
         if (rc != SQLITE_DONE) return db_error("listing rooms");
         return rooms;
     }
@@ -314,7 +255,8 @@ class SqliteStore final : public LobbyStore {
         s.value().bind_all(now_ms);
         std::vector<RelayServer> servers;
         int rc;
-        while ((rc = s.value().step()) == SQLITE_ROW) servers.push_back(read_server(s.value()));
+        while ((rc = s.value().step()) == SQLITE_ROW)
+            servers.push_back(rows::read_server(s.value()));
         if (rc != SQLITE_DONE) return db_error("listing relay servers");
         return servers;
     }
@@ -396,7 +338,7 @@ class SqliteStore final : public LobbyStore {
 
     Result<std::optional<RelayServer>> one_server(Statement& s, const char* what) {
         const int rc = s.step();
-        if (rc == SQLITE_ROW) return std::optional<RelayServer>(read_server(s));
+        if (rc == SQLITE_ROW) return std::optional<RelayServer>(rows::read_server(s));
         if (rc == SQLITE_DONE) return std::optional<RelayServer>();
         return db_error(what);
     }
