@@ -233,7 +233,6 @@ class Server {
     std::uint64_t m_inputs_seen = 0, m_last_sent_inputs = 0;  // rollback: any input news
     Micros m_blocked_since = -1;  // since when confirmation waits on the same frame
     std::map<std::uint32_t, std::array<std::uint64_t, kMaxPlayers>> m_hashes;
-    std::uint32_t m_desync_reported_until = 0;
     std::uint64_t m_hash_frames_matched = 0;
     bool m_in_desync = false;
     std::deque<ServerEvent> m_events;
