@@ -30,16 +30,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-template <class Predicate>
-bool poll_until(Predicate predicate, std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (predicate()) return true;
-        std::this_thread::sleep_for(20ms);
-    }
-    return predicate();
-}
-
 // The codes of the last "rooms: A B" line the browser logged, in the order shown.
 std::vector<std::string> logged_rooms(const std::string& log) {
     const auto at = log.rfind("rooms:");

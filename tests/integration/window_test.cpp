@@ -123,17 +123,6 @@ std::int64_t monotonic_ns() {
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-// Polls until `predicate` holds or `limit` passes.
-template <class Predicate>
-bool wait_for(Predicate predicate, std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (predicate()) return true;
-        std::this_thread::sleep_for(20ms);
-    }
-    return predicate();
-}
-
 std::size_t line_count(const std::string& path) {
     return read_lines(path).size();
 }
@@ -217,7 +206,7 @@ TEST_CASE("Window: a key pressed through X reaches the core on the next frame",
     ChildProcess& framelock = child.value();
 
     // The window is up and frames are running.
-    REQUIRE(wait_for([&] { return line_count(timing) >= 30 || !framelock.running(); }, 30s));
+    REQUIRE(poll_until([&] { return line_count(timing) >= 30 || !framelock.running(); }, 30s));
     REQUIRE(framelock.running());
     const std::string id = xdotool({"search", "--name", "^framelock"});
     INFO("window id: " << id);
@@ -316,7 +305,7 @@ TEST_CASE("Window: hotkeys: F12 saves the window, F11 goes fullscreen and back, 
     auto child = ChildProcess::spawn(args, dir.file("out.txt"), dir.file("err.txt"));
     ::unsetenv("SDL_RENDER_DRIVER");
     REQUIRE(child.ok());
-    REQUIRE(wait_for([&] { return line_count(timing) >= 20 || !child.value().running(); }, 30s));
+    REQUIRE(poll_until([&] { return line_count(timing) >= 20 || !child.value().running(); }, 30s));
     const std::string id = xdotool({"search", "--name", "^framelock"});
     REQUIRE_FALSE(id.empty());
     xdotool({"windowfocus", "--sync", id.substr(0, id.find('\n'))});
@@ -332,7 +321,7 @@ TEST_CASE("Window: hotkeys: F12 saves the window, F11 goes fullscreen and back, 
             std::this_thread::sleep_for(500ms);  // the X server resizes, SDL follows
         }
         xdotool({"key", "F12"});
-        REQUIRE(wait_for([&] { return shot_count() == n; }, 10s));
+        REQUIRE(poll_until([&] { return shot_count() == n; }, 10s));
     }
     xdotool({"key", "Escape"});
     const auto status = child.value().wait_until(std::chrono::steady_clock::now() + 20s);

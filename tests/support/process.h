@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/temp_dir.h"
@@ -25,5 +26,16 @@ ProcessResult run_process(const std::vector<std::string>& args,
 std::string read_text(const std::string& path);
 void write_text(const std::string& path, const std::string& text);
 std::vector<std::string> read_lines(const std::string& path);
+
+// Polls `predicate` every 20 ms until it holds or `limit` passes; its last answer.
+template <class Predicate>
+bool poll_until(Predicate predicate, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (predicate()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return predicate();
+}
 
 }  // namespace framelock::test
