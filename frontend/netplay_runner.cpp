@@ -58,15 +58,6 @@ Json traffic_json(const netplay::PeerStats& s) {
 }
 
 // The schedule reduced to its changes: the delay from each listed frame on.
-std::vector<netplay::ScheduleEntry> schedule_changes(
-    const std::vector<netplay::ScheduleEntry>& schedule) {
-    std::vector<netplay::ScheduleEntry> changes;
-    for (const auto& entry : schedule) {
-        if (changes.empty() || changes.back().delay != entry.delay) changes.push_back(entry);
-    }
-    return changes;
-}
-
 // How late, on average, a frame ran after its scheduled time: with the delay, the
 // input-to-screen lag a player feels.
 double mean_lateness_ms(const netplay::ClientStatsSnapshot& stats) {
@@ -269,6 +260,7 @@ std::vector<ServerSessionSummary> ServerRunner::summary() const {
         s.ended = session->ended;
         s.confirmed_frames = session->server->confirmed_frames();
         s.schedule = session->server->schedule();
+        s.keyframes = session->server->keyframes();
         s.slots = session->server->slot_stats();
         s.rejected = session->rejected;
         s.malformed = session->malformed;
@@ -298,7 +290,7 @@ void print_server_summary(std::FILE* out, const std::vector<ServerSessionSummary
                    s.confirmed_frames);
         if (!s.schedule.empty()) {
             std::string delays;
-            for (const auto& entry : schedule_changes(s.schedule))
+            for (const auto& entry : s.schedule)
                 delays +=
                     fmt::format("{}{}@{}", delays.empty() ? "" : ", ", entry.delay, entry.frame);
             fmt::print(out, "delay    {} (frames@from frame)\n", delays);
@@ -322,7 +314,7 @@ std::string server_summary_json(const std::vector<ServerSessionSummary>& session
     Json list = Json::array();
     for (const auto& s : sessions) {
         Json schedule = Json::array();
-        const auto changes = schedule_changes(s.schedule);
+        const auto& changes = s.schedule;
         int min_delay = 0, max_delay = 0;
         for (std::size_t i = 0; i < changes.size(); ++i) {
             schedule.push_back({{"frame", changes[i].frame}, {"delay", changes[i].delay}});
@@ -355,7 +347,7 @@ std::string server_summary_json(const std::vector<ServerSessionSummary>& session
                           {"final", changes.empty() ? 0 : changes.back().delay},
                           {"changes", changes.empty() ? 0 : changes.size() - 1}}},
                         {"schedule", schedule},
-                        {"keyframes", s.schedule.size()},
+                        {"keyframes", s.keyframes},
                         {"slots", slots},
                         {"rejected", s.rejected},
                         {"malformed", s.malformed},

@@ -55,7 +55,8 @@ struct ServerSessionSummary {
     bool started = false;
     bool ended = false;  // every player left after the start
     std::uint32_t confirmed_frames = 0;
-    std::vector<netplay::ScheduleEntry> schedule;
+    std::vector<netplay::ScheduleEntry> schedule;  // frame 0's delay, then each change
+    std::uint64_t keyframes = 0;                   // delay decisions made
     std::vector<netplay::SlotStats> slots;
     std::uint64_t rejected = 0, malformed = 0, desyncs = 0;
     netplay::PeerStats host_traffic;  // the whole socket

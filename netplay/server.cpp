@@ -592,6 +592,8 @@ void Server::maybe_start() {
          k += m_config.keyframe_interval) {
         m_schedule.push_back({k, static_cast<std::uint8_t>(delay)});
     }
+    m_keyframes = m_schedule.size();
+    m_delay_history = {m_schedule.front()};
     // Frames before the first sampled input are neutral for everyone.
     m_confirmed_base = 0;
     m_confirmed.assign(static_cast<std::size_t>(delay), InputFrame{});
@@ -751,7 +753,11 @@ void Server::confirm_frames() {
             const int current = m_schedule.back().delay;
             const int delay = m_delay.decide(now, current, m_delay.target(now));
             m_schedule.push_back({g, static_cast<std::uint8_t>(delay)});
-            if (delay != current) emit({ServerEvent::Type::kDelayChanged, 0, g, delay, 0, {}});
+            ++m_keyframes;
+            if (delay != current) {
+                m_delay_history.push_back(m_schedule.back());
+                emit({ServerEvent::Type::kDelayChanged, 0, g, delay, 0, {}});
+            }
         }
         InputFrame frame;
         for (int s = 0; s < m_config.players; ++s) {
@@ -1218,6 +1224,10 @@ void Server::trim_history() {
         m_confirmed.pop_front();
         ++m_confirmed_base;
     }
+    // Updates send decisions from the oldest frame kept on, and states carry the delay in
+    // force at a kept frame: the entry in force at m_confirmed_base is the oldest needed.
+    while (m_schedule.size() > 1 && Frame(m_schedule[1].frame) <= Frame(m_confirmed_base))
+        m_schedule.pop_front();
 }
 
 std::vector<SlotStats> Server::slot_stats() const {

@@ -118,7 +118,10 @@ class Server {
         return m_confirmed_end;
     }  // frames [0, this) confirmed
     int current_delay() const { return m_schedule.empty() ? 0 : m_schedule.back().delay; }
-    const std::vector<ScheduleEntry>& schedule() const { return m_schedule; }
+    // The delay from frame 0, then one entry per change: the whole session's delay.
+    const std::vector<ScheduleEntry>& schedule() const { return m_delay_history; }
+    // Keyframes decided so far (one delay decision each, changed or not).
+    std::uint64_t keyframes() const { return m_keyframes; }
     // Frames for which every playing slot reported a state hash and all were equal.
     std::uint64_t hash_frames_matched() const { return m_hash_frames_matched; }
     std::vector<SlotStats> slot_stats() const;
@@ -225,7 +228,12 @@ class Server {
     bool m_started = false;
     Micros m_lobby_full_since = -1;
     Start m_start{};
-    std::vector<ScheduleEntry> m_schedule;
+    // Every keyframe's decision from the oldest confirmed frame still kept (the entry in
+    // force there first): trimmed with m_confirmed, so a long session's updates do not scan
+    // an hour of keyframes and its memory stays flat.
+    std::deque<ScheduleEntry> m_schedule;
+    std::vector<ScheduleEntry> m_delay_history;  // first entry, then changes only
+    std::uint64_t m_keyframes = 0;
     std::uint32_t m_confirmed_end = 0;   // frames [0, this) are confirmed
     std::uint32_t m_confirmed_base = 0;  // m_confirmed[0] is this frame
     std::deque<InputFrame> m_confirmed;  // kept while some client may still need them
