@@ -54,17 +54,19 @@ void HashingEmulator::run_frame(const InputFrame& inputs, bool present) {
     if (present) ++m_presented;
     // A frame run again after a load (rollback) replaces what the first run logged; a
     // joiner's log has nothing (0) before its first frame.
-    const auto index = static_cast<std::size_t>(m_frames - 1);
+    if (m_frames % m_stride != 0) return;
+    const auto index = static_cast<std::size_t>(m_frames / m_stride - 1);
+    const bool with_inputs = m_stride == 1;
     if (index > m_log.size()) {
         m_log.resize(index, 0);
-        m_inputs.resize(index);
+        if (with_inputs) m_inputs.resize(index);
     }
     if (index < m_log.size()) {
         m_log[index] = m_state;
-        m_inputs[index] = inputs;
+        if (with_inputs) m_inputs[index] = inputs;
     } else {
         m_log.push_back(m_state);
-        m_inputs.push_back(inputs);
+        if (with_inputs) m_inputs.push_back(inputs);
     }
 }
 
@@ -173,6 +175,8 @@ SimResult run_scenario(const SimScenario& sc) {
         peer.emulator = std::make_unique<HashingEmulator>();
         peer.emulator->set_fps(sc.fps);
         peer.emulator->set_state_padding(sc.state_padding);
+        peer.emulator->set_log_stride(sc.log_stride);
+        if (sc.log_stride > 1) peer.emulator->reserve_log(sc.frames + 600);
         if (number == sc.diverging_client) peer.emulator->set_divergence(sc.diverge_frame);
         Emulator* emulator = peer.emulator.get();
         if (sc.make_emulator && number <= n) {
@@ -202,6 +206,7 @@ SimResult run_scenario(const SimScenario& sc) {
     std::vector<bool> joiner_spawned(sc.joiners.size(), false);
     Micros dropped_at = -1;
     bool rejoined = false;
+    std::uint32_t next_progress = sc.progress_frames;
 
     const Micros frame_us = static_cast<Micros>(1e6 / sc.fps);
     const Micros limit =
@@ -255,8 +260,8 @@ SimResult run_scenario(const SimScenario& sc) {
             if (!was_running && client.state() == Client::State::kRunning)
                 r.running_at_us = clock.now_us() - 1'000'000;
             // The pad this client sampled for each scheduled frame (one per tick on time).
-            while (client.state() == Client::State::kRunning && !client.spectator() &&
-                   r.sampled.size() < client.next_sample_frame()) {
+            while (sc.log_stride == 1 && client.state() == Client::State::kRunning &&
+                   !client.spectator() && r.sampled.size() < client.next_sample_frame()) {
                 r.sampled.push_back(pad);
             }
             if (!peer.warm && client.next_frame() >= sc.warmup_frames) {
@@ -271,6 +276,19 @@ SimResult run_scenario(const SimScenario& sc) {
             }
         }
         server.update();
+        if (!sc.keep_events) {
+            while (auto event = server.poll_event())
+                ++result.server_event_counts[static_cast<std::size_t>(event->type)];
+            for (Peer& peer : peers) {
+                while (peer.client->poll_event()) {
+                }
+            }
+        }
+        if (sc.on_progress && sc.progress_frames > 0 &&
+            peers[0].client->next_frame() >= next_progress) {
+            sc.on_progress(peers[0].client->next_frame());
+            next_progress += sc.progress_frames;
+        }
         // Jump to the next moment anything can happen.
         Micros next = clock.now_us() + frame_us;
         if (auto delivery = net.next_delivery_time()) next = std::min(next, *delivery);
@@ -288,19 +306,26 @@ SimResult run_scenario(const SimScenario& sc) {
         r.hashes = peer.emulator->hash_log();
         r.inputs = peer.emulator->input_log();
         r.first_frame = peer.client->first_frame();
+        r.log_stride = sc.log_stride;
         r.present = peer.client->present_slots();
         // Frames run on predictions at the end were never confirmed: not final.
-        r.hashes.resize(std::min<std::size_t>(r.hashes.size(), peer.client->final_frames()));
+        r.hashes.resize(
+            std::min<std::size_t>(r.hashes.size(), peer.client->final_frames() / sc.log_stride));
         r.inputs.resize(std::min<std::size_t>(r.inputs.size(), peer.client->final_frames()));
         if (!peer.dropped) r.stats = peer.client->stats();
         r.stall_frames = r.stats.stall_frames;
         r.stall_frames_after_warmup = r.stats.stall_frames - r.stall_frames_after_warmup;
         r.frames_fast_forwarded = r.stats.frames_fast_forwarded;
-        while (auto event = peer.client->poll_event()) r.events.push_back(*event);
+        while (auto event = peer.client->poll_event()) {
+            if (sc.keep_events) r.events.push_back(*event);
+        }
         if (!peer.dropped && peer.number <= n)
             result.total_stalls_after_warmup += r.stall_frames_after_warmup;
     }
-    while (auto event = server.poll_event()) result.server_events.push_back(*event);
+    while (auto event = server.poll_event()) {
+        ++result.server_event_counts[static_cast<std::size_t>(event->type)];
+        if (sc.keep_events) result.server_events.push_back(*event);
+    }
     result.schedule = server.schedule();
     result.hash_frames_matched = server.hash_frames_matched();
     result.start_offset_us = server.start_time_us() - 1'000'000;
@@ -329,10 +354,12 @@ SimResult run_scenario(const SimScenario& sc) {
 
 long SimResult::first_difference(const SimClientResult& a, const SimClientResult& b,
                                  std::uint32_t from) {
-    const std::size_t begin = std::max<std::size_t>({a.first_frame, b.first_frame, from});
+    const std::size_t stride = a.log_stride;
+    const std::size_t first = std::max<std::size_t>({a.first_frame, b.first_frame, from});
+    const std::size_t begin = (first + 1 + stride - 1) / stride - 1;  // frame i*stride+stride-1
     const std::size_t end = std::min(a.hashes.size(), b.hashes.size());
-    for (std::size_t f = begin; f < end; ++f) {
-        if (a.hashes[f] != b.hashes[f]) return static_cast<long>(f);
+    for (std::size_t i = begin; i < end; ++i) {
+        if (a.hashes[i] != b.hashes[i]) return static_cast<long>(i * stride + stride - 1);
     }
     return -1;
 }

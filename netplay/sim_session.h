@@ -36,6 +36,13 @@ class HashingEmulator final : public Emulator {
     // Makes every saved state `bytes` longer with data derived from the state (and as
     // incompressible as random data): a stand-in for a big core's state.
     void set_state_padding(std::size_t bytes) { m_padding = bytes; }
+    // Logs keep one hash every `stride` frames (frame f at index f / stride, for the frames
+    // with f % stride == stride - 1) and no inputs when stride > 1: an hour-long soak keeps
+    // its memory for the engine. The state is a hash chain, so a sparse log still catches
+    // every divergence, only later.
+    void set_log_stride(std::uint32_t stride) { m_stride = stride == 0 ? 1 : stride; }
+    // Room for `frames` frames' log up front: a soak's memory samples see the engine only.
+    void reserve_log(std::uint64_t frames) { m_log.reserve(frames / m_stride + 1); }
     const std::vector<std::uint64_t>& hash_log() const { return m_log; }
     const std::vector<InputFrame>& input_log() const { return m_inputs; }
     std::uint64_t presented() const { return m_presented; }
@@ -46,6 +53,7 @@ class HashingEmulator final : public Emulator {
     std::uint64_t m_presented = 0;
     std::uint64_t m_diverge_at = ~0ull;
     std::size_t m_padding = 0;
+    std::uint32_t m_stride = 1;
     std::array<std::uint8_t, 8> m_ram{};  // the state word, as the "CHAIN" memory region
     double m_fps = 60.0;
     std::vector<std::uint64_t> m_log;
@@ -92,10 +100,22 @@ struct SimScenario {
     };
     std::vector<Joiner> joiners;
     std::size_t state_padding = 0;  // bytes added to every HashingEmulator state
+    // Long runs: clients' hash logs keep one frame in `log_stride` (SimClientResult::hashes
+    // then holds frame i * log_stride + log_stride - 1 at index i), and neither inputs nor
+    // sampled pads are logged. Hash reports still go to the server every hash interval.
+    std::uint32_t log_stride = 1;
+    // Called each time client 1 has run another `progress_frames` frames (0: never), with
+    // its frame count: a soak samples its memory there.
+    std::uint32_t progress_frames = 0;
+    std::function<void(std::uint32_t frame)> on_progress;
+    // false: events are taken from the server and clients as they happen and only counted
+    // (SimResult::server_event_counts), so nothing the test keeps grows with the run.
+    bool keep_events = true;
 };
 
 struct SimClientResult {
-    std::vector<std::uint64_t> hashes;  // after each frame run
+    std::vector<std::uint64_t> hashes;  // after each frame run (one in log_stride frames)
+    std::uint32_t log_stride = 1;       // SimScenario::log_stride
     std::vector<InputFrame> inputs;     // the confirmed inputs each frame ran with
     std::vector<InputWord> sampled;     // this client's own pad, by the frame it was sampled at
     std::uint32_t stall_frames = 0;
@@ -113,7 +133,11 @@ struct SimClientResult {
 struct SimResult {
     std::vector<SimClientResult> clients;
     std::vector<ScheduleEntry> schedule;
-    std::vector<ServerEvent> server_events;
+    std::vector<ServerEvent> server_events;               // empty unless keep_events
+    std::array<std::uint32_t, 16> server_event_counts{};  // by ServerEvent::Type, always
+    std::uint32_t server_events_of(ServerEvent::Type type) const {
+        return server_event_counts[static_cast<std::size_t>(type)];
+    }
     Micros simulated_us = 0;
     Micros start_offset_us = 0;  // frame 0's time, from the beginning of the simulation
     double fps = 60.0;
@@ -126,7 +150,8 @@ struct SimResult {
     std::uint64_t hash_frames_matched = 0;        // Server::hash_frames_matched()
     int delay_at(std::uint32_t frame) const;
     // The first frame (from `from`, and from both clients' first frames on) whose hashes
-    // differ between a and b, or -1 if none does over their common length.
+    // differ between a and b, or -1 if none does over their common length. With a log
+    // stride, the first logged frame that differs (both must have the same stride).
     static long first_difference(const SimClientResult& a, const SimClientResult& b,
                                  std::uint32_t from = 0);
 };
