@@ -1,4 +1,4 @@
-// Linked into every executable of a FRAMELOCK_SANITIZERS build: the sanitizer runtimes
+// Linked into every executable of a FRAMELOCK_SANITIZERS or FRAMELOCK_TSAN build: the runtimes
 // read these before main(), so tests, manual runs and the framelock processes the tests
 // start all use the same settings and the suppressions for Debian's cores.
 extern "C" {
@@ -17,5 +17,11 @@ const char* __lsan_default_options() {
 
 const char* __ubsan_default_options() {
     return "print_stacktrace=1:halt_on_error=1";
+}
+
+// ThreadSanitizer: the first race fails the process (and so the test that started it).
+const char* __tsan_default_options() {
+    return "halt_on_error=1:second_deadlock_stack=1:suppressions=" FRAMELOCK_SANITIZER_DIR
+           "/tsan.supp";
 }
 }
