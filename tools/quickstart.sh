@@ -2,13 +2,14 @@
 # framelock quick start on a fresh Debian 12 machine.
 #   bash tools/quickstart.sh demo   install what is missing, build, run the two-emulator demo
 #   bash tools/quickstart.sh test   install what is missing, build, run every test suite
-#                                   (normal build, then ASan+UBSan build), then the benchmarks
+#                                   (normal build, then ASan+UBSan build, the threaded tests
+#                                   under TSan), then the benchmarks
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Everything comes from Debian; nothing is downloaded at build time.
 PACKAGES=(
-    g++ cmake ninja-build pkg-config clang-format git curl
+    g++ cmake ninja-build pkg-config clang-format git curl ccache
     retroarch-dev libenet-dev libsdl2-dev zlib1g-dev libfmt-dev libcli11-dev libxxhash-dev
     nlohmann-json3-dev libtomlplusplus-dev
     libsqlite3-dev libpqxx-dev postgresql libcpp-httplib-dev libsodium-dev
@@ -35,12 +36,25 @@ install_packages() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# build DIR [cmake options...]
-build() {
+# ccache, when present, keeps compiled objects between builds (CCACHE_BASEDIR makes the
+# entries independent of where the checkout lives, so another clone reuses them).
+LAUNCHER=()
+if command -v ccache >/dev/null 2>&1; then
+    export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+    LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+
+# configure DIR [cmake options...]
+configure() {
     local dir=$1
     shift
-    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-    cmake --build "$dir" -j "$JOBS"
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${LAUNCHER[@]}" "$@" >/dev/null
+}
+
+# build DIR [cmake options...]
+build() {
+    configure "$@"
+    cmake --build "$1" -j "$JOBS"
 }
 
 demo() {
@@ -68,6 +82,12 @@ tests() {
     build build-asan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_SANITIZERS=ON -DFRAMELOCK_BENCH=OFF
     echo "== tests under sanitizers"
     ctest --test-dir build-asan --output-on-failure -j "$TEST_JOBS" --timeout 900
+
+    echo "== build (ThreadSanitizer: the threaded code's tests)"
+    configure build-tsan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_TSAN=ON -DFRAMELOCK_BENCH=OFF -DFRAMELOCK_SDL=OFF
+    cmake --build build-tsan -j "$JOBS" --target test_lobby
+    echo "== threaded tests under ThreadSanitizer"
+    ctest --test-dir build-tsan --output-on-failure -j "$TEST_JOBS" --timeout 900 -L threaded
 
     echo "== benchmarks (figures, not pass/fail)"
     bash bench/run_all.sh build
