@@ -65,6 +65,21 @@ int no_stall_optimum(const SimScenario& sc, int from) {
     return optimum;
 }
 
+// The same, searched from `guess` outwards: down while the next smaller delay does not stall
+// either, else up (a delay far too small stalls all the time and is slow to simulate). It
+// assumes that a delay that does not stall has none above it that does.
+int no_stall_optimum_near(const SimScenario& sc, int guess) {
+    const auto clean = [&sc](int d) { return with_fixed(sc, d).total_stalls_after_warmup == 0; };
+    int d = std::max(1, guess);
+    if (clean(d)) {
+        while (d > 1 && clean(d - 1)) --d;
+        return d;
+    }
+    while (d < 40 && !clean(++d)) {
+    }
+    return d;
+}
+
 Json clients_section() {
     Json rows = Json::array();
     std::printf(
@@ -210,7 +225,8 @@ Json rtt_sweep(std::uint32_t frames) {
         sc.frames = frames;
         sc.seed = 7000 + static_cast<std::uint64_t>(rtt_ms);
         const Micros one_way = rtt_ms * 1000 / 2;
-        sc.link = {one_way, 2'000 + rtt_ms * 1000 / 20, kLoss, 0.0, 0};
+        const Micros jitter_us = 2'000 + rtt_ms * 1000 / 20;
+        sc.link = {one_way, jitter_us, kLoss, 0.0, 0};
         const SimResult r = run_scenario(sc);
         const double clients = static_cast<double>(r.clients.size());
         double stalls_all = 0;
@@ -218,13 +234,13 @@ Json rtt_sweep(std::uint32_t frames) {
         const double stalls_after = r.total_stalls_after_warmup / clients;
         stalls_all /= clients;
         const int optimum =
-            no_stall_optimum(sc, static_cast<int>(std::floor(r.mean_delay_after_warmup)) - 3);
+            no_stall_optimum_near(sc, static_cast<int>(std::lround(r.mean_delay_after_warmup)));
         std::printf("  %6d  %10.2f  %10.2f  %20.1f, %.1f  %28d  %+15.2f%s\n", rtt_ms,
                     rtt_ms / frame_ms, r.mean_delay_after_warmup, stalls_after, stalls_all, optimum,
                     r.mean_delay_after_warmup - optimum,
                     r.hashes_identical ? "" : "  (logs DIFFER)");
         points.push_back({{"rtt_ms", rtt_ms},
-                          {"jitter_ms", (2'000 + rtt_ms * 1000 / 20) / 1000.0},
+                          {"jitter_ms", jitter_us / 1000.0},
                           {"loss", kLoss},
                           {"mean_delay_frames", r.mean_delay_after_warmup},
                           {"min_delay_frames", r.min_delay},
