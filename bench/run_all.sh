@@ -34,6 +34,9 @@ ROMS=$B/roms
 mkdir -p "$OUT"
 # A stale file from an earlier run must not reach this run's report.
 rm -f "$OUT"/*.json
+# The machine's load says how far to trust the timings (the report prints it).
+LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
+STARTED=$(date -u '+%Y-%m-%d %H:%M')
 if [ "$QUICK" = 1 ]; then
     HOST_FRAMES=(--frames 1000 --rounds 3)
     ROLLBACK_SAMPLES=(--samples 100)
@@ -84,6 +87,10 @@ fi
 # The lobby with 10,000 rooms: list, filtered list and heartbeat over HTTP, SQLite then
 # PostgreSQL (skipped with a note when the PostgreSQL server is not installed).
 "$B/bench_lobby_load"
+
+LOAD_END=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
+printf '{"bench": "run", "started_utc": "%s", "quick": %s, "loadavg_1min_start": %s, "loadavg_1min_end": %s}\n' \
+    "$STARTED" "$([ "$QUICK" = 1 ] && echo true || echo false)" "$LOAD_START" "$LOAD_END" >"$OUT/run.json"
 
 # The report: results.json, bench.png and bench.md in $OUT (and docs/, README when asked).
 # Debian's matplotlib lives in the system python3, which may not be the first on PATH.

@@ -55,10 +55,13 @@ def merge(results_dir):
         benches[name[: -len(".json")]] = data
     if not benches:
         sys.exit(f"bench_report: no benchmark JSON in {results_dir}: run bench/run_all.sh first")
-    quick = any(b.get("quick") for b in benches.values() if b["bench"] == "netplay_delay")
+    run = benches.pop("run", {})  # run_all.sh's own record: when, how, the machine's load
+    quick = run.get("quick", any(b.get("quick") for b in benches.values()))
     return {
-        "generated_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
+        "generated_utc": run.get("started_utc")
+        or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
         "machine": f"{cpu_model()}, {os.cpu_count()} logical CPUs",
+        "loadavg_1min": [run.get("loadavg_1min_start"), run.get("loadavg_1min_end")],
         "quick": quick,
         "benches": benches,
     }
@@ -103,7 +106,8 @@ def summary_table(results):
         rows.append(
             [
                 "server capacity (2-player sessions at 60 fps, one process)",
-                f"{best} sessions with p99 forwarding < 2 ms"
+                (f"{best} sessions with p99 forwarding < 2 ms" if best else
+                 "no session count kept p99 forwarding under 2 ms")
                 + (
                     f" (p99 {point['p99_ms']:.2f} ms, {point['cpu_per_session_pct']:.2f}% CPU per "
                     "session)"
@@ -175,7 +179,7 @@ def summary_table(results):
         rows.append(
             [
                 f"adaptive delay, RTT {pts[0]['rtt_ms']}–{pts[-1]['rtt_ms']} ms (1% loss, jitter)",
-                f"{stalls:.0f} stall frames per client after 2 s at most "
+                f"{stalls:.0f} stall frame{'' if stalls == 1 else 's'} per client after 2 s at most "
                 f"({nd['rtt_sweep']['frames']:,} frames)",
                 f"mean delay − no-stall optimum ≤ {worst['mean_delay_frames'] - worst['no_stall_optimum_frames']:+.2f} "
                 f"frames (at {worst['rtt_ms']} ms)",
@@ -249,12 +253,14 @@ def detail_tables(results):
     return "\n\n".join(parts)
 
 
-def render_markdown(results):
+def render_markdown(results, details=""):
     when = f"{results['generated_utc']} UTC on {results['machine']}"
     kind = "a quick run (`--quick`)" if results["quick"] else "a full run"
-    head = (f"Measured {when}, {kind} of `bash bench/run_all.sh build`; every ratio compares "
-            "with a figure measured in the same run. Details: `docs/bench.md`; chart: "
-            "`docs/bench.png`.\n\n")
+    start, end = results["loadavg_1min"]
+    load = (f" (1-minute load average {start} at the start, {end} at the end)"
+            if start is not None and end is not None else "")
+    head = (f"Measured {when}{load}, {kind} of `bash bench/run_all.sh build`; every ratio "
+            f"compares with a figure measured in the same run.{details}\n\n")
     return head + summary_table(results)
 
 
@@ -364,7 +370,7 @@ def update_readme(path, text):
     pattern = re.compile(re.escape(README_BEGIN) + ".*?" + re.escape(README_END), re.S)
     if not pattern.search(readme):
         sys.exit(f"bench_report: {path} has no {README_BEGIN} ... {README_END} markers")
-    replaced = pattern.sub(lambda _: f"{README_BEGIN}\n{text}\n{README_END}", readme, count=1)
+    replaced = pattern.sub(lambda _: f"{README_BEGIN}\n\n{text}\n\n{README_END}", readme, count=1)
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         f.write(replaced)
     os.replace(path + ".tmp", path)
@@ -382,8 +388,9 @@ def main():
     with open(os.path.join(args.results_dir, "results.json"), "w", encoding="utf-8") as f:
         json.dump(results, f, indent=2)
         f.write("\n")
-    quoted = render_markdown(results)
-    markdown = ("# framelock benchmarks\n\n" + quoted + "\n\n![benchmarks](bench.png)\n\n"
+    quoted = render_markdown(results, " Details and chart: `docs/bench.md`, `docs/bench.png`.")
+    markdown = ("# framelock benchmarks\n\n" + render_markdown(results)
+                + "\n\n![benchmarks](bench.png)\n\n"
                 + detail_tables(results) + "\n")
     with open(os.path.join(args.results_dir, "bench.md"), "w", encoding="utf-8") as f:
         f.write(markdown)
