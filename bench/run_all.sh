@@ -32,8 +32,10 @@ if [ "$QUICK" = 1 ] && [ "$UPDATE_DOCS" = 1 ]; then
 fi
 ROMS=$B/roms
 mkdir -p "$OUT"
-# A stale file from an earlier run must not reach this run's report.
-rm -f "$OUT"/*.json
+# A stale file from an earlier run must not reach this run's report (only the files this
+# script writes are removed: --out may name a directory that holds other things).
+rm -f "$OUT"/{run,results,netplay_delay,state_transfer,bandwidth,server_capacity}.json \
+    "$OUT"/host_overhead_*.json "$OUT"/rollback_*.json
 # The machine's load says how far to trust the timings (the report prints it).
 LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
 STARTED=$(date -u '+%Y-%m-%d %H:%M')

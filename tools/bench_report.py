@@ -51,7 +51,8 @@ def merge(results_dir):
             except json.JSONDecodeError as e:
                 sys.exit(f"bench_report: {path} is not JSON: {e}")
         if not isinstance(data, dict) or "bench" not in data:
-            sys.exit(f'bench_report: {path} has no "bench" field')
+            print(f'bench_report: {path} has no "bench" field: not a benchmark\'s, left out')
+            continue
         benches[name[: -len(".json")]] = data
     if not benches:
         sys.exit(f"bench_report: no benchmark JSON in {results_dir}: run bench/run_all.sh first")
