@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -32,9 +33,9 @@ using framelock::bench::Json;
 using framelock::frontend::ChildProcess;
 using Clock = std::chrono::steady_clock;
 
-constexpr double kUpstreamBudget = 2'000;  // B/s per player on the wire, frame lock's target
-constexpr double kFrameRate = 60;          // the arcade core's
-constexpr double kIpUdpHeaderBytes = 28;   // IPv4 + UDP, per datagram
+constexpr double kUpstreamBudget = 2'000;        // B/s per player on the wire, frame lock's target
+constexpr double kFrameRate = 60;                // the arcade core's
+constexpr std::uint64_t kIpUdpHeaderBytes = 28;  // IPv4 + UDP, per datagram
 
 struct Options {
     double seconds = 20;
@@ -56,6 +57,9 @@ struct ClientFigures {
     Flow up, down;
     unsigned stall_frames = 0;
     int delay_max = 0;
+    // Totals from the start to the last frame, wire (UDP payload + 28 B per datagram).
+    std::uint64_t datagrams_sent = 0, datagrams_received = 0;
+    std::uint64_t wire_sent = 0, wire_received = 0;
 };
 
 std::string read_text(const std::string& path) {
@@ -80,6 +84,11 @@ std::optional<ClientFigures> read_client(const std::string& path) {
                   json.at("downstream_payload_bytes_per_s").get<double>()};
         f.stall_frames = json.at("stall_frames").get<unsigned>();
         f.delay_max = json.at("delay").at("max").get<int>();
+        const auto& traffic = json.at("traffic");
+        f.datagrams_sent = traffic.at("datagrams_sent").get<std::uint64_t>();
+        f.datagrams_received = traffic.at("datagrams_received").get<std::uint64_t>();
+        f.wire_sent = traffic.at("wire_bytes_sent").get<std::uint64_t>();
+        f.wire_received = traffic.at("wire_bytes_received").get<std::uint64_t>();
         return f;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bandwidth: cannot read %s: %s\n", path.c_str(), e.what());
@@ -97,6 +106,52 @@ Json flow_json(const Flow& f) {
 
 Flow mean(const Flow& a, const Flow& b) {
     return {(a.bytes + b.bytes) / 2, (a.packets + b.packets) / 2, (a.payload + b.payload) / 2};
+}
+
+// An independent count: every datagram the proxy forwarded, against the sum of all the
+// clients' own counters (the clients stop counting at their last frame, so the goodbyes
+// after it are the proxy's alone). Nothing, after a note, without the proxy's statistics.
+std::optional<Json> cross_check(const std::string& netem_json,
+                                const std::vector<ClientFigures>& clients) {
+    std::uint64_t proxy_up = 0, proxy_down = 0, proxy_up_wire = 0, proxy_down_wire = 0;
+    try {
+        const auto proxy = nlohmann::json::parse(read_text(netem_json));
+        const auto& up = proxy.at("up");
+        const auto& down = proxy.at("down");
+        proxy_up = up.at("datagrams_in").get<std::uint64_t>();
+        proxy_down = down.at("datagrams_out").get<std::uint64_t>();
+        proxy_up_wire = up.at("bytes_in").get<std::uint64_t>() + proxy_up * kIpUdpHeaderBytes;
+        proxy_down_wire =
+            down.at("bytes_out").get<std::uint64_t>() + proxy_down * kIpUdpHeaderBytes;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bandwidth: no proxy statistics in %s: %s\n", netem_json.c_str(),
+                     e.what());
+        return std::nullopt;
+    }
+    std::uint64_t sent = 0, received = 0, wire_sent = 0, wire_received = 0;
+    for (const auto& c : clients) {
+        sent += c.datagrams_sent;
+        received += c.datagrams_received;
+        wire_sent += c.wire_sent;
+        wire_received += c.wire_received;
+    }
+    const auto ratio = [](std::uint64_t x, std::uint64_t y) {
+        return y ? static_cast<double>(x) / static_cast<double>(y) : 0.0;
+    };
+    std::printf(
+        "  %-9s  cross-check: the proxy forwarded %llu datagrams (%llu B on the wire) up, %llu "
+        "(%llu B) down; the clients counted %.3f and %.3f of the datagrams, %.3f and %.3f of "
+        "the bytes\n",
+        "", static_cast<unsigned long long>(proxy_up),
+        static_cast<unsigned long long>(proxy_up_wire), static_cast<unsigned long long>(proxy_down),
+        static_cast<unsigned long long>(proxy_down_wire), ratio(sent, proxy_up),
+        ratio(received, proxy_down), ratio(wire_sent, proxy_up_wire),
+        ratio(wire_received, proxy_down_wire));
+    return Json{
+        {"proxy_up_datagrams", proxy_up},         {"proxy_up_wire_bytes", proxy_up_wire},
+        {"proxy_down_datagrams", proxy_down},     {"proxy_down_wire_bytes", proxy_down_wire},
+        {"clients_sent_datagrams", sent},         {"clients_sent_wire_bytes", wire_sent},
+        {"clients_received_datagrams", received}, {"clients_received_wire_bytes", wire_received}};
 }
 
 // One session in `mode`: the figures, or nothing after printing what went wrong.
@@ -132,12 +187,13 @@ std::optional<Json> measure(const Options& options, const std::string& mode) {
         return std::nullopt;
     }
     std::string address = "127.0.0.1:" + std::to_string(port.value());
+    ChildProcess* proxy = nullptr;
     if (options.rtt_ms > 0) {
-        ChildProcess* proxy =
-            spawn("netem", {FRAMELOCK_NETEM_EXE, "--listen", "127.0.0.1:0", "--forward", address,
-                            "--delay", std::to_string(options.rtt_ms / 2), "--jitter",
-                            std::to_string(options.jitter_ms), "--duration", seconds_arg,
-                            "--port-file", dir.file("netem.port")});
+        proxy = spawn("netem",
+                      {FRAMELOCK_NETEM_EXE, "--listen", "127.0.0.1:0", "--forward", address,
+                       "--delay", std::to_string(options.rtt_ms / 2), "--jitter",
+                       std::to_string(options.jitter_ms), "--duration", seconds_arg, "--port-file",
+                       dir.file("netem.port"), "--stats-file", dir.file("netem.json")});
         if (!proxy) return std::nullopt;
         auto proxy_port = framelock::frontend::wait_for_port_file(dir.file("netem.port"), *proxy,
                                                                   Clock::now() + 10s);
@@ -213,12 +269,20 @@ std::optional<Json> measure(const Options& options, const std::string& mode) {
         up.payload / kFrameRate, up.bytes / kUpstreamBudget);
     std::printf("  %-9s  down %6.0f B/s %5.1f pkt/s  (payload %5.0f + ENet %5.0f + UDP/IP %5.0f)\n",
                 "", down.bytes, down.packets, down.payload, down.enet(), down.udp_ip());
+    std::vector<ClientFigures> everyone{*a, *b};
     if (watcher) {
         if (const auto s = read_client(dir.file("spectator.json"))) {
+            everyone.push_back(*s);
             out["spectator_down"] = flow_json(s->down);
             out["spectator_up"] = flow_json(s->up);
             std::printf("  %-9s  spectator down %6.0f B/s %5.1f pkt/s, up %5.0f B/s %5.1f pkt/s\n",
                         "", s->down.bytes, s->down.packets, s->up.bytes, s->up.packets);
+        }
+    }
+    if (proxy) {
+        proxy->stop(2s);  // it writes its statistics as it ends
+        if (const auto check = cross_check(dir.file("netem.json"), everyone)) {
+            out["cross_check"] = *check;
         }
     }
     std::fflush(stdout);
@@ -259,7 +323,7 @@ int main(int argc, char** argv) {
                               " ms RTT +- " + std::to_string(int(options.jitter_ms)) + " ms")
                                  .c_str()
                            : "direct",
-        kIpUdpHeaderBytes, kUpstreamBudget);
+        static_cast<double>(kIpUdpHeaderBytes), kUpstreamBudget);
     std::fflush(stdout);
     Json modes = Json::array();
     for (const auto& mode : options.modes) {

@@ -236,11 +236,22 @@ def detail_tables(results):
                              f"{f['payload_bytes_per_s'] / bw['frame_rate']:.1f}"])
         where = (f"through the impairment proxy at {bw['rtt_ms']:.0f} ms RTT ± {bw['jitter_ms']:.0f} ms"
                  if bw["rtt_ms"] > 0 else "directly")
+        checks = [m["cross_check"] for m in bw["modes"] if "cross_check" in m]
+        check = ""
+        if checks:
+            shares = [c["clients_sent_datagrams"] / c["proxy_up_datagrams"] for c in checks
+                      if c["proxy_up_datagrams"]]
+            shares += [c["clients_received_datagrams"] / c["proxy_down_datagrams"] for c in checks
+                       if c["proxy_down_datagrams"]]
+            if shares:
+                check = (" The proxy counts every datagram it forwards on its own: the clients' "
+                         f"counters hold {min(shares):.3f} to {max(shares):.3f} of them (they stop "
+                         "counting at the last frame; the proxy also sees the goodbyes).")
         parts.append(f"### Bandwidth per player\n\n`bench_bandwidth`: `framelock server`, two "
                      f"`framelock join` bots and a spectator on 127.0.0.1, {where}, "
                      f"{bw['seconds_per_mode']:.0f} s per mode; the players' mean, over the "
-                     "running phase; wire bytes include 28 bytes of UDP/IP per datagram.\n\n"
-                     + table(rows))
+                     "running phase; wire bytes include 28 bytes of UDP/IP per datagram."
+                     + check + "\n\n" + table(rows))
     st = one(results, "state_transfer")
     if st:
         rows = [["state", "unlimited", "50 Mbit/s", "10 Mbit/s", "the bytes alone, twice, at 10 Mbit/s"]]
