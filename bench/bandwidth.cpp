@@ -230,8 +230,17 @@ std::optional<Json> measure(const Options& options, const std::string& mode) {
     if (!one || !two) return std::nullopt;
     ChildProcess* watcher = nullptr;
     if (options.spectator) {
-        // Once a player is in, so the spectator finds the session's game fixed.
-        std::this_thread::sleep_for(300ms);
+        // Once a player is in: the first player fixes the session's game, and a spectator
+        // arriving before anyone is refused.
+        const std::string log = dir.file("bot1.log");
+        while (read_text(log).find("joined ") == std::string::npos) {
+            if (!one->running() || Clock::now() > deadline) {
+                std::fprintf(stderr, "bandwidth: bot1 never joined in %s mode\n%s", mode.c_str(),
+                             tail(log).c_str());
+                return std::nullopt;
+            }
+            std::this_thread::sleep_for(20ms);
+        }
         watcher = join("spectator", {"--spectate"});
         if (!watcher) return std::nullopt;
     }
