@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bench/bench_core.h"
+#include "bench/bench_json.h"
 #include "frontend/atomic_file.h"
 #include "frontend/core_locator.h"
 #include "frontend/headless.h"
@@ -178,6 +179,8 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--target", target, "ratio the host must reach")->capture_default_str();
     app.add_flag("--require", require, "exit 1 when the ratio is below the target");
+    std::string json_path;
+    app.add_option("--json", json_path, "also write the figures to this JSON file");
     CLI11_PARSE(app, argc, argv);
     set_log_level(LogLevel::kError);
 
@@ -253,5 +256,20 @@ int main(int argc, char** argv) {
     }
     fmt::print("  throughput ratio framelock/bare = {:.3f} (target >= {:.2f}: {})\n", ratio, target,
                ratio >= target ? "met" : "NOT met");
+    if (!json_path.empty()) {
+        const bench::Json json = {
+            {"bench", "host_overhead"},
+            {"core", fs::path(config.core_path).filename().string()},
+            {"content", content.empty() ? "" : fs::path(content).filename().string()},
+            {"ports", ports},
+            {"frames", frames},
+            {"rounds", rounds},
+            {"bare_frames_per_s", frames / bare_best},
+            {"framelock_frames_per_s", frames / host_best},
+            {"ratio", ratio},
+            {"target", target},
+            {"same_final_state", same}};
+        if (!bench::write_json(json_path, json)) return 2;
+    }
     return (require && (ratio < target || !same)) ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/bench_core.h"
+#include "bench/bench_json.h"
 #include "frontend/input_script.h"
 #include "frontend/log.h"
 #include "frontend/retro_emulator.h"
@@ -27,6 +28,8 @@ int main(int argc, char** argv) {
     app.add_option("--window", window, "frames re-run (the prediction window)")
         ->capture_default_str();
     app.add_option("--samples", samples, "rollbacks timed")->capture_default_str();
+    std::string json_path;
+    app.add_option("--json", json_path, "also write the figures to this JSON file");
     CLI11_PARSE(app, argc, argv);
     set_log_level(LogLevel::kError);
     auto host = bench_core.host_config();
@@ -79,5 +82,23 @@ int main(int argc, char** argv) {
         emu.core_info().library_name, window, median, p99, 100 * median / budget_ms,
         100 * p99 / budget_ms, budget_ms, window, plain_ms[plain_ms.size() / 2],
         median / plain_ms[plain_ms.size() / 2]);
+    if (!json_path.empty()) {
+        const double plain = plain_ms[plain_ms.size() / 2];
+        const bench::Json json = {{"bench", "rollback"},
+                                  {"core", emu.core_info().library_name},
+                                  {"content", fs::path(bench_core.content).filename().string()},
+                                  {"ports", ports},
+                                  {"window_frames", window},
+                                  {"samples", samples},
+                                  {"frame_budget_ms", budget_ms},
+                                  {"median_ms", median},
+                                  {"p99_ms", p99},
+                                  {"median_pct_of_frame", 100 * median / budget_ms},
+                                  {"p99_pct_of_frame", 100 * p99 / budget_ms},
+                                  {"target_pct_of_frame", 50},
+                                  {"plain_frames_ms", plain},
+                                  {"state_handling_ratio", median / plain}};
+        if (!bench::write_json(json_path, json)) return 2;
+    }
     return 0;
 }

@@ -1,11 +1,58 @@
 #!/usr/bin/env bash
-# Runs every benchmark against the build in $1 (default: build) and prints their figures.
+# Runs every benchmark against a build, prints their figures, writes each one's JSON into a
+# results directory, merges them into results.json and renders the report there
+# (bench.png: delay and stalls vs RTT, server capacity vs sessions; bench.md: the table).
+#
+#   bash bench/run_all.sh [BUILD] [--quick] [--out DIR] [--update-docs]
+#
+#   BUILD          the build directory (default: build)
+#   --quick        shorter runs (what CI runs); also FRAMELOCK_BENCH_QUICK=1
+#   --out DIR      where the JSON files and the report go (default: bench-results)
+#   --update-docs  also write docs/bench.png and docs/bench.md and update the table in
+#                  README.md between its bench-table markers (from a full run, to commit)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-B=${1:-build}
+B=build
+OUT=bench-results
+QUICK=${FRAMELOCK_BENCH_QUICK:-0}
+UPDATE_DOCS=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) QUICK=1 ;;
+        --out) OUT=$2; shift ;;
+        --update-docs) UPDATE_DOCS=1 ;;
+        -*) echo "run_all.sh: unknown option $1" >&2; exit 2 ;;
+        *) B=$1 ;;
+    esac
+    shift
+done
+if [ "$QUICK" = 1 ] && [ "$UPDATE_DOCS" = 1 ]; then
+    echo "run_all.sh: --update-docs wants the full run, not --quick" >&2
+    exit 2
+fi
 ROMS=$B/roms
-"$B/bench_netplay_delay"
-"$B/bench_state_transfer"
+mkdir -p "$OUT"
+# A stale file from an earlier run must not reach this run's report (only the files this
+# script writes are removed: --out may name a directory that holds other things).
+rm -f "$OUT"/{run,results,netplay_delay,state_transfer,bandwidth,server_capacity}.json \
+    "$OUT"/host_overhead_*.json "$OUT"/rollback_*.json
+# The machine's load says how far to trust the timings (the report prints it).
+LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
+STARTED=$(date -u '+%Y-%m-%d %H:%M')
+if [ "$QUICK" = 1 ]; then
+    HOST_FRAMES=(--frames 1000 --rounds 3)
+    ROLLBACK_SAMPLES=(--samples 100)
+    DELAY=(--quick)
+    BANDWIDTH=(--seconds 5)
+else
+    HOST_FRAMES=(--frames 3000 --rounds 7)
+    ROLLBACK_SAMPLES=()
+    DELAY=()
+    BANDWIDTH=(--seconds 20)
+fi
+
+"$B/bench_netplay_delay" "${DELAY[@]}" --json "$OUT/netplay_delay.json"
+"$B/bench_state_transfer" --json "$OUT/state_transfer.json"
 # The player's window: frame pacing under Xvfb (skips itself without Xvfb), and an
 # emulated minute of sound through SDL's disk driver, the emulator 0.1% slow and fast.
 if [ -x "$B/bench_frame_pacing" ]; then
@@ -15,19 +62,46 @@ if [ -x "$B/bench_audio_drc" ]; then
     "$B/bench_audio_drc" --skew 0.001 2>/dev/null
     "$B/bench_audio_drc" --skew -0.001 2>/dev/null
 fi
-"$B/bench_host_overhead" --core arcade --ports 4 --option farcade_players=4 --frames 3000 --rounds 7
+"$B/bench_host_overhead" --core arcade --ports 4 --option farcade_players=4 "${HOST_FRAMES[@]}" \
+    --json "$OUT/host_overhead_arcade.json"
 if [ -f "$ROMS/framelock_test.nes" ]; then
-    "$B/bench_host_overhead" --core nestopia --content "$ROMS/framelock_test.nes" --frames 3000 --rounds 7
+    "$B/bench_host_overhead" --core nestopia --content "$ROMS/framelock_test.nes" "${HOST_FRAMES[@]}" \
+        --json "$OUT/host_overhead_nestopia.json"
 fi
 "$B/bench_synctest" --core arcade --ports 4 --option farcade_players=4 --frames 3000
 if [ -f "$ROMS/framelock_test.nes" ]; then
     "$B/bench_synctest" --core nestopia --content "$ROMS/framelock_test.nes" --frames 3000
 fi
-"$B/bench_rollback" --core arcade --ports 4 --option farcade_players=4
+"$B/bench_rollback" --core arcade --ports 4 --option farcade_players=4 "${ROLLBACK_SAMPLES[@]}" \
+    --json "$OUT/rollback_arcade.json"
 if [ -f "$ROMS/framelock_test.pce" ]; then
-    "$B/bench_rollback" --core mednafen_pce_fast --content "$ROMS/framelock_test.pce" --ports 5
-    "$B/bench_host_overhead" --core mednafen_pce_fast --content "$ROMS/framelock_test.pce" --ports 5 --frames 3000 --rounds 7
+    "$B/bench_rollback" --core mednafen_pce_fast --content "$ROMS/framelock_test.pce" --ports 5 \
+        "${ROLLBACK_SAMPLES[@]}" --json "$OUT/rollback_pce.json"
+    "$B/bench_host_overhead" --core mednafen_pce_fast --content "$ROMS/framelock_test.pce" --ports 5 \
+        "${HOST_FRAMES[@]}" --json "$OUT/host_overhead_pce.json"
+fi
+# Bandwidth per player in each mode: real processes on 127.0.0.1 through the proxy.
+"$B/bench_bandwidth" "${BANDWIDTH[@]}" --json "$OUT/bandwidth.json"
+# Server capacity: one server process, N sessions, a load generator in its own process.
+if [ -x "$B/bench_server_capacity" ]; then
+    "$B/bench_server_capacity" --json "$OUT/server_capacity.json"
 fi
 # The lobby with 10,000 rooms: list, filtered list and heartbeat over HTTP, SQLite then
 # PostgreSQL (skipped with a note when the PostgreSQL server is not installed).
 "$B/bench_lobby_load"
+
+LOAD_END=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
+printf '{"bench": "run", "started_utc": "%s", "quick": %s, "loadavg_1min_start": %s, "loadavg_1min_end": %s}\n' \
+    "$STARTED" "$([ "$QUICK" = 1 ] && echo true || echo false)" "$LOAD_START" "$LOAD_END" >"$OUT/run.json"
+
+# The report: results.json, bench.png and bench.md in $OUT (and docs/, README when asked).
+# Debian's matplotlib lives in the system python3, which may not be the first on PATH.
+PY=python3
+if ! "$PY" -c 'import matplotlib' 2>/dev/null && [ -x /usr/bin/python3 ]; then
+    PY=/usr/bin/python3
+fi
+REPORT=("$PY" tools/bench_report.py "$OUT")
+if [ "$UPDATE_DOCS" = 1 ]; then
+    REPORT+=(--docs docs --update-readme README.md)
+fi
+"${REPORT[@]}"

@@ -75,6 +75,20 @@ std::string slot_list(std::uint8_t slots) {
 
 }  // namespace
 
+TrafficRates traffic_rates(const netplay::PeerStats& start, const netplay::PeerStats& end,
+                           double interval_s) {
+    if (interval_s <= 0) return {};
+    const auto rate = [interval_s](std::uint64_t from, std::uint64_t to) {
+        return static_cast<double>(to - from) / interval_s;
+    };
+    return {rate(start.wire_bytes_sent, end.wire_bytes_sent),
+            rate(start.wire_bytes_received, end.wire_bytes_received),
+            rate(start.datagrams_sent, end.datagrams_sent),
+            rate(start.datagrams_received, end.datagrams_received),
+            rate(start.payload_bytes_sent, end.payload_bytes_sent),
+            rate(start.payload_bytes_received, end.payload_bytes_received)};
+}
+
 netplay::SessionIdentity session_identity(const RetroEmulator& emulator) {
     netplay::SessionIdentity id;
     id.core_name = emulator.core_info().library_name;
@@ -771,13 +785,8 @@ Status ClientRunner::finish() {
     m_summary.players = m_client->players();
     if (m_started_at >= 0 && m_ended_at > m_started_at) {
         m_summary.running_seconds = seconds(m_ended_at - m_started_at);
-        m_summary.upstream_bytes_per_s = static_cast<double>(m_traffic_at_end.wire_bytes_sent -
-                                                             m_traffic_at_start.wire_bytes_sent) /
-                                         m_summary.running_seconds;
-        m_summary.downstream_bytes_per_s =
-            static_cast<double>(m_traffic_at_end.wire_bytes_received -
-                                m_traffic_at_start.wire_bytes_received) /
-            m_summary.running_seconds;
+        m_summary.rates =
+            traffic_rates(m_traffic_at_start, m_traffic_at_end, m_summary.running_seconds);
     }
     if (m_summary.end_reason.empty()) m_summary.end_reason = m_client->end_reason();
     if (m_hash_log) {
@@ -827,11 +836,15 @@ void print_client_summary(std::FILE* out, const ClientRunSummary& s) {
                "delay      {} frames at the end ({}..{}, {} changes); frames ran {:.1f} ms "
                "late on average\n",
                s.delay_final, s.delay_min, s.delay_max, s.delay_changes, mean_lateness_ms(s.stats));
-    fmt::print(out, "upstream   {:.0f} B/s ({} B, {} datagrams, wire incl. UDP/IP headers)\n",
-               s.upstream_bytes_per_s, s.stats.traffic.wire_bytes_sent,
-               s.stats.traffic.datagrams_sent);
-    fmt::print(out, "downstream {:.0f} B/s ({} B, {} datagrams)\n", s.downstream_bytes_per_s,
-               s.stats.traffic.wire_bytes_received, s.stats.traffic.datagrams_received);
+    fmt::print(out,
+               "upstream   {:.0f} B/s, {:.1f} datagrams/s ({} B, {} datagrams, wire incl. "
+               "UDP/IP headers; payload {:.0f} B/s)\n",
+               s.rates.up_bytes, s.rates.up_packets, s.stats.traffic.wire_bytes_sent,
+               s.stats.traffic.datagrams_sent, s.rates.up_payload);
+    fmt::print(
+        out, "downstream {:.0f} B/s, {:.1f} datagrams/s ({} B, {} datagrams; payload {:.0f} B/s)\n",
+        s.rates.down_bytes, s.rates.down_packets, s.stats.traffic.wire_bytes_received,
+        s.stats.traffic.datagrams_received, s.rates.down_payload);
     if (s.rollback) {
         const auto& st = s.stats;
         const double seconds = s.running_seconds > 0 ? s.running_seconds : 1;
@@ -881,8 +894,12 @@ std::string client_summary_json(const ClientRunSummary& s) {
         {"desyncs", s.desyncs},
         {"first_desync_frame", s.first_desync_frame ? Json(*s.first_desync_frame) : Json()},
         {"running_seconds", s.running_seconds},
-        {"upstream_bytes_per_s", s.upstream_bytes_per_s},
-        {"downstream_bytes_per_s", s.downstream_bytes_per_s},
+        {"upstream_bytes_per_s", s.rates.up_bytes},
+        {"downstream_bytes_per_s", s.rates.down_bytes},
+        {"upstream_packets_per_s", s.rates.up_packets},
+        {"downstream_packets_per_s", s.rates.down_packets},
+        {"upstream_payload_bytes_per_s", s.rates.up_payload},
+        {"downstream_payload_bytes_per_s", s.rates.down_payload},
         {"traffic", traffic_json(s.stats.traffic)},
     };
     if (s.rollback) {

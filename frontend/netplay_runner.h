@@ -127,6 +127,19 @@ struct ClientRunConfig {
     std::string password;   // the session's (or its spectators') password
 };
 
+// Traffic over an interval, per second, each way: wire bytes (every header down to IP),
+// datagrams, and the application's message bytes (before ENet's and UDP/IP's headers).
+struct TrafficRates {
+    double up_bytes = 0, down_bytes = 0;
+    double up_packets = 0, down_packets = 0;
+    double up_payload = 0, down_payload = 0;
+};
+
+// The rates between two snapshots of one peer's counters taken `interval_s` seconds apart
+// (`end` taken last); all zero when `interval_s` is not positive.
+TrafficRates traffic_rates(const netplay::PeerStats& start, const netplay::PeerStats& end,
+                           double interval_s);
+
 struct ClientRunSummary {
     int slot = 0, players = 0;
     bool rollback = false;  // the session ran in rollback mode
@@ -147,10 +160,9 @@ struct ClientRunSummary {
     std::uint64_t desyncs = 0;
     std::optional<std::uint32_t> first_desync_frame;
     netplay::ClientStatsSnapshot stats;
-    // Over the running phase (session start to the last frame): wire bytes per second,
-    // every header down to IP included.
+    // Over the running phase (session start to the last frame).
     double running_seconds = 0;
-    double upstream_bytes_per_s = 0, downstream_bytes_per_s = 0;
+    TrafficRates rates;
 };
 
 class ClientRunner {

@@ -14,7 +14,7 @@ PACKAGES=(
     nlohmann-json3-dev libtomlplusplus-dev
     libsqlite3-dev libpqxx-dev postgresql libcpp-httplib-dev libsodium-dev
     libsdl2-ttf-dev libsamplerate0-dev fonts-dejavu-core xvfb xauth xdotool chromium
-    catch2 cc65
+    catch2 cc65 python3-matplotlib
     libretro-nestopia libretro-beetle-pce-fast libretro-gambatte libretro-mgba libretro-core-info
 )
 
@@ -89,8 +89,8 @@ tests() {
     echo "== threaded tests under ThreadSanitizer"
     ctest --test-dir build-tsan --output-on-failure -j "$TEST_JOBS" --timeout 900 -L threaded
 
-    echo "== benchmarks (figures, not pass/fail)"
-    bash bench/run_all.sh build
+    echo "== benchmarks (figures, not pass/fail; short runs, the report in bench-results/)"
+    bash bench/run_all.sh build --quick
 }
 
 case "${1:-}" in
