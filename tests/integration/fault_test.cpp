@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "integration/lobby_session.h"
 #include "integration/netplay_session.h"
 #include "netplay/state_hash.h"
 #include "support/process.h"
@@ -210,6 +212,41 @@ nlohmann::json stop_proxy(Session& session) {
     return read_json(session.dir().file("netem.json"));
 }
 
+// The delay in force at `frame` in the server's schedule (--stats-json, its only session).
+int scheduled_delay(const nlohmann::json& server, std::uint32_t frame) {
+    int delay = 0;
+    for (const auto& entry : server["sessions"][0]["schedule"]) {
+        if (entry["frame"].get<std::uint32_t>() > frame) break;
+        delay = entry["delay"].get<int>();
+    }
+    return delay;
+}
+
+// PRAGMA integrity_check on the SQLite file at `path` (opened read-only): "ok" when the
+// database is intact, else SQLite's list of problems (or the error that stopped it).
+std::string sqlite_integrity(const std::string& path) {
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+        const std::string why = db ? sqlite3_errmsg(db) : "out of memory";
+        sqlite3_close(db);
+        return "cannot open: " + why;
+    }
+    sqlite3_stmt* statement = nullptr;
+    std::string result;
+    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &statement, nullptr) != SQLITE_OK) {
+        result = std::string("cannot check: ") + sqlite3_errmsg(db);
+    } else {
+        while (sqlite3_step(statement) == SQLITE_ROW) {
+            const auto* text = sqlite3_column_text(statement, 0);
+            if (!result.empty()) result += "\n";
+            result += text ? reinterpret_cast<const char*>(text) : "";
+        }
+    }
+    sqlite3_finalize(statement);
+    sqlite3_close(db);
+    return result;
+}
+
 }  // namespace
 
 TEST_CASE("faults: a player killed with SIGKILL: the others play on and it rejoins its slot",
@@ -326,7 +363,7 @@ TEST_CASE("faults: the server killed with SIGKILL: every player stops with a cle
     double stopped_ms = 0;
     for (int i = 1; i <= 2; ++i) {
         const std::string name = "player" + std::to_string(i);
-        const auto status = players[static_cast<std::size_t>(i - 1)]->wait_until(after(20s));
+        const auto status = players[static_cast<std::size_t>(i - 1)]->wait_until(after(30s));
         INFO(name << session.log_of(name));
         REQUIRE(status);
         stopped_ms = std::max(stopped_ms, ms_between(killed_at, SteadyTime::now()));
@@ -345,14 +382,15 @@ TEST_CASE("faults: the server killed with SIGKILL: every player stops with a cle
     }
     require_identical_logs(session, "player1", "player2",
                            read_lines(session.hashes("player1")).size());
-    // The ENet peer timeout (5 s) tells a dead server from a slow one.
-    CHECK(stopped_ms < 8000);
+    // The peer timeout (15 s, netplay/transport.h) tells a dead server from a network outage.
+    CHECK(stopped_ms > 14000);
+    CHECK(stopped_ms < 18000);
     require_no_process_left(session.dir());
     std::printf("[figure] fault kill the server: both players stopped %.0f ms after the kill\n",
                 stopped_ms);
 }
 
-TEST_CASE("faults: a player frozen with SIGSTOP for 10 s: the others play on and it is dropped",
+TEST_CASE("faults: a player frozen with SIGSTOP for 10 s: the others play on and it comes back",
           "[faults][netplay]") {
     require_core_case(core_case("arcade"));
     FaultRandom random("freeze a player");
@@ -363,6 +401,7 @@ TEST_CASE("faults: a player frozen with SIGSTOP for 10 s: the others play on and
     const Deadline deadline = after(limit);
     Session session("fault-freeze");
     const std::string srm = make_srm(session.dir());
+    const std::string srm_hash = file_hash(srm);
     session.start_server(3, limit);
     const std::string address = "127.0.0.1:" + read_lines(session.dir().file("server.port"))[0];
     std::vector<ChildProcess*> players;
@@ -374,60 +413,57 @@ TEST_CASE("faults: a player frozen with SIGSTOP for 10 s: the others play on and
     wait_for_lines(session, "player3", static_cast<std::size_t>(stop_at), *players[2], deadline);
     players[2]->send_signal(SIGSTOP);
     const Watch frozen = watch_log(session.hashes("player1"), 10s);
-    const auto frozen_log = read_lines(session.hashes("player3"));
+    const auto thawed_at = SteadyTime::now();
     players[2]->send_signal(SIGCONT);
 
-    // The design (docs/netplay.md): away after 0.5 s, the others play on; 5 s of silence and
-    // the transport drops it, so the thawed process finds its connection gone and stops.
-    const auto status = players[2]->wait_until(after(15s));
-    INFO(session.log_of("player3"));
-    REQUIRE(status);
-    CHECK(status->code == kExitSessionEndedEarly);
-    CHECK_THAT(session.log_of("player3"),
-               Catch::Contains("the session ended early: connection to the server lost"));
-    session.require_success(*players[0], "player1", deadline);
-    session.require_success(*players[1], "player2", deadline);
+    // The design (docs/netplay.md): away after 0.5 s, the others play on with neutral input
+    // in its slot; 10 s is inside the 15 s peer timeout, so the thawed process finds its
+    // connection still there, is back with its next input and catches up.
+    session.wait_for_log("server", "player3 is back", session.server(), after(10s));
+    const double back_ms = ms_between(thawed_at, SteadyTime::now());
+    for (int i = 1; i <= 3; ++i) {
+        const std::string name = "player" + std::to_string(i);
+        session.require_success(*players[static_cast<std::size_t>(i - 1)], name, deadline);
+        const std::string saves = session.dir().file("saves-" + name);
+        CHECK(verify_replay(session.dir().file(name + ".replay"), 3, saves) == kFrames);
+        CHECK(file_hash(saves + "/framelock-arcade.srm") == srm_hash);
+    }
     session.require_server_success(after(15s));
     CHECK_THAT(session.log_of("server"), Catch::Contains("player3 is away"));
-
     require_identical_logs(session, "player1", "player2", kFrames);
-    const auto full = read_lines(session.hashes("player1"));
-    const auto thawed = read_lines(session.hashes("player3"));
-    REQUIRE(thawed.size() >= frozen_log.size());
-    for (std::size_t i = 0; i < thawed.size(); ++i) {
-        INFO("frame " << i);
-        REQUIRE(thawed[i] == full[i]);
-    }
+    require_identical_logs(session, "player1", "player3", kFrames);
     // 10 s at 60 frames/s less the 0.5 s wait for the frozen player and some slack.
     CHECK(frozen.lines_after - frozen.lines_before > 480);
     CHECK(frozen.longest_still_ms < 1500);
-    CHECK(verify_replay(session.dir().file("player3.replay"), 3,
-                        session.dir().file("saves-player3")) == static_cast<int>(thawed.size()));
+    const int thawed_stalls = read_json(session.stats("player3"))["stall_frames"].get<int>();
     require_no_process_left(session.dir());
     std::printf(
         "[figure] fault freeze: the others ran %zu frames during the 10 s freeze, stalled "
-        "%.0f ms at most; the thawed player stopped after frame %zu\n",
-        frozen.lines_after - frozen.lines_before, frozen.longest_still_ms, thawed.size());
+        "%.0f ms at most; the thawed player was back %.0f ms after SIGCONT (%d stall frames "
+        "in all) and finished identical\n",
+        frozen.lines_after - frozen.lines_before, frozen.longest_still_ms, back_ms, thawed_stalls);
 }
 
-// KNOWN FAILURE, hidden ([.]) until fixed: the session does not survive the blackout. Both
-// players end with "connection to the server lost" (exit 9) within seconds of the window,
-// and the delay controller jumped to 60 frames after it (seen with a 3 s window at 3..8 s;
-// 5 s is at the 5 s peer timeouts anyway). Run it by name to reproduce.
-TEST_CASE("faults: every datagram dropped for 3 s: the players go away and come back",
-          "[.][faults][netplay][netem]") {
+TEST_CASE("faults: every datagram dropped for 5 s: the players go away, come back and play on",
+          "[faults][netplay][netem]") {
     require_core_case(core_case("arcade"));
     FRAMELOCK_SKIP_UNLESS_FILE(netem_exe(), "built by this project: ninja framelock_netem");
     FaultRandom random("blackout");
-    constexpr int kFrames = 1200;
-    const int blackout_at = random.pick(3, 8);
-    std::printf("[fault] blackout: 3 s from %d s after the proxy started\n", blackout_at);
+    constexpr int kFrames = 1500;
+    constexpr int kDarkSeconds = 5;
+    const int blackout_at = random.pick(4, 9);
+    std::printf("[fault] blackout: %d s from %d s after the proxy started\n", kDarkSeconds,
+                blackout_at);
     const auto limit = session_time(kFrames);
     const Deadline deadline = after(limit);
     Session session("fault-blackout");
     const std::string srm = make_srm(session.dir());
+    const std::string srm_hash = file_hash(srm);
     session.start_server(2, limit);
-    session.start_proxy(0, 0, limit, {"--blackout", std::to_string(blackout_at) + ":3"});
+    session.start_proxy(
+        0, 0, limit,
+        {"--blackout", std::to_string(blackout_at) + ":" + std::to_string(kDarkSeconds)});
+    const auto proxy_started = SteadyTime::now();
     const std::string address = "127.0.0.1:" + read_lines(session.dir().file("netem.port"))[0];
     std::vector<ChildProcess*> players;
     for (int i = 1; i <= 2; ++i) {
@@ -436,6 +472,14 @@ TEST_CASE("faults: every datagram dropped for 3 s: the players go away and come 
             &session.start(name, join_args(session, address, name, 2, 100 + i, kFrames,
                                            save_dir_with(session, name, srm))));
     }
+    // The frames player 1 had logged when the lights went out and when they came back on.
+    std::this_thread::sleep_until(proxy_started + std::chrono::seconds(blackout_at));
+    const auto dark_frame =
+        static_cast<std::uint32_t>(read_lines(session.hashes("player1")).size());
+    const Watch dark = watch_log(session.hashes("player1"), std::chrono::seconds(kDarkSeconds));
+    REQUIRE(dark_frame > 60);  // the session was running before the blackout
+    const auto light_frame = static_cast<std::uint32_t>(dark.lines_after);
+
     session.require_success(*players[0], "player1", deadline);
     session.require_success(*players[1], "player2", deadline);
     session.require_server_success(after(15s));
@@ -444,8 +488,12 @@ TEST_CASE("faults: every datagram dropped for 3 s: the players go away and come 
     for (const char* name : {"player1", "player2"}) {
         CHECK_THAT(server_log, Catch::Contains(std::string(name) + " is away"));
         CHECK_THAT(server_log, Catch::Contains(std::string(name) + " is back"));
-        CHECK(verify_replay(session.dir().file(std::string(name) + ".replay"), 2,
-                            session.dir().file(std::string("saves-") + name)) == kFrames);
+        CHECK_THAT(server_log, Catch::Contains(std::string(name) + " left: finished " +
+                                               std::to_string(kFrames) + " frames"));
+        const std::string saves = session.dir().file(std::string("saves-") + name);
+        CHECK(verify_replay(session.dir().file(std::string(name) + ".replay"), 2, saves) ==
+              kFrames);
+        CHECK(file_hash(saves + "/framelock-arcade.srm") == srm_hash);
     }
     const auto netem = stop_proxy(session);
     const int dark_up = netem["up"]["blackout"].get<int>();
@@ -454,11 +502,131 @@ TEST_CASE("faults: every datagram dropped for 3 s: the players go away and come 
     CHECK(dark_down > 0);
     CHECK(netem["up"]["dropped"].get<int>() == 0);
     require_no_process_left(session.dir());
-    const auto stats = read_json(session.stats("player1"));
+
+    // The session stood still for about the blackout (the players stall, nobody gives up).
+    CHECK(dark.longest_still_ms > (kDarkSeconds - 1) * 1000.0);
+    CHECK(dark.longest_still_ms < (kDarkSeconds + 1) * 1000.0);
+    // The delay: what it was before, and at most a couple of frames more from 3 s after the
+    // blackout to the end (a round trip measured across the blackout is not the network).
+    const auto server = read_json(session.dir().file("server.json"));
+    const int before = scheduled_delay(server, dark_frame);
+    int after_max = 0;
+    for (std::uint32_t f = light_frame + 180; f < kFrames; f += 30)
+        after_max = std::max(after_max, scheduled_delay(server, f));
+    INFO("schedule " << server["sessions"][0]["schedule"].dump());
+    CHECK(after_max <= before + 2);
+    const int stalls_1 = read_json(session.stats("player1"))["stall_frames"].get<int>();
+    const int stalls_2 = read_json(session.stats("player2"))["stall_frames"].get<int>();
+    const int outage_frames = kDarkSeconds * 60;
+    CHECK(std::max(stalls_1, stalls_2) >= outage_frames - 30);
+    CHECK(std::max(stalls_1, stalls_2) <= outage_frames + 120);
     std::printf(
-        "[figure] fault blackout: %d datagrams up and %d down dropped in the 3 s; player 1 "
-        "stalled %d frames in all; hash logs identical over %d frames\n",
-        dark_up, dark_down, stats["stall_frames"].get<int>(), kFrames);
+        "[figure] fault blackout: %d datagrams up and %d down dropped in the %d s from frame "
+        "%u; the hash log stood still %.0f ms; stall frames %d and %d (the outage is %d); "
+        "delay %d before, at most %d from 3 s after; logs identical over %d frames\n",
+        dark_up, dark_down, kDarkSeconds, dark_frame, dark.longest_still_ms, stalls_1, stalls_2,
+        outage_frames, before, after_max, kFrames);
+}
+
+TEST_CASE(
+    "faults: the lobby killed with SIGKILL: the players play on; restarted on its database, "
+    "its relay and room come back and the database is intact",
+    "[faults][netplay][lobby]") {
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
+    FaultRandom random("kill the lobby");
+    constexpr int kFrames = 1200;
+    const int kill_at = random.pick(200, 700);
+    std::printf("[fault] kill the lobby: at frame %d of %d\n", kill_at, kFrames);
+    const auto limit = session_time(kFrames);
+    const Deadline deadline = after(limit);
+    Session session("fault-kill-lobby");
+    const LobbyProcess lobby(session, "lobby", "127.0.0.1:0", "lobby.db");
+    ChildProcess* relay_process = nullptr;
+    const std::string relay =
+        "127.0.0.1:" + std::to_string(start_relay(session, "relay", lobby, limit, &relay_process));
+    wait_for_servers(lobby, 1);
+    ChildProcess& host =
+        session.start("host", player_args(session, "host", core, 111, kFrames,
+                                          {"host", "--lobby", lobby.url, "--public", "--players",
+                                           "2", "--game", "fault lobby"}));
+    const std::string code = wait_for_code(session, "host", host);
+    ChildProcess& joiner = session.start(
+        "joiner",
+        player_args(session, "joiner", core, 112, kFrames, {"join", "--lobby", lobby.url, code}));
+
+    wait_for_lines(session, "host", static_cast<std::size_t>(kill_at), host, deadline);
+    lobby.process->send_signal(SIGKILL);
+    REQUIRE(lobby.process->wait_until(after(5s)));
+    const auto killed_at = SteadyTime::now();
+    // The lobby is not on the path of a single datagram: the game goes on.
+    const Watch without = watch_log(session.hashes("joiner"), 1s);
+    CHECK(without.lines_after - without.lines_before > 45);
+    CHECK(without.longest_still_ms < 200);
+
+    // A new lobby on the same port and the same database.
+    const LobbyProcess second(session, "lobby2", "127.0.0.1:" + std::to_string(lobby.port),
+                              "lobby.db");
+    REQUIRE(second.port == lobby.port);
+    const auto restarted_at = SteadyTime::now();
+    // Back means heard from since the restart (updated_ms is the lobby's wall clock), not
+    // merely still in the store.
+    const auto restarted_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+    for (;;) {
+        const auto [status, body] = second.get("/api/servers");
+        REQUIRE(status == 200);
+        if (body["servers"].size() == 1 &&
+            body["servers"][0]["updated_ms"].get<std::int64_t>() >= restarted_ms) {
+            CHECK(body["servers"][0]["address"] == relay);
+            break;
+        }
+        INFO(session.log_of("relay"));
+        REQUIRE(SteadyTime::now() < restarted_at + 15s);
+        std::this_thread::sleep_for(50ms);
+    }
+    const double relay_back_ms = ms_between(restarted_at, SteadyTime::now());
+    // The host's room: still in the store under its code if its TTL had not run out, else
+    // listed again by the host's next heartbeat under a new one; on the same relay.
+    std::string room_code;
+    nlohmann::json room;
+    while (room_code.empty()) {
+        const auto [status, body] = second.get("/api/rooms");
+        REQUIRE(status == 200);
+        for (const auto& r : body["rooms"]) {
+            if (r["host_name"] == "host" && r["updated_ms"].get<std::int64_t>() >= restarted_ms) {
+                room_code = r["code"];
+                room = r;
+            }
+        }
+        INFO(session.log_of("host"));
+        REQUIRE(host.running());
+        REQUIRE(SteadyTime::now() < restarted_at + 15s);
+        std::this_thread::sleep_for(50ms);
+    }
+    const double room_back_ms = ms_between(restarted_at, SteadyTime::now());
+    CHECK(room["server_address"] == relay);
+    CHECK(room["game_name"] == "fault lobby");
+    if (room_code != code) CHECK_THAT(session.log_of("host"), Catch::Contains("listed again as"));
+
+    session.require_success(host, "host", deadline);
+    session.require_success(joiner, "joiner", deadline);
+    require_identical_logs(session, "host", "joiner", kFrames);
+
+    relay_process->stop(5s);
+    const auto lobby_exit = second.process->stop(10s);
+    CHECK(lobby_exit.success());
+    const std::string integrity = sqlite_integrity(lobby.db);
+    CHECK(integrity == "ok");
+    require_no_process_left(session.dir());
+    std::printf(
+        "[figure] fault kill the lobby: killed at frame %d; the joiner ran %zu frames in the "
+        "second after; restarted %.0f ms after the kill: relay back in %.0f ms, room %s back "
+        "(%s) in %.0f ms; integrity_check %s; %d frames identical\n",
+        kill_at, without.lines_after - without.lines_before, ms_between(killed_at, restarted_at),
+        relay_back_ms, room_code.c_str(), room_code == code ? "same code" : ("was " + code).c_str(),
+        room_back_ms, integrity.c_str(), kFrames);
 }
 
 TEST_CASE("faults: 1 % of datagrams corrupted: dropped on arrival and no desync",
