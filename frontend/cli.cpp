@@ -1009,6 +1009,7 @@ struct ReplayArgs {
     HostArgs host;
     std::string file;
     bool verify = false;
+    bool sram = false;
     std::string hash_log;
 };
 
@@ -1021,7 +1022,9 @@ int cmd_replay_play(const ReplayArgs& args) {
         log_warn("{}: the replay ends early: {}", args.file, contents.stopped);
     auto host = args.host.to_host_config();
     if (!host) return fail(host.error());
-    host.value().load_sram = host.value().write_sram = false;
+    // A session played with `join --sram` started from that save RAM: the replay needs it too.
+    host.value().load_sram = args.sram && !args.host.no_sram;
+    host.value().write_sram = false;
     host.value().ports = std::max(1u, static_cast<unsigned>(contents.header.identity.ports));
     auto emulator = RetroEmulator::create(host.value());
     if (!emulator) return fail(emulator.error());
@@ -1151,6 +1154,9 @@ int run_cli(int argc, char** argv) {
                           "check the state after every frame against the recorded hash");
     replay_play->add_option("--hash-log", replay_args.hash_log,
                             "write 'FRAME HASH' for every frame played");
+    replay_play->add_flag("--sram", replay_args.sram,
+                          "load save RAM at start, as the session did with `join --sram` (from "
+                          "--save-dir); it is never written");
 
     SynctestArgs synctest_args;
     CLI::App* synctest = app.add_subcommand(

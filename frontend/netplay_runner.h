@@ -122,7 +122,7 @@ struct ClientRunConfig {
     std::string record_path;   // replay file (frontend/replay_file.h); empty: none
     std::optional<std::uint64_t> screenshot_frame;  // picture after this frame ran ...
     std::string screenshot_path;                    // ... written here as PNG
-    netplay::Micros server_timeout_us = 5'000'000;
+    netplay::Micros server_timeout_us = netplay::kPeerSilenceTimeoutUs;
     bool spectate = false;  // watch: no slot, no input
     std::string password;   // the session's (or its spectators') password
 };

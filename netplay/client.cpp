@@ -399,7 +399,10 @@ void Client::handle_update(const ServerUpdate& update) {
 
     // Round trip and clock offset from the echoed client time: only an echo of a time this
     // client sent counts (before the server heard from us it echoes nothing meaningful).
-    const bool echo_valid = std::find(m_sent_times.begin(), m_sent_times.end(),
+    // A saturated hold is no measure: after an outage the server may echo a time it got
+    // seconds ago, and the round trip would take the outage for the network.
+    const bool echo_valid = update.echo_hold_10us != kEchoHoldUnknown &&
+                            std::find(m_sent_times.begin(), m_sent_times.end(),
                                       update.echo_client_time) != m_sent_times.end();
     if (echo_valid) {
         const Micros t0 = expand_time(update.echo_client_time, now);

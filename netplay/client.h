@@ -34,8 +34,8 @@ struct ClientConfig {
     std::string player_name;
     std::string content_name;
     SessionIdentity identity;
-    Micros server_timeout_us = 5'000'000;
-    int max_catch_up_frames = 8;  // frames run per tick when behind
+    Micros server_timeout_us = kPeerSilenceTimeoutUs;  // silent this long: the session ends
+    int max_catch_up_frames = 8;                       // frames run per tick when behind
     Role role = Role::kPlayer;
     std::string password;
     int spectator_buffer_frames = 6;  // a spectator plays this far behind the session

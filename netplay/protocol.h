@@ -160,11 +160,16 @@ struct ClientInput {
     std::vector<InputWord> inputs;    // this player's pads from first_frame on
 };
 
+// ServerUpdate::echo_hold_10us saturated: the server held the echoed time too long to say
+// (a client silent through a network outage); the echo measures no round trip.
+inline constexpr std::uint16_t kEchoHoldUnknown = 65535;
+
 struct ServerUpdate {
     std::uint8_t seq = 0;                 // per datagram to this client, for its loss count
     std::uint32_t server_time = 0;        // low 32 bits of the server clock at sending, us
     std::uint32_t echo_client_time = 0;   // newest client_time received from this client
     std::uint16_t echo_hold_10us = 0;     // how long the server held it, 10 us units
+                                          // (kEchoHoldUnknown: 655 ms or more)
     std::uint16_t input_ack = 0;          // low 16 bits: this client's inputs are held up to here
     std::vector<ScheduleEntry> schedule;  // decisions the client may not have yet
     std::uint16_t first_frame = 0;        // low 16 bits of the first confirmed frame below

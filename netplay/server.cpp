@@ -622,7 +622,11 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
     // An input round trip includes the wait for every player's input: while a player is
     // going away (its silence, before the slot turns neutral) or away with the session
     // paused, that wait is the absence, not the network, and must not raise the delay.
+    // Nor does what an away player reports as it comes back: after a network outage its
+    // first datagram carries the round trip of a frame confirmed before the outage and
+    // heard of only after it (activate() below starts the settling time for the others).
     bool absence = m_absence_changed_at >= 0 && now - m_absence_changed_at < kAbsenceSettleUs;
+    absence |= slot.away;
     if (m_config.pause_on_drop) {
         for (int s = 0; s < m_config.players; ++s) absence |= m_slots[s].away;
     }
@@ -817,7 +821,8 @@ void Server::send_update(Slot& slot) {
     update.server_time = static_cast<std::uint32_t>(now);
     update.echo_client_time = slot.last_client_time;
     const Micros hold = slot.last_client_time_at < 0 ? 0 : (now - slot.last_client_time_at) / 10;
-    update.echo_hold_10us = static_cast<std::uint16_t>(std::clamp<Micros>(hold, 0, 65535));
+    update.echo_hold_10us =
+        static_cast<std::uint16_t>(std::clamp<Micros>(hold, 0, kEchoHoldUnknown));
     update.input_ack = static_cast<std::uint16_t>(slot.inputs_end - 1);
     update.players = static_cast<std::uint8_t>(m_config.players);
     for (int s = 0; s < m_config.players; ++s) {

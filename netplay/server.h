@@ -32,8 +32,8 @@ struct ServerConfig {
     std::uint16_t keyframe_interval = 30;  // frames between delay decisions
     std::uint8_t send_interval = 2;        // frames between a client's input datagrams
     DelayPolicy delay;                     // frame_time_us is set from the session's fps
-    Micros client_timeout_us = 5'000'000;  // silent this long: dropped
-    Micros start_lead_us = 500'000;        // Start is sent this long before frame 0
+    Micros client_timeout_us = kPeerSilenceTimeoutUs;  // silent this long: dropped
+    Micros start_lead_us = 500'000;                    // Start is sent this long before frame 0
     Micros max_lobby_rtt_wait_us = 2'000'000;
     std::uint32_t max_frames_ahead = 600;  // inputs further ahead of confirmation: dropped
     // Rollback: the delay is the fixed local input delay (delay.fixed_delay, 0-2 frames),

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "netplay/clock.h"
 #include "netplay/result.h"
 
 namespace framelock::netplay {
@@ -21,6 +22,15 @@ enum class Channel : std::uint8_t {
     kBulk = 2,     // reliable, ordered, separate queue: state transfer
 };
 inline constexpr int kChannelCount = 3;
+
+// How long a connected peer may stay silent before it is given up, on every layer (the
+// transport, the client watching its server, the server watching a client that has no
+// reconnect grace). Long enough to ride out a network outage of several seconds (a Wi-Fi
+// hiccup, a router that reboots: a 5 s blackout must not end a session, and ENet's
+// retransmissions, backing off, may take about as long again to get through), short enough
+// that a dead server is noticed well inside a player's patience and the server's
+// reconnect grace (60 s). Players are marked away after only 0.5 s (ServerConfig).
+inline constexpr Micros kPeerSilenceTimeoutUs = 15'000'000;
 
 struct TransportEvent {
     enum class Type { kConnected, kDisconnected, kMessage };

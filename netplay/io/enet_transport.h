@@ -35,13 +35,17 @@ struct _ENetEvent;
 namespace framelock::netplay {
 
 struct EnetOptions {
-    // A peer we hear nothing from for this long is dropped (kDisconnected), and a connect() that
-    // gets no answer fails after the same time. GGPO drops after 5 s. A live peer is never
-    // silent that long: ENet pings a peer it has not heard from for min(500 ms, timeout / 4).
-    // Microseconds, applied in whole milliseconds (at least 1 ms). Poll at least every few
-    // hundred ms: after a stall longer than the timeout, ENet may count the stall itself as
-    // the peer's silence and drop it.
-    Micros peer_timeout_us = 5'000'000;
+    // A connected peer we hear nothing from for this long is dropped (kDisconnected). The
+    // default (kPeerSilenceTimeoutUs, 15 s) rides out a network outage of several seconds:
+    // sessions mark a silent player away long before (0.5 s) and carry on when it speaks
+    // again. A live peer is never silent that long: ENet pings a peer it has not heard from
+    // for min(500 ms, timeout / 4). Microseconds, applied in whole milliseconds (at least
+    // 1 ms). Poll at least every few hundred ms: after a stall longer than the timeout, ENet
+    // may count the stall itself as the peer's silence and drop it.
+    Micros peer_timeout_us = kPeerSilenceTimeoutUs;
+    // A connect() that gets no answer fails after this long, or after peer_timeout_us if that
+    // is shorter: a wrong address is reported in seconds, not after the outage allowance.
+    Micros connect_timeout_us = 5'000'000;
 };
 
 // How long disconnect() waits before ENet sends the disconnect (see disconnect()).
@@ -139,13 +143,16 @@ class EnetTransport final : public Transport {
     // The bound UDP port (the OS's pick after listen("…:0")); 0 for a client before it sent.
     std::uint16_t local_port() const;
 
-    // Changes the peer timeout for current and future peers.
+    // Changes the peer timeout for current and future peers (connected ones; a connect in
+    // progress keeps min(connect timeout, new peer timeout) from its next retransmission).
     void set_peer_timeout(Micros timeout_us);
 
   private:
     struct PeerRecord {
         _ENetPeer* peer = nullptr;  // null once ENet has released the slot
         bool open = true;           // false after disconnect(): no sends, no further events
+        bool connected = false;     // ENet's CONNECT came: the peer timeout applies, not the
+                                    // connect timeout
         Micros last_heard_us = 0;   // steady clock; last datagram from the peer (or connect)
         std::optional<Micros> closing_since_us;  // disconnect() called, ENet not yet told
         PeerStats stats;
@@ -166,7 +173,10 @@ class EnetTransport final : public Transport {
     // Sends what is queued (for everyone), then one unreliable disconnect notice, then
     // forgets the peer.
     void drop_now(PeerRecord& record);
-    void apply_peer_settings(_ENetPeer* peer) const;
+    void apply_peer_settings(_ENetPeer* peer, bool connected) const;
+    // The silence after which a peer is given up: the peer timeout once connected, before
+    // that the (shorter) connect timeout.
+    Micros silence_limit_us(bool connected) const;
     void release(PeerRecord& record);
     PeerId new_record(_ENetPeer* peer);
     PeerId id_of(const _ENetPeer* peer) const;  // 0 when the slot is not ours

@@ -363,6 +363,43 @@ TEST_CASE("A peer that goes silent is dropped after the timeout", "[netplay][ene
     REQUIRE(pump({&pair.server}, [&] { return pair.server.count(Type::kDisconnected) == 1; }));
 }
 
+TEST_CASE("A connected peer outlives the connect timeout's worth of silence (a network outage)",
+          "[netplay][enet]") {
+    // A short connect timeout and a longer peer timeout: an unanswered connect fails after
+    // the first, a connected peer silent for twice as long is kept (sessions ride out an
+    // outage this way), and dropped after the second.
+    const EnetOptions options{.peer_timeout_us = 1'200'000, .connect_timeout_us = 300'000};
+    {
+        auto lone = make_client(options);
+        Side side{lone.get(), {}};
+        const auto start = SteadyTime::now();
+        connect_to(*lone, address_of(*make_server()));
+        REQUIRE(pump(
+            {&side}, [&] { return !side.events.empty(); }, 2000ms));
+        CHECK(side.events[0].type == Type::kDisconnected);
+        CHECK(elapsed_ms(start) <= 800);
+    }
+    Pair pair(options);
+    pump_for(pair.both(), 50ms);
+    // The server stops answering for 600 ms (twice the connect timeout): the client keeps it.
+    const auto stopped = SteadyTime::now();
+    pump_for({&pair.client}, 600ms);
+    CHECK(pair.client.events.empty());
+    pair.server_transport->send(pair.client_peer, Channel::kInput, pattern(4, 1));
+    pump_for(pair.both(), 100ms);
+    REQUIRE(pair.client.count(Type::kMessage) == 1);
+    CHECK(pair.client.count(Type::kDisconnected) == 0);
+    CHECK(pair.server.count(Type::kDisconnected) == 0);
+    INFO("silent for " << elapsed_ms(stopped) << " ms and kept");
+    // Silent for the whole peer timeout: dropped. (The server's last datagram may be up to a
+    // ping interval, timeout / 4, older than this moment.)
+    const auto silent = SteadyTime::now();
+    REQUIRE(pump(
+        {&pair.client}, [&] { return pair.client.count(Type::kDisconnected) == 1; }, 3000ms));
+    CHECK(elapsed_ms(silent) >= 1200 - 300 - 50);
+    CHECK(elapsed_ms(silent) <= 2000);
+}
+
 TEST_CASE("An idle but live connection is kept, even with a short timeout", "[netplay][enet]") {
     Pair pair(EnetOptions{.peer_timeout_us = 300'000});
     pump_for(pair.both(), 1000ms);  // no messages at all: only ENet's pings keep it alive
@@ -499,8 +536,8 @@ TEST_CASE("Stats count payload and wire bytes", "[netplay][enet]") {
     CHECK(server.stats(9999).wire_bytes_sent == 0);
 
     // One 10-byte input alone in a datagram costs 10 + 2 (ENet header without a sent time)
-    // + 8 (unsequenced command) + 28 (IPv4 + UDP) = 48 bytes on the wire. A ping or an
-    // acknowledgement can share the datagram, so try a few times.
+    // + 4 (its CRC32) + 8 (unsequenced command) + 28 (IPv4 + UDP) = 52 bytes on the wire. A ping or
+    // an acknowledgement can share the datagram, so try a few times.
     bool exact = false;
     for (int attempt = 0; attempt < 5 && !exact; ++attempt) {
         pump_for(pair.both(), 20ms);
@@ -509,7 +546,7 @@ TEST_CASE("Stats count payload and wire bytes", "[netplay][enet]") {
         client.flush();
         const PeerStats after = client.stats(pair.server_peer);
         exact = after.datagrams_sent - before.datagrams_sent == 1 &&
-                after.wire_bytes_sent - before.wire_bytes_sent == 48;
+                after.wire_bytes_sent - before.wire_bytes_sent == 52;
     }
     CHECK(exact);
 }

@@ -4,7 +4,6 @@
 // after the TTL when its host is killed.
 #include <catch2/catch.hpp>
 
-#include <httplib.h>
 #include <signal.h>
 #include <nlohmann/json.hpp>
 
@@ -15,121 +14,10 @@
 #include <string>
 #include <thread>
 
-#include "integration/netplay_session.h"
+#include "integration/lobby_session.h"
 
 using namespace framelock::test;
 using json = nlohmann::json;
-
-namespace {
-
-constexpr int kRoomTtlS = 3;
-
-// A lobby with a short TTL, its port read from the "listening PORT" it prints.
-struct LobbyProcess {
-    int port = 0;
-    std::string url;
-    ChildProcess* process = nullptr;
-
-    // `listen`: HOST:PORT, port 0 for any free one.
-    LobbyProcess(Session& session, const std::string& name,
-                 const std::string& listen = "127.0.0.1:0") {
-        const std::string db = session.dir().file(name + ".db");
-        ChildProcess& lobby =
-            session.start(name,
-                          {FRAMELOCK_EXE, "lobby", "serve", "--listen", listen, "--db",
-                           "sqlite:" + db, "--room-ttl", std::to_string(kRoomTtlS), "--quiet"},
-                          true);
-        const Deadline deadline = after(20s);
-        while (port == 0) {
-            const std::string text = read_text(session.dir().file(name + ".log"));
-            if (auto at = text.find("listening ");
-                at != std::string::npos && text.find('\n', at) != std::string::npos)
-                port = std::stoi(text.substr(at + 10));
-            INFO(read_text(session.dir().file(name + ".err")));
-            REQUIRE(lobby.running());
-            REQUIRE(SteadyTime::now() < deadline);
-            std::this_thread::sleep_for(10ms);
-        }
-        url = "http://127.0.0.1:" + std::to_string(port);
-        process = &lobby;
-    }
-
-    // GET PATH: the JSON body and the status (0: no answer).
-    std::pair<int, json> get(const std::string& path) const {
-        httplib::Client client("127.0.0.1", port);
-        client.set_connection_timeout(2, 0);
-        client.set_read_timeout(2, 0);
-        auto res = client.Get(path);
-        if (!res) return {0, json()};
-        return {res->status, json::parse(res->body, nullptr, false)};
-    }
-
-    bool room_listed(const std::string& code) const {
-        const auto [status, body] = get("/api/rooms");
-        REQUIRE(status == 200);
-        for (const auto& room : body["rooms"]) {
-            if (room["code"] == code) return true;
-        }
-        return false;
-    }
-};
-
-// `framelock server --lobby` with one session; its port.
-int start_relay(Session& session, const std::string& name, const LobbyProcess& lobby,
-                std::chrono::milliseconds limit) {
-    const std::string port_file = session.dir().file(name + ".port");
-    ChildProcess& server = session.start(
-        name, {FRAMELOCK_EXE, "server", "--bind", "127.0.0.1", "--port", "0", "--players", "2",
-               "--port-file", port_file, "--lobby", lobby.url, "--region", "test", "--duration",
-               std::to_string(limit.count() / 1000)});
-    auto port = framelock::frontend::wait_for_port_file(port_file, server, after(10s));
-    if (!port) FAIL(port.error().message << session.log_of(name));
-    return port.value();
-}
-
-// A player's command line: `verb` ("host" or "join") and its lobby arguments first.
-std::vector<std::string> player_args(const Session& session, const std::string& name,
-                                     const CoreCase& core, std::uint64_t seed, int frames,
-                                     std::vector<std::string> lobby_args) {
-    std::vector<std::string> args = {FRAMELOCK_EXE};
-    args.insert(args.end(), lobby_args.begin(), lobby_args.end());
-    for (const std::string& a :
-         {std::string("--core"), core.core, std::string("--ports"), std::string("2"),
-          std::string("--video"), std::string("none"), std::string("--audio"), std::string("none"),
-          std::string("--name"), name, std::string("--random"), std::to_string(seed),
-          std::string("--hash-log"), session.hashes(name)})
-        args.push_back(a);
-    if (frames > 0) {
-        args.push_back("--frames");
-        args.push_back(std::to_string(frames));
-    }
-    if (!core.content.empty()) {
-        args.push_back("--content");
-        args.push_back(core.content);
-    }
-    args.insert(args.end(), core.extra.begin(), core.extra.end());
-    return args;
-}
-
-// The code from the host's "room code CODE" line.
-std::string wait_for_code(Session& session, const std::string& name, ChildProcess& host) {
-    session.wait_for_log(name, "room code ", host, after(20s));
-    const std::string log = read_text(session.dir().file(name + ".log"));
-    const auto at = log.find("room code ") + 10;
-    return log.substr(at, log.find('\n', at) - at);
-}
-
-void wait_for_servers(const LobbyProcess& lobby, std::size_t count) {
-    const Deadline deadline = after(10s);
-    for (;;) {
-        const auto [status, body] = lobby.get("/api/servers");
-        if (status == 200 && body["servers"].size() == count) return;
-        REQUIRE(SteadyTime::now() < deadline);
-        std::this_thread::sleep_for(50ms);
-    }
-}
-
-}  // namespace
 
 TEST_CASE("lobby: a host gets a relay server assigned and a player joins it by code",
           "[integration][lobby][netplay]") {

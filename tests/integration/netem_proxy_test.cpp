@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "support/process.h"
+#include "tools/netem/impairment.h"
 
 using namespace std::chrono_literals;
 using framelock::test::read_text;
@@ -639,5 +641,236 @@ TEST_CASE("netem: bad arguments exit with a clear error", "[tools][netem]") {
         REQUIRE_FALSE(result.timed_out);
         CHECK(result.exit_code == 2);
         CHECK(result.err.find(c.message) != std::string::npos);
+    }
+}
+
+// The pure decision model (tools/netem/impairment.h), without sockets.
+TEST_CASE("netem model: a blackout drops every datagram inside its window and only there",
+          "[tools][netem]") {
+    using framelock::netem::Blackout;
+    using framelock::netem::Impairment;
+    using framelock::netem::ImpairmentModel;
+    const std::vector<Blackout> windows = {{1.0, 0.5}, {3.0, 2.0}};
+    CHECK_FALSE(framelock::netem::in_blackout(windows, 999'999'999));
+    CHECK(framelock::netem::in_blackout(windows, 1'000'000'000));
+    CHECK(framelock::netem::in_blackout(windows, 1'499'999'999));
+    CHECK_FALSE(framelock::netem::in_blackout(windows, 1'500'000'000));
+    CHECK(framelock::netem::in_blackout(windows, 4'999'999'999));
+    CHECK_FALSE(framelock::netem::in_blackout(windows, 5'000'000'000));
+    CHECK_FALSE(framelock::netem::in_blackout({}, 0));
+
+    // A blackout takes the same draws as any datagram: the fates outside it are unchanged.
+    Impairment impairment;
+    impairment.delay_ms = 10;
+    impairment.jitter_ms = 5;
+    impairment.loss_pct = 10;
+    impairment.corrupt_pct = 20;
+    ImpairmentModel plain(impairment, 42);
+    ImpairmentModel dark(impairment, 42, windows);
+    int blacked_out = 0;
+    for (std::int64_t ms = 0; ms < 6000; ms += 10) {
+        const auto expected = plain.decide(100, ms * 1'000'000);
+        const auto decision = dark.decide(100, ms * 1'000'000);
+        const bool inside = (ms >= 1000 && ms < 1500) || (ms >= 3000 && ms < 5000);
+        INFO("at " << ms << " ms");
+        CHECK(decision.blackout == inside);
+        if (inside) {
+            CHECK(decision.copies == 0);
+            CHECK(decision.corrupt_bit == -1);
+            ++blacked_out;
+        } else {
+            CHECK(decision.copies == expected.copies);
+            CHECK(decision.corrupt_bit == expected.corrupt_bit);
+            CHECK(decision.hold_ns == expected.hold_ns);
+        }
+    }
+    CHECK(blacked_out == 50 + 200);
+}
+
+TEST_CASE("netem model: corruption flips one bit inside the datagram, at the chosen rate",
+          "[tools][netem]") {
+    using framelock::netem::Impairment;
+    using framelock::netem::ImpairmentModel;
+    Impairment always;
+    always.corrupt_pct = 100;
+    ImpairmentModel model(always, 7);
+    std::set<std::int64_t> bits;
+    for (int i = 0; i < 2000; ++i) {
+        const auto decision = model.decide(3, 0);
+        REQUIRE(decision.copies == 1);
+        REQUIRE(decision.corrupt_bit >= 0);
+        REQUIRE(decision.corrupt_bit < 24);
+        bits.insert(decision.corrupt_bit);
+    }
+    CHECK(bits.size() == 24);                     // every bit of the 3 bytes is hit
+    CHECK(model.decide(0, 0).corrupt_bit == -1);  // nothing to flip in an empty one
+    CHECK(ImpairmentModel({}, 7).decide(3, 0).corrupt_bit == -1);  // 0 %: never
+
+    Impairment some;
+    some.corrupt_pct = 1;
+    ImpairmentModel rare(some, 9);
+    int corrupted = 0;
+    for (int i = 0; i < 100'000; ++i) corrupted += rare.decide(64, 0).corrupt_bit >= 0;
+    // Binomial(100000, 0.01): mean 1000, standard deviation 31.
+    CHECK(corrupted == Approx(1000).margin(150));
+
+    std::vector<std::uint8_t> payload = {0x00, 0xff, 0x10};
+    framelock::netem::flip_bit(payload, 0);
+    framelock::netem::flip_bit(payload, 15);
+    framelock::netem::flip_bit(payload, 20);
+    CHECK(payload == std::vector<std::uint8_t>{0x01, 0x7f, 0x00});
+}
+
+namespace {
+
+int differing_bits(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b) {
+    int bits = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        bits += std::popcount(static_cast<unsigned>(a[i] ^ b[i]));
+    return bits;
+}
+
+// Sends `count` distinct datagrams of `size` bytes one at a time through the proxy and
+// waits for each echo: the echoes in order (an empty one for a lost datagram).
+std::vector<std::vector<std::uint8_t>> echo_each(const UdpSocket& client, std::uint16_t port,
+                                                 std::size_t count, std::size_t size,
+                                                 std::vector<std::vector<std::uint8_t>>& sent) {
+    std::vector<std::vector<std::uint8_t>> echoes;
+    for (std::size_t n = 0; n < count; ++n) {
+        std::vector<std::uint8_t> packet(size);
+        for (std::size_t i = 0; i < size; ++i) packet[i] = static_cast<std::uint8_t>(n * 31 + i);
+        REQUIRE(client.send_to(port, packet.data(), packet.size()));
+        std::vector<std::uint8_t> echo(size + 16);
+        const ssize_t got = client.receive(echo.data(), echo.size(), 1000ms);
+        REQUIRE(got == static_cast<ssize_t>(size));
+        echo.resize(size);
+        sent.push_back(std::move(packet));
+        echoes.push_back(std::move(echo));
+    }
+    return echoes;
+}
+
+}  // namespace
+
+TEST_CASE("netem: corruption flips exactly one bit of every datagram it picks, per direction",
+          "[tools][netem]") {
+    constexpr std::size_t kCount = 200;
+    for (const std::string direction : {"up", "down"}) {
+        INFO("--corrupt-" << direction << " 100");
+        EchoServer server;
+        ProxyProcess proxy(
+            proxy_args(server.port(), {"--delay", "0", "--corrupt-" + direction, "100"}));
+        const std::uint16_t port = proxy.wait_for_port();
+        UdpSocket client;
+        std::vector<std::vector<std::uint8_t>> sent;
+        const auto echoes = echo_each(client, port, kCount, 48, sent);
+        for (std::size_t n = 0; n < kCount; ++n) {
+            INFO("datagram " << n);
+            CHECK(differing_bits(sent[n], echoes[n]) == 1);
+        }
+        REQUIRE(proxy.wait_exit(5s) == 0);
+        const std::string stats = proxy.stats();
+        INFO(stats);
+        const std::string other = direction == "up" ? "down" : "up";
+        CHECK(json_number(stats, direction, "corrupted") == kCount);
+        CHECK(json_number(stats, other, "corrupted") == 0);
+        CHECK(json_number(stats, direction, "datagrams_out") == kCount);
+        CHECK(proxy.out().find("corrupted " + std::to_string(kCount)) != std::string::npos);
+    }
+}
+
+TEST_CASE("netem: corruption is counted, and the same seed corrupts the same bits",
+          "[tools][netem]") {
+    constexpr std::size_t kCount = 600;
+    const auto run = [](const char* seed) {
+        EchoServer server;
+        ProxyProcess proxy(
+            proxy_args(server.port(), {"--delay", "0", "--corrupt", "5", "--seed", seed}));
+        const std::uint16_t port = proxy.wait_for_port();
+        UdpSocket client;
+        std::vector<std::vector<std::uint8_t>> sent;
+        const auto echoes = echo_each(client, port, kCount, 20, sent);
+        std::vector<std::pair<std::size_t, int>> changed;  // datagram, bits that differ
+        for (std::size_t n = 0; n < kCount; ++n) {
+            const int bits = differing_bits(sent[n], echoes[n]);
+            if (bits > 0) changed.emplace_back(n, bits);
+        }
+        REQUIRE(proxy.wait_exit(5s) == 0);
+        const std::string stats = proxy.stats();
+        INFO(stats);
+        // Each direction flips one bit of its picks; both picking the same datagram flip two
+        // bits, or none when they pick the same bit (then it counts twice but shows nowhere).
+        const double corrupted =
+            json_number(stats, "up", "corrupted") + json_number(stats, "down", "corrupted");
+        std::size_t flips = 0;
+        for (const auto& [n, bits] : changed) flips += static_cast<std::size_t>(bits);
+        CHECK(static_cast<double>(flips) <= corrupted);
+        CHECK(static_cast<double>(flips) >= corrupted - 2);
+        // Binomial(600, 0.05) per direction: mean 30, standard deviation 5.3.
+        CHECK(json_number(stats, "up", "corrupted") == Approx(30).margin(22));
+        CHECK(json_number(stats, "down", "corrupted") == Approx(30).margin(22));
+        return changed;
+    };
+    const auto first = run("11");
+    CHECK(run("11") == first);
+    CHECK(run("12") != first);
+}
+
+TEST_CASE("netem: a blackout drops exactly the datagrams sent inside its window",
+          "[tools][netem]") {
+    EchoServer server;
+    // The window opens 0.6 s after the proxy starts and lasts 0.5 s.
+    ProxyProcess proxy(proxy_args(server.port(), {"--delay", "0", "--blackout", "0.6:0.5"}));
+    const std::uint16_t port = proxy.wait_for_port();
+    UdpSocket client;
+    constexpr std::size_t kCount = 300;
+    // 5 ms apart: 1.5 s of traffic, the window in the middle.
+    const PingResult result = ping(client, port, kCount, 5ms, 300ms);
+    REQUIRE(proxy.wait_exit(5s) == 0);
+    const std::string stats = proxy.stats();
+    INFO(stats);
+
+    // The lost ones are one contiguous run, and nothing else was lost.
+    std::vector<std::size_t> lost;
+    for (std::size_t i = 0; i < kCount; ++i)
+        if (std::isnan(result.rtt_ms[i])) lost.push_back(i);
+    REQUIRE_FALSE(lost.empty());
+    CHECK(lost.back() - lost.front() + 1 == lost.size());
+    REQUIRE(lost.front() > 0);
+    REQUIRE(lost.back() + 1 < kCount);
+    // Every lost datagram is one the window dropped, in one direction or the other.
+    CHECK(json_number(stats, "up", "blackout") + json_number(stats, "down", "blackout") ==
+          static_cast<double>(lost.size()));
+    CHECK(json_number(stats, "up", "dropped") == 0);
+    CHECK(json_number(stats, "down", "dropped") == 0);
+    CHECK(json_number(stats, "up", "datagrams_in") == kCount);
+    // 0.5 s at one datagram per 5 ms is 100 datagrams; a late wakeup of the sender shifts
+    // a few across an edge.
+    CHECK(static_cast<double>(lost.size()) == Approx(100).margin(8));
+    CHECK(stats.find(R"("blackouts": [{"start_s": 0.600, "length_s": 0.500}])") !=
+          std::string::npos);
+}
+
+TEST_CASE("netem: bad blackout and corruption arguments exit with a clear error",
+          "[tools][netem]") {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"--blackout", "5"}, "--blackout expects START:LENGTH"},
+        {{"--blackout", "a:5"}, "--blackout expects START:LENGTH"},
+        {{"--blackout", "5:"}, "--blackout expects START:LENGTH"},
+        {{"--blackout", "5:0"}, "a length of more than 0"},
+        {{"--blackout", "-1:2"}, "a start of 0..3600"},
+        {{"--corrupt", "101"}, "--corrupt"},
+        {{"--corrupt-down", "-3"}, "--corrupt-down"},
+    };
+    for (const auto& [extra, message] : cases) {
+        std::vector<std::string> args = {
+            FRAMELOCK_NETEM_EXE, "--listen", "127.0.0.1:0", "--forward", "127.0.0.1:7000",
+            "--delay",           "5",        "--duration",  "5"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const auto result = run_process(args, 5s);
+        INFO(extra[0] << " " << extra[1] << " -> " << result.err);
+        REQUIRE_FALSE(result.timed_out);
+        CHECK(result.exit_code == 2);
+        CHECK(result.err.find(message) != std::string::npos);
     }
 }

@@ -101,14 +101,28 @@ class Session {
     }
 
     // The proxy between every client started from now on and the server: `delay_ms` each
-    // way (one-way), +/- `jitter_ms`.
-    void start_proxy(double delay_ms, double jitter_ms, std::chrono::milliseconds limit) {
+    // way (one-way), +/- `jitter_ms`, and `extra` proxy flags (--blackout, --corrupt, ...).
+    void start_proxy(double delay_ms, double jitter_ms, std::chrono::milliseconds limit,
+                     const std::vector<std::string>& extra = {}) {
         const std::string port_file = m_dir.file("netem.port");
-        ChildProcess& proxy = start(
-            "netem", {netem_exe(), "--listen", "127.0.0.1:0", "--forward", m_server_address,
-                      "--delay", std::to_string(delay_ms), "--jitter", std::to_string(jitter_ms),
-                      "--duration", std::to_string(limit.count() / 1000 + 10), "--port-file",
-                      port_file, "--stats-file", m_dir.file("netem.json")});
+        std::vector<std::string> args = {netem_exe(),
+                                         "--listen",
+                                         "127.0.0.1:0",
+                                         "--forward",
+                                         m_server_address,
+                                         "--delay",
+                                         std::to_string(delay_ms),
+                                         "--jitter",
+                                         std::to_string(jitter_ms),
+                                         "--duration",
+                                         std::to_string(limit.count() / 1000 + 10),
+                                         "--port-file",
+                                         port_file,
+                                         "--stats-file",
+                                         m_dir.file("netem.json")};
+        args.insert(args.end(), extra.begin(), extra.end());
+        ChildProcess& proxy = start("netem", args);
+        m_proxy = &proxy;
         auto port = framelock::frontend::wait_for_port_file(port_file, proxy, after(10s));
         if (!port) FAIL(port.error().message << log_of("netem"));
         m_address = "127.0.0.1:" + std::to_string(port.value());
@@ -148,6 +162,18 @@ class Session {
         return start(name, args, separate_stderr);
     }
 
+    // The server process, once start_server() has run.
+    ChildProcess& server() {
+        REQUIRE(m_server != nullptr);
+        return *m_server;
+    }
+
+    // The proxy process, once start_proxy() has run.
+    ChildProcess& proxy() {
+        REQUIRE(m_proxy != nullptr);
+        return *m_proxy;
+    }
+
     std::string hashes(const std::string& name) const { return m_dir.file(name + ".hashes"); }
     std::string stats(const std::string& name) const { return m_dir.file(name + ".json"); }
     std::string log_of(const std::string& name) const {
@@ -183,6 +209,7 @@ class Session {
     std::vector<std::unique_ptr<ChildProcess>> m_children;  // killed when the test ends
     std::map<std::string, std::pair<std::vector<std::string>, bool>> m_args;  // for restart()
     ChildProcess* m_server = nullptr;
+    ChildProcess* m_proxy = nullptr;
     std::string m_server_address, m_address;
 };
 

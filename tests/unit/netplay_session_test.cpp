@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "netplay/sim_session.h"
 
@@ -239,4 +240,125 @@ TEST_CASE(
                       << "; adaptive " << adaptive_score);
         CHECK(adaptive_score < score(fixed));
     }
+}
+
+namespace {
+
+// Every link loses every datagram for `length_us` from `at_us` (both directions, every
+// client): a Wi-Fi hiccup, or a router rebooting.
+SimScenario with_blackout(SimScenario sc, Micros at_us, Micros length_us) {
+    LinkParams dark = sc.link;
+    dark.loss = 1.0;
+    sc.changes.push_back({at_us, dark, 0});
+    sc.changes.push_back({at_us + length_us, sc.link, 0});
+    return sc;
+}
+
+struct BlackoutFigures {
+    int delay_before = 0;  // the highest delay in the 10 s before the blackout
+    int delay_after = 0;   // the highest delay from 5 s after the blackout on
+    std::uint32_t stalls = 0;
+};
+
+// The session survived the blackout: nobody left or was disconnected, every client ran
+// every frame with identical hashes, the delay came back down and the stall is about the
+// blackout's length.
+BlackoutFigures require_survived(const SimScenario& sc, const SimResult& r, Micros at_us,
+                                 Micros length_us) {
+    std::string log;
+    int left = 0, disconnected = 0;
+    for (const auto& e : r.server_events) {
+        log += "server, frame " + std::to_string(e.frame) + ": " + e.message + "\n";
+        left += e.type == ServerEvent::Type::kPlayerLeft;
+    }
+    for (const auto& c : r.clients) {
+        for (const auto& e : c.events) {
+            log += "client, frame " + std::to_string(e.frame) + ": " + e.message + "\n";
+            disconnected += e.type == ClientEvent::Type::kDisconnected;
+        }
+    }
+    INFO(log);
+    CHECK(left == 0);
+    CHECK(disconnected == 0);
+    for (const auto& c : r.clients) {
+        CHECK(c.hashes.size() == sc.frames);
+        CHECK(SimResult::first_difference(c, r.clients[0]) == -1);
+    }
+    CHECK(r.hashes_identical);
+    const auto frames_of = [&](Micros us) {
+        return static_cast<std::uint32_t>(us * static_cast<std::int64_t>(sc.fps) / 1'000'000);
+    };
+    const std::uint32_t dark_from = r.frame_at(at_us);
+    BlackoutFigures figures;
+    for (std::uint32_t f = dark_from - 600; f < dark_from; ++f)
+        figures.delay_before = std::max(figures.delay_before, r.delay_at(f));
+    for (std::uint32_t f = r.frame_at(at_us + length_us) + 300; f < sc.frames; ++f)
+        figures.delay_after = std::max(figures.delay_after, r.delay_at(f));
+    CHECK(figures.delay_after <= figures.delay_before + 2);
+    for (const auto& c : r.clients) figures.stalls = std::max(figures.stalls, c.stall_frames);
+    // About the blackout (5 s = 300 frames) and never much more: the 0.5 s before the
+    // players are called away, a round trip, the delay's frames and reliable messages
+    // retransmitted: the session resumes as soon as datagrams flow again.
+    const auto outage_frames = frames_of(length_us);
+    CHECK(figures.stalls >= outage_frames);
+    CHECK(figures.stalls <= outage_frames + 120);
+    return figures;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "A 5 s blackout of every link: the players go away, come back and play on in the same "
+    "session; the delay comes back down",
+    "[netplay][session][blackout]") {
+    constexpr Micros kAt = 20'000'000, kLength = 5'000'000;
+    // A short round trip (40 +- 10 ms, no loss): the outage is a hundred times longer. (On
+    // this trace the first datagram of a player coming back reported the round trip of a
+    // frame confirmed before the outage, about 5 s, and the delay went to 60 frames.)
+    SimScenario sc = jittery(2, 3600);
+    sc.link.latency_us = 20'000;
+    sc.link.jitter_us = 5'000;
+    sc.link.loss = 0;
+    sc = with_blackout(sc, kAt, kLength);
+    SECTION("neutral input for the absent (--on-drop neutral)") {}
+    SECTION("the others wait (--on-drop pause)") {
+        sc.server.pause_on_drop = true;
+    }
+    const SimResult r = run_scenario(sc);
+    const BlackoutFigures f = require_survived(sc, r, kAt, kLength);
+    int away = 0, back = 0;
+    for (const auto& e : r.server_events) {
+        away += e.type == ServerEvent::Type::kPlayerAway;
+        back += e.type == ServerEvent::Type::kPlayerBack;
+    }
+    CHECK(away == 2);
+    CHECK(back == 2);
+    std::printf("[figure] sim blackout 5 s%s: delay %d before, %d after; %u stall frames\n",
+                sc.server.pause_on_drop ? " (pause)" : "", f.delay_before, f.delay_after, f.stalls);
+}
+
+TEST_CASE("A 5 s blackout of one player's link: the others play on, it comes back",
+          "[netplay][session][blackout]") {
+    constexpr Micros kAt = 20'000'000, kLength = 5'000'000;
+    SimScenario sc = jittery(3, 3600);
+    LinkParams dark = sc.link;
+    dark.loss = 1.0;
+    sc.changes.push_back({kAt, dark, 3});
+    sc.changes.push_back({kAt + kLength, sc.link, 3});
+    const SimResult r = run_scenario(sc);
+    for (const auto& e : r.server_events) {
+        INFO(e.message);
+        CHECK(e.type != ServerEvent::Type::kPlayerLeft);
+    }
+    for (const auto& c : r.clients) {
+        CHECK(c.hashes.size() == sc.frames);
+        CHECK(SimResult::first_difference(c, r.clients[0]) == -1);
+    }
+    // Half a second for the others, the whole blackout and the catch-up for the dark one.
+    CHECK(r.clients[0].stall_frames < 60);
+    CHECK(r.clients[2].stall_frames <= 300 + 120);
+    int before = 0, after = 0;
+    for (std::uint32_t f = 480; f < 1080; ++f) before = std::max(before, r.delay_at(f));
+    for (std::uint32_t f = 1680; f < 3600; ++f) after = std::max(after, r.delay_at(f));
+    CHECK(after <= before + 2);
 }

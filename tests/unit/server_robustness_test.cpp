@@ -438,3 +438,25 @@ TEST_CASE("A session with passwords refuses players and spectators without the r
                Catch::Contains("wrong spectator password"));
     CHECK(try_join("e", Role::kSpectator, "popcorn") == "in");
 }
+
+TEST_CASE("A server echo held through an upstream outage gives the client no RTT sample",
+          "[netplay][server][robustness][blackout]") {
+    // Only c1's uplink goes dark for 1.5 s: the server keeps sending it updates that echo
+    // the last time it heard from c1, held longer than the 16-bit hold field can say.
+    Rig rig;
+    rig.c1.start();
+    rig.c2.start();
+    rig.run(240, [](std::uint32_t) {});
+    REQUIRE(rig.c1.next_frame() >= 240);
+    const Micros srtt_before = rig.c1.stats().srtt;
+    REQUIRE(srtt_before > 0);
+    REQUIRE(srtt_before < 40'000);
+    const Micros dark_at = rig.clock.now_us();
+    rig.net.schedule_link_change(dark_at, "c1", "server", {10'000, 500, 1.0, 0.0, 0});
+    rig.net.schedule_link_change(dark_at + 1'500'000, "c1", "server", {10'000, 500, 0.0, 0.0, 0});
+    Micros srtt_worst = 0;
+    rig.run(240 + 360,
+            [&](std::uint32_t) { srtt_worst = std::max(srtt_worst, rig.c1.stats().srtt); });
+    REQUIRE(rig.c1.next_frame() >= 600);
+    CHECK(srtt_worst < 40'000);
+}

@@ -1,7 +1,9 @@
 #include "tools/netem/impairment.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
+#include <utility>
 
 namespace framelock::netem {
 
@@ -40,8 +42,21 @@ double Random::unit() {
     return static_cast<double>(next() >> 11) * 0x1.0p-53;
 }
 
-ImpairmentModel::ImpairmentModel(const Impairment& impairment, std::uint64_t seed)
-    : m_impairment(impairment), m_random(seed) {}
+bool in_blackout(const std::vector<Blackout>& windows, std::int64_t elapsed_ns) {
+    const double elapsed_s = static_cast<double>(elapsed_ns) / 1e9;
+    return std::any_of(windows.begin(), windows.end(), [&](const Blackout& window) {
+        return elapsed_s >= window.start_s && elapsed_s < window.start_s + window.length_s;
+    });
+}
+
+void flip_bit(std::span<std::uint8_t> payload, std::int64_t bit) {
+    assert(bit >= 0 && static_cast<std::size_t>(bit) < payload.size() * 8);
+    payload[static_cast<std::size_t>(bit / 8)] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+}
+
+ImpairmentModel::ImpairmentModel(const Impairment& impairment, std::uint64_t seed,
+                                 std::vector<Blackout> blackouts)
+    : m_impairment(impairment), m_blackouts(std::move(blackouts)), m_random(seed) {}
 
 std::int64_t ImpairmentModel::hold_ns(double u) const {
     const double low = std::max(0.0, m_impairment.delay_ms - m_impairment.jitter_ms);
@@ -49,17 +64,23 @@ std::int64_t ImpairmentModel::hold_ns(double u) const {
     return std::llround((low + u * (high - low)) * 1e6);
 }
 
-Decision ImpairmentModel::decide() {
-    // Four draws per datagram, always, whatever the outcome.
+Decision ImpairmentModel::decide(std::size_t size, std::int64_t elapsed_ns) {
+    // Six draws per datagram, always, whatever the outcome.
     const double loss = m_random.unit();
     const double duplicate = m_random.unit();
     const double first = m_random.unit();
     const double second = m_random.unit();
+    const double corrupt = m_random.unit();
+    const std::uint64_t bit = m_random.next();
 
     Decision decision;
-    decision.copies = loss * 100.0 < m_impairment.loss_pct             ? 0
+    decision.blackout = in_blackout(m_blackouts, elapsed_ns);
+    decision.copies = decision.blackout                                ? 0
+                      : loss * 100.0 < m_impairment.loss_pct           ? 0
                       : duplicate * 100.0 < m_impairment.duplicate_pct ? 2
                                                                        : 1;
+    if (decision.copies > 0 && size > 0 && corrupt * 100.0 < m_impairment.corrupt_pct)
+        decision.corrupt_bit = static_cast<std::int64_t>(bit % (size * 8));
     decision.hold_ns = {hold_ns(first), hold_ns(second)};
     return decision;
 }

@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "tools/netem/netem_proxy.h"
 
@@ -21,6 +23,25 @@ std::atomic<NetemProxy*> g_proxy{nullptr};
 extern "C" void on_stop_signal(int) {
     g_stop_requested.store(true);
     if (NetemProxy* proxy = g_proxy.load()) proxy->request_stop();
+}
+
+// "T:S" (seconds, decimals allowed) as a blackout window, or a usage error quoting it.
+Result<Blackout> parse_blackout(const std::string& text) {
+    const auto bad = [&] {
+        return make_error(
+            ErrorCode::kUsage,
+            "--blackout expects START:LENGTH in seconds (e.g. 10:5), got '" + text + "'");
+    };
+    const std::size_t colon = text.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) return bad();
+    Blackout window;
+    char* end = nullptr;
+    const std::string start = text.substr(0, colon), length = text.substr(colon + 1);
+    window.start_s = std::strtod(start.c_str(), &end);
+    if (*end != '\0') return bad();
+    window.length_s = std::strtod(length.c_str(), &end);
+    if (*end != '\0') return bad();
+    return window;
 }
 
 int fail(const Error& error) {
@@ -63,13 +84,14 @@ struct Knob {
 
 int main(int argc, char** argv) {
     CLI::App app{
-        "framelock_netem: UDP proxy adding delay, jitter, loss and duplication between clients "
-        "and one server on 127.0.0.1.\n"
+        "framelock_netem: UDP proxy adding delay, jitter, loss, duplication, corruption and "
+        "blackouts between clients and one server on 127.0.0.1.\n"
         "Delays are ONE-WAY per direction: --delay 20 adds 40 ms to every round trip.\n"
         "Jitter J spreads each datagram's delay uniformly over [max(0, D-J), D+J], which also "
         "reorders datagrams."};
     std::string listen_text, forward_text;
-    Knob delay, jitter, loss, duplicate;
+    Knob delay, jitter, loss, duplicate, corrupt;
+    std::vector<std::string> blackout_texts;
     ProxyConfig config;
     std::string stats_file;
     bool quiet = false;
@@ -81,6 +103,11 @@ int main(int argc, char** argv) {
     jitter.add_to(app, "jitter", "ms", kMaxDelayMs, "+/- random spread of the delay");
     loss.add_to(app, "loss", "%", 100.0, "chance a datagram is dropped");
     duplicate.add_to(app, "duplicate", "%", 100.0, "chance a datagram is sent twice");
+    corrupt.add_to(app, "corrupt", "%", 100.0,
+                   "chance a delivered datagram has one random bit flipped");
+    app.add_option("--blackout", blackout_texts,
+                   "START:LENGTH seconds after the start during which every datagram is dropped, "
+                   "both directions (repeatable)");
     app.add_option("--seed", config.seed, "random seed (runs with equal traffic repeat exactly)")
         ->capture_default_str();
     app.add_option("--duration", config.duration_s,
@@ -119,9 +146,15 @@ int main(int argc, char** argv) {
     if (!forward) return fail(forward.error());
     config.listen = listen.value();
     config.forward = forward.value();
-    config.up = {delay.up_value(), jitter.up_value(), loss.up_value(), duplicate.up_value()};
+    config.up = {delay.up_value(), jitter.up_value(), loss.up_value(), duplicate.up_value(),
+                 corrupt.up_value()};
     config.down = {delay.down_value(), jitter.down_value(), loss.down_value(),
-                   duplicate.down_value()};
+                   duplicate.down_value(), corrupt.down_value()};
+    for (const std::string& text : blackout_texts) {
+        auto window = parse_blackout(text);
+        if (!window) return fail(window.error());
+        config.blackouts.push_back(window.value());
+    }
     if (!quiet) {
         config.log = [](std::string_view line) {
             fmt::print(stderr, "framelock_netem: {}\n", line);

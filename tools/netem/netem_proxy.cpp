@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -169,35 +170,49 @@ Status check_impairment(const Impairment& impairment, const char* direction) {
         return bad("loss", impairment.loss_pct, "0..100 %");
     if (!(impairment.duplicate_pct >= 0 && impairment.duplicate_pct <= 100))
         return bad("duplicate", impairment.duplicate_pct, "0..100 %");
+    if (!(impairment.corrupt_pct >= 0 && impairment.corrupt_pct <= 100))
+        return bad("corrupt", impairment.corrupt_pct, "0..100 %");
     return {};
 }
 
 std::string stats_line(const char* name, const DirectionStats& s) {
     return fmt::format(
-        "{} in {} out {} dropped {} duplicated {} overflow {} send_errors {} unsent {} "
-        "bytes_in {} bytes_out {} planned_ms min {:.3f} max {:.3f} hold_ms mean {:.3f} max {:.3f} "
-        "late_ms mean {:.3f} max {:.3f}\n",
-        name, s.datagrams_in, s.datagrams_out, s.dropped, s.duplicated, s.overflow, s.send_errors,
-        s.unsent, s.bytes_in, s.bytes_out, s.planned_min_ms, s.planned_max_ms, s.hold_mean_ms(),
-        s.hold_max_ms, s.late_mean_ms(), s.late_max_ms);
+        "{} in {} out {} dropped {} blackout {} duplicated {} corrupted {} overflow {} "
+        "send_errors {} unsent {} bytes_in {} bytes_out {} planned_ms min {:.3f} max {:.3f} "
+        "hold_ms mean {:.3f} max {:.3f} late_ms mean {:.3f} max {:.3f}\n",
+        name, s.datagrams_in, s.datagrams_out, s.dropped, s.blackout, s.duplicated, s.corrupted,
+        s.overflow, s.send_errors, s.unsent, s.bytes_in, s.bytes_out, s.planned_min_ms,
+        s.planned_max_ms, s.hold_mean_ms(), s.hold_max_ms, s.late_mean_ms(), s.late_max_ms);
 }
 
 std::string impairment_json(const Impairment& i) {
     return fmt::format(
-        R"({{"delay_ms": {:.3f}, "jitter_ms": {:.3f}, "loss_pct": {:.3f}, "duplicate_pct": {:.3f}}})",
-        i.delay_ms, i.jitter_ms, i.loss_pct, i.duplicate_pct);
+        R"({{"delay_ms": {:.3f}, "jitter_ms": {:.3f}, "loss_pct": {:.3f}, "duplicate_pct": {:.3f}, )"
+        R"("corrupt_pct": {:.3f}}})",
+        i.delay_ms, i.jitter_ms, i.loss_pct, i.duplicate_pct, i.corrupt_pct);
 }
 
 std::string direction_json(const DirectionStats& s) {
     return fmt::format(
-        R"({{"datagrams_in": {}, "datagrams_out": {}, "dropped": {}, "duplicated": {}, )"
+        R"({{"datagrams_in": {}, "datagrams_out": {}, "dropped": {}, "blackout": {}, )"
+        R"("duplicated": {}, "corrupted": {}, )"
         R"("overflow": {}, "send_errors": {}, "unsent": {}, "bytes_in": {}, "bytes_out": {}, )"
         R"("planned_min_ms": {:.4f}, "planned_max_ms": {:.4f}, )"
         R"("hold_mean_ms": {:.4f}, "hold_max_ms": {:.4f}, "late_mean_ms": {:.4f}, )"
         R"("late_max_ms": {:.4f}}})",
-        s.datagrams_in, s.datagrams_out, s.dropped, s.duplicated, s.overflow, s.send_errors,
-        s.unsent, s.bytes_in, s.bytes_out, s.planned_min_ms, s.planned_max_ms, s.hold_mean_ms(),
-        s.hold_max_ms, s.late_mean_ms(), s.late_max_ms);
+        s.datagrams_in, s.datagrams_out, s.dropped, s.blackout, s.duplicated, s.corrupted,
+        s.overflow, s.send_errors, s.unsent, s.bytes_in, s.bytes_out, s.planned_min_ms,
+        s.planned_max_ms, s.hold_mean_ms(), s.hold_max_ms, s.late_mean_ms(), s.late_max_ms);
+}
+
+std::string blackouts_json(const std::vector<Blackout>& windows) {
+    std::string json = "[";
+    for (const Blackout& window : windows) {
+        if (json.size() > 1) json += ", ";
+        json += fmt::format(R"({{"start_s": {:.3f}, "length_s": {:.3f}}})", window.start_s,
+                            window.length_s);
+    }
+    return json + "]";
 }
 
 }  // namespace
@@ -218,6 +233,15 @@ Status validate(const ProxyConfig& config) {
     if (config.forward.port == 0) return usage_error("--forward needs a port other than 0");
     if (auto status = check_impairment(config.up, "up"); !status) return status;
     if (auto status = check_impairment(config.down, "down"); !status) return status;
+    for (const Blackout& window : config.blackouts) {
+        if (!(window.start_s >= 0 && window.start_s <= kMaxDurationS && window.length_s > 0 &&
+              window.length_s <= kMaxDurationS)) {
+            return usage_error(fmt::format(
+                "--blackout {}:{} needs a start of 0..{} s and a length of more than 0 and at "
+                "most {} s",
+                window.start_s, window.length_s, kMaxDurationS, kMaxDurationS));
+        }
+    }
     if (!(config.duration_s > 0 && config.duration_s <= kMaxDurationS)) {
         return usage_error(fmt::format("--duration must be more than 0 and at most {} s, got {}",
                                        kMaxDurationS, config.duration_s));
@@ -277,6 +301,7 @@ std::string format_stats_json(const ProxyStats& stats) {
         "  \"seed\": {},\n"
         "  \"config_up\": {},\n"
         "  \"config_down\": {},\n"
+        "  \"blackouts\": {},\n"
         "  \"clients_seen\": {},\n"
         "  \"clients_expired\": {},\n"
         "  \"refused_datagrams\": {},\n"
@@ -285,8 +310,8 @@ std::string format_stats_json(const ProxyStats& stats) {
         "}}\n",
         to_string(stats.reason), stats.elapsed_s, c.listen.to_string(), stats.listen_port,
         c.forward.to_string(), c.seed, impairment_json(c.up), impairment_json(c.down),
-        stats.clients_seen, stats.clients_expired, stats.refused_datagrams,
-        direction_json(stats.up), direction_json(stats.down));
+        blackouts_json(c.blackouts), stats.clients_seen, stats.clients_expired,
+        stats.refused_datagrams, direction_json(stats.up), direction_json(stats.down));
 }
 
 Status write_text_atomic(const std::string& path, std::string_view text) {
@@ -337,13 +362,14 @@ struct NetemProxy::State {
     std::vector<std::uint8_t> buffer = std::vector<std::uint8_t>(kMaxDatagram);
     ProxyStats stats;
     Nanos last_traffic = 0;
+    Nanos started = 0;  // when run() began: blackout windows count from here
 
     explicit State(const ProxyConfig& c)
         : config(c),
-          up_model(c.up, c.seed),
+          up_model(c.up, c.seed, c.blackouts),
           // A separate stream per direction: each direction's fate depends only on its own
           // datagram count, not on how the two directions interleave.
-          down_model(c.down, c.seed ^ 0xd1b54a32d192ed03ULL) {
+          down_model(c.down, c.seed ^ 0xd1b54a32d192ed03ULL, c.blackouts) {
         stats.config = c;
     }
 
@@ -428,10 +454,15 @@ struct NetemProxy::State {
         s.bytes_in += size;
         last_traffic = now;
 
-        const Decision decision = (direction == Direction::kUp ? up_model : down_model).decide();
+        const Decision decision =
+            (direction == Direction::kUp ? up_model : down_model).decide(size, now - started);
         if (decision.copies == 0) {
-            ++s.dropped;
+            ++(decision.blackout ? s.blackout : s.dropped);
             return;
+        }
+        if (decision.corrupt_bit >= 0) {
+            flip_bit(std::span(buffer.data(), size), decision.corrupt_bit);
+            ++s.corrupted;
         }
         for (int copy = 0; copy < decision.copies; ++copy) {
             if (queue.bytes() + size > config.max_queued_bytes) {
@@ -535,6 +566,7 @@ struct NetemProxy::State {
                                                       10'000'000, 1'000'000'000);
         Nanos next_expiry = start + expiry_period;
         last_traffic = start;
+        started = start;
 
         for (;;) {
             release_due();

@@ -1,5 +1,6 @@
 // A UDP proxy that impairs traffic between clients and one server on loopback: every
-// datagram is held for a delay (plus jitter), or dropped, or sent twice. It stands in for
+// datagram is held for a delay (plus jitter), or dropped, or sent twice, or corrupted (one
+// bit flipped); blackout windows drop everything for a while. It stands in for
 // the netem qdisc these machines lack, so netplay can be tested end to end over real UDP.
 //
 //   client A ──▶ listen socket ──(up: delay/jitter/loss/dup)──▶ upstream socket A ──▶ server
@@ -20,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "netplay/result.h"
 #include "tools/netem/endpoint.h"
@@ -38,10 +40,11 @@ struct ProxyConfig {
     Impairment up;           // client -> server
     Impairment down;         // server -> client
     std::uint64_t seed = 1;  // each direction draws from its own stream derived from this
-    double duration_s = 0;   // required, (0, kMaxDurationS]: run() returns when it elapses
-    double idle_exit_s = 0;  // 0 = off; else run() returns after this long without traffic
-    std::size_t max_clients = 64;              // new clients beyond this are refused (counted)
-    double client_timeout_s = 60;              // a client idle this long loses its upstream socket
+    std::vector<Blackout> blackouts;  // every datagram in these windows is dropped, both ways
+    double duration_s = 0;            // required, (0, kMaxDurationS]: run() returns when it elapses
+    double idle_exit_s = 0;           // 0 = off; else run() returns after this long without traffic
+    std::size_t max_clients = 64;     // new clients beyond this are refused (counted)
+    double client_timeout_s = 60;     // a client idle this long loses its upstream socket
     std::size_t max_queued_bytes = 64u << 20;  // datagrams beyond this are dropped (counted)
     std::string port_file;  // if set, the bound listen port is written here (temp + rename)
     bool allow_non_loopback = false;  // else both addresses must be in 127.0.0.0/8
@@ -59,6 +62,8 @@ struct DirectionStats {
     std::uint64_t datagrams_in = 0;
     std::uint64_t datagrams_out = 0;  // copies sent, duplicates included
     std::uint64_t dropped = 0;        // by the loss setting
+    std::uint64_t blackout = 0;       // dropped inside a blackout window
+    std::uint64_t corrupted = 0;      // delivered with one bit flipped (duplicates count once)
     std::uint64_t duplicated = 0;     // extra copies scheduled
     std::uint64_t overflow = 0;       // dropped because the queue held max_queued_bytes
     std::uint64_t send_errors = 0;    // the kernel refused the send (e.g. server not there)
