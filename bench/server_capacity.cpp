@@ -294,6 +294,7 @@ class ClientAgent final : public Agent {
         m_client->leave("benchmark done");
     }
     std::uint64_t desyncs() const { return m_desyncs; }
+    void diverge_at(std::uint64_t frame) { m_emulator.set_divergence(frame); }
     const std::vector<std::uint64_t>& hash_log() const { return m_emulator.hash_log(); }
 
   private:
@@ -469,6 +470,7 @@ struct LoadgenOptions {
     double seconds = 3, warmup = 1;
     int delay = 3;
     double stall_limit_pct = 0.5;
+    int diverge_frame = 0;  // > 0: session 1's first player's emulator diverges there (check)
 };
 
 std::vector<std::uint16_t> read_ports(const std::string& path) {
@@ -496,9 +498,12 @@ json run_loadgen_point(const LoadgenOptions& options) {
     for (int s = 0; s < sessions; ++s) {
         for (int slot = 1; slot <= 2; ++slot) {
             if (server) {
-                agents.push_back(std::make_unique<ClientAgent>(
+                auto agent = std::make_unique<ClientAgent>(
                     ports[static_cast<std::size_t>(s)], slot,
-                    static_cast<std::uint64_t>(s * 2 + slot) * 7919, hello_at + phase(s)));
+                    static_cast<std::uint64_t>(s * 2 + slot) * 7919, hello_at + phase(s));
+                if (s == 0 && slot == 1 && options.diverge_frame > 0)
+                    agent->diverge_at(static_cast<std::uint64_t>(options.diverge_frame));
+                agents.push_back(std::move(agent));
             } else {
                 agents.push_back(std::make_unique<ProbeAgent>(ports[static_cast<std::size_t>(s)]));
             }
@@ -795,7 +800,7 @@ class Driver {
 
     // One point: the peer (a `framelock server` or the relay), then the generator against
     // it. Throws naming what failed; the logs stay in the temp dir until then.
-    json run_point(bool server, int sessions, Micros relay_delay_us = 0) {
+    json run_point(bool server, int sessions, Micros relay_delay_us = 0, int diverge_frame = 0) {
         const std::string tag = fmt::format("{}-{}-{}-{}", ++m_runs, server ? "server" : "relay",
                                             sessions, relay_delay_us);
         const std::string port_file = m_dir.file(tag + ".ports");
@@ -833,13 +838,27 @@ class Driver {
 
         const std::string out = m_dir.file(tag + ".json");
         const std::string loadgen_log = m_dir.file(tag + ".loadgen.log");
-        auto loadgen = ChildProcess::spawn(
-            {m_self, "--loadgen", "--target", server ? "server" : "relay", "--ports-file",
-             port_file, "--peer-pid", std::to_string(peer.value().pid()), "--seconds",
-             fmt::format("{}", m_options.seconds), "--warmup", fmt::format("{}", m_options.warmup),
-             "--delay", std::to_string(m_options.delay), "--stall-limit-pct",
-             fmt::format("{}", m_options.stall_limit_pct), "--out", out},
-            loadgen_log, loadgen_log);
+        auto loadgen = ChildProcess::spawn({m_self,
+                                            "--loadgen",
+                                            "--target",
+                                            server ? "server" : "relay",
+                                            "--ports-file",
+                                            port_file,
+                                            "--peer-pid",
+                                            std::to_string(peer.value().pid()),
+                                            "--seconds",
+                                            fmt::format("{}", m_options.seconds),
+                                            "--warmup",
+                                            fmt::format("{}", m_options.warmup),
+                                            "--delay",
+                                            std::to_string(m_options.delay),
+                                            "--stall-limit-pct",
+                                            fmt::format("{}", m_options.stall_limit_pct),
+                                            "--diverge-frame",
+                                            std::to_string(diverge_frame),
+                                            "--out",
+                                            out},
+                                           loadgen_log, loadgen_log);
         if (!loadgen) throw std::runtime_error(loadgen.error().message);
         const auto limit = std::chrono::steady_clock::now() + 45s +
                            std::chrono::milliseconds(
@@ -912,6 +931,21 @@ class Driver {
                 "the baseline (%s)\n",
                 m_options.check_delay_ms, delayed["p50_ms"].get<double>(), rise,
                 check_ok ? "ok" : "FAILED: the measurement does not see the delay");
+            // And the sync check must catch a player whose emulator diverges.
+            std::string caught;
+            try {
+                run_point(true, 1, 0, 30);
+            } catch (const std::exception& e) {
+                caught = e.what();
+            }
+            const bool desync_ok = caught.find("desync") != std::string::npos;
+            check_ok = check_ok && desync_ok;
+            check["diverging_emulator_caught"] = desync_ok;
+            std::printf("check: one emulator diverging at frame 30: %s\n",
+                        desync_ok ? ("caught (" + caught + ")").c_str()
+                                  : ("FAILED: not reported as a desync" +
+                                     (caught.empty() ? std::string() : ": " + caught))
+                                        .c_str());
         }
 
         std::printf("\n%8s %7s %9s %6s %7s %8s %7s %9s %7s %7s %8s %10s %10s\n", "sessions",
@@ -1086,6 +1120,7 @@ int main(int argc, char** argv) {
     app.add_option("--ports-file", loadgen.ports_file)->group("");
     app.add_option("--peer-pid", loadgen.peer_pid)->group("");
     app.add_option("--out", loadgen.out)->group("");
+    app.add_option("--diverge-frame", loadgen.diverge_frame)->group("");
     app.add_flag("--relay", relay_mode)->group("");
     app.add_option("--sessions", relay.sessions)->group("");
     app.add_option("--port-file", relay.port_file)->group("");
