@@ -177,27 +177,40 @@ void ServerRunner::update() {
     const Micros now = m_clock.now_us();
     const bool selective = m_after_wait;
     m_after_wait = false;
+    if (!selective) {
+        for (auto& session : m_sessions) serve(*session, now);
+        return;
+    }
+    // After a wait(): the sessions with traffic first (an input may complete a frame the
+    // players wait for), then those whose timer is due (periodic updates, timeouts); a
+    // session with neither has nothing to do.
     for (auto& session : m_sessions) {
-        // After a wait(), a session with no traffic and no timer due has nothing to do.
-        const bool serve = !selective || session->readable || session->wake <= now;
-        session->readable = false;
-        if (!serve) continue;
-        if (session->ended) {
-            // Only the goodbyes left to send: service the socket, not the Server.
-            while (session->transport->poll()) {
-            }
-            session->wake = now + kEndedServiceUs;
-            continue;
+        if (session->readable) serve(*session, now);
+    }
+    for (auto& session : m_sessions) {
+        if (session->readable)
+            session->readable = false;
+        else if (session->wake <= now)
+            serve(*session, now);
+    }
+}
+
+void ServerRunner::serve(Session& session, Micros now) {
+    if (session.ended) {
+        // Only the goodbyes left to send: service the socket, not the Server.
+        while (session.transport->poll()) {
         }
-        session->server->update();
-        session->wake = session->server->next_wakeup();
-        log_events(*session);
-        if (session->server->ended()) {
-            session->ended = true;
-            session->ended_at = m_clock.now_us();
-            log_info("port {}: session ended after {} frames: every player left", session->port,
-                     session->server->confirmed_frames());
-        }
+        session.wake = now + kEndedServiceUs;
+        return;
+    }
+    session.server->update();
+    session.wake = session.server->next_wakeup();
+    log_events(session);
+    if (session.server->ended()) {
+        session.ended = true;
+        session.ended_at = m_clock.now_us();
+        log_info("port {}: session ended after {} frames: every player left", session.port,
+                 session.server->confirmed_frames());
     }
 }
 

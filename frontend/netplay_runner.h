@@ -95,6 +95,8 @@ class ServerRunner {
   private:
     struct Session;
     ServerRunner(const ServerRunConfig& config, const netplay::Clock& clock);
+    // Runs one session's Server (or, once it ended, services its socket) and logs events.
+    void serve(Session& session, netplay::Micros now);
     void log_events(Session& session);
 
     ServerRunConfig m_config;
