@@ -31,7 +31,7 @@ fi
 # One framelock server process with 1..64 two-player sessions at 60 fps, loaded from a
 # second process over ENet on loopback: CPU per session and the added forwarding latency
 # (bench_server_capacity --help; the full sweep goes to 256 sessions).
-"$B/bench_server_capacity" --sweep 1,2,4,8,16,32,64 --seconds 2 --warmup 0.5
+"$B/bench_server_capacity" --sweep 1,2,4,8,16,32,64 --seconds 2 --warmup 0.5 --retries 0
 # The lobby with 10,000 rooms: list, filtered list and heartbeat over HTTP, SQLite then
 # PostgreSQL (skipped with a note when the PostgreSQL server is not installed).
 "$B/bench_lobby_load"

@@ -1127,7 +1127,7 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 256))
         ->capture_default_str();
     app.add_option("--check-delay-ms", options.check_delay_ms,
-                   "the validation relay's hold time (0: no check)")
+                   "the validation relay's hold time (0: skip this check and the desync check)")
         ->check(CLI::Range(0.0, 100.0))
         ->capture_default_str();
     app.add_option("--stall-limit-pct", options.stall_limit_pct,
