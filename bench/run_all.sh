@@ -44,11 +44,13 @@ if [ "$QUICK" = 1 ]; then
     ROLLBACK_SAMPLES=(--samples 100)
     DELAY=(--quick)
     BANDWIDTH=(--seconds 5)
+    CAPACITY=(--sweep 1,2,4,8,16,32,64 --seconds 2 --warmup 0.5 --retries 0)
 else
     HOST_FRAMES=(--frames 3000 --rounds 7)
     ROLLBACK_SAMPLES=()
     DELAY=()
     BANDWIDTH=(--seconds 20)
+    CAPACITY=()
 fi
 
 "$B/bench_netplay_delay" "${DELAY[@]}" --json "$OUT/netplay_delay.json"
@@ -82,10 +84,11 @@ if [ -f "$ROMS/framelock_test.pce" ]; then
 fi
 # Bandwidth per player in each mode: real processes on 127.0.0.1 through the proxy.
 "$B/bench_bandwidth" "${BANDWIDTH[@]}" --json "$OUT/bandwidth.json"
-# Server capacity: one server process, N sessions, a load generator in its own process.
-if [ -x "$B/bench_server_capacity" ]; then
-    "$B/bench_server_capacity" --json "$OUT/server_capacity.json"
-fi
+# Server capacity: one framelock server process with N two-player sessions at 60 fps,
+# loaded from a second process over ENet on loopback: CPU per session and the added
+# forwarding latency (bench_server_capacity --help). The full sweep goes to 256 sessions;
+# --quick stops at 64, without retries, so its time is bounded.
+"$B/bench_server_capacity" "${CAPACITY[@]}" --json "$OUT/server_capacity.json"
 # The lobby with 10,000 rooms: list, filtered list and heartbeat over HTTP, SQLite then
 # PostgreSQL (skipped with a note when the PostgreSQL server is not installed).
 "$B/bench_lobby_load"

@@ -4,11 +4,14 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <thread>
 
@@ -30,6 +33,8 @@ constexpr std::size_t kSpareConnections = 8;
 // After a session ends (or this client leaves), keep servicing the socket this long so
 // ENet gets the goodbyes out: the transport's own linger plus a round trip or two.
 constexpr Micros kGoodbyeLingerUs = netplay::kCloseLingerUs + 300'000;
+// An ended session's socket is still serviced this often, until its goodbyes are out.
+constexpr Micros kEndedServiceUs = 10'000;
 // While a due frame waits for inputs, the loop sleeps on the socket; this bounds the sleep
 // so the client's own timers (input resends) still run.
 constexpr Micros kStallWaitUs = 4'000;
@@ -110,13 +115,17 @@ struct ServerRunner::Session {
     bool started = false;  // its kStarted event was seen
     bool ended = false;
     Micros ended_at = 0;
+    Micros wake = 0;        // the Server's next_wakeup() after its last update
+    bool readable = false;  // the last wait() saw traffic on its socket
     std::uint64_t rejected = 0, malformed = 0, desyncs = 0;
 };
 
 ServerRunner::ServerRunner(const ServerRunConfig& config, const netplay::Clock& clock)
     : m_config(config), m_clock(clock), m_opened_at(clock.now_us()) {}
 
-ServerRunner::~ServerRunner() = default;
+ServerRunner::~ServerRunner() {
+    if (m_epoll >= 0) ::close(m_epoll);
+}
 
 Result<std::unique_ptr<ServerRunner>> ServerRunner::open(const ServerRunConfig& config,
                                                          const netplay::Clock& clock) {
@@ -126,6 +135,11 @@ Result<std::unique_ptr<ServerRunner>> ServerRunner::open(const ServerRunConfig& 
                                                          config.port + config.sessions - 1));
     }
     std::unique_ptr<ServerRunner> runner(new ServerRunner(config, clock));
+    runner->m_epoll = epoll_create1(EPOLL_CLOEXEC);
+    if (runner->m_epoll < 0) {
+        return make_error(ErrorCode::kIo,
+                          fmt::format("cannot create an epoll instance: {}", std::strerror(errno)));
+    }
     for (int s = 0; s < config.sessions; ++s) {
         const int port = config.port == 0 ? 0 : config.port + s;
         auto transport = netplay::EnetTransport::listen(
@@ -139,6 +153,14 @@ Result<std::unique_ptr<ServerRunner>> ServerRunner::open(const ServerRunConfig& 
         session->port = session->transport->local_port();
         session->server =
             std::make_unique<netplay::Server>(*session->transport, clock, config.server);
+        epoll_event readable{};
+        readable.events = EPOLLIN;
+        readable.data.u64 = static_cast<std::uint64_t>(s);
+        if (epoll_ctl(runner->m_epoll, EPOLL_CTL_ADD, session->transport->socket_fd(), &readable) !=
+            0) {
+            return make_error(ErrorCode::kIo, fmt::format("cannot watch the socket of port {}: {}",
+                                                          session->port, std::strerror(errno)));
+        }
         const int start_with = config.server.start_players;
         log_info("session {}: listening on {}:{} for {} players{}", s + 1, config.bind,
                  session->port, config.server.players,
@@ -157,21 +179,43 @@ std::vector<std::uint16_t> ServerRunner::ports() const {
 }
 
 void ServerRunner::update() {
+    const Micros now = m_clock.now_us();
+    const bool selective = m_after_wait;
+    m_after_wait = false;
+    if (!selective) {
+        for (auto& session : m_sessions) serve(*session, now);
+        return;
+    }
+    // After a wait(): the sessions with traffic first (an input may complete a frame the
+    // players wait for), then those whose timer is due (periodic updates, timeouts); a
+    // session with neither has nothing to do.
     for (auto& session : m_sessions) {
-        if (session->ended) {
-            // Only the goodbyes left to send: service the socket, not the Server.
-            while (session->transport->poll()) {
-            }
-            continue;
+        if (session->readable) serve(*session, now);
+    }
+    for (auto& session : m_sessions) {
+        if (session->readable)
+            session->readable = false;
+        else if (session->wake <= now)
+            serve(*session, now);
+    }
+}
+
+void ServerRunner::serve(Session& session, Micros now) {
+    if (session.ended) {
+        // Only the goodbyes left to send: service the socket, not the Server.
+        while (session.transport->poll()) {
         }
-        session->server->update();
-        log_events(*session);
-        if (session->server->ended()) {
-            session->ended = true;
-            session->ended_at = m_clock.now_us();
-            log_info("port {}: session ended after {} frames: every player left", session->port,
-                     session->server->confirmed_frames());
-        }
+        session.wake = now + kEndedServiceUs;
+        return;
+    }
+    session.server->update();
+    session.wake = session.server->next_wakeup();
+    log_events(session);
+    if (session.server->ended()) {
+        session.ended = true;
+        session.ended_at = m_clock.now_us();
+        log_info("port {}: session ended after {} frames: every player left", session.port,
+                 session.server->confirmed_frames());
     }
 }
 
@@ -246,7 +290,7 @@ bool ServerRunner::finished() const {
 
 Micros ServerRunner::next_wakeup() const {
     Micros wake = m_clock.now_us() + 1'000'000;
-    for (const auto& session : m_sessions) wake = std::min(wake, session->server->next_wakeup());
+    for (const auto& session : m_sessions) wake = std::min(wake, session->wake);
     if (m_config.duration_s > 0) {
         wake = std::min(wake, m_opened_at + static_cast<Micros>(m_config.duration_s * 1e6));
     }
@@ -254,7 +298,25 @@ Micros ServerRunner::next_wakeup() const {
 }
 
 bool ServerRunner::wait(Micros max_wait) {
-    return m_sessions.front()->transport->wait(max_wait);
+    m_after_wait = true;
+    const Micros wait = std::max<Micros>(max_wait, 0);
+    const timespec timeout{static_cast<time_t>(wait / 1'000'000),
+                           static_cast<long>(wait % 1'000'000 * 1000)};
+    std::vector<epoll_event> events(m_sessions.size());
+    int ready =
+        epoll_pwait2(m_epoll, events.data(), static_cast<int>(events.size()), &timeout, nullptr);
+    if (ready < 0 && errno == ENOSYS) {
+        // A kernel before 5.11: whole milliseconds, rounded up so the loop never spins.
+        ready = epoll_wait(m_epoll, events.data(), static_cast<int>(events.size()),
+                           static_cast<int>(std::min<Micros>((wait + 999) / 1000, 1'000'000)));
+    }
+    if (ready < 0) {
+        // Interrupted (a signal): serve every session rather than guess.
+        m_after_wait = false;
+        return false;
+    }
+    for (int e = 0; e < ready; ++e) m_sessions[events[e].data.u64]->readable = true;
+    return ready > 0;
 }
 
 std::optional<netplay::ServerEvent> ServerRunner::poll_view_event() {

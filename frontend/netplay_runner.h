@@ -79,8 +79,10 @@ class ServerRunner {
     bool finished() const;
     // When update() next has work to do.
     netplay::Micros next_wakeup() const;
-    // Sleeps up to `max_wait` or until the first session's socket has traffic. Traffic for
-    // the other sessions waits for the next update(), at most the servers' 1 ms tick.
+    // Sleeps up to `max_wait` or until any session's socket has traffic; true if one has.
+    // The update() after it then serves only the sessions with traffic or due timers (a
+    // server with hundreds of sessions does not service every socket on every datagram);
+    // an update() without a wait() before it serves every session.
     bool wait(netplay::Micros max_wait);
 
     std::vector<ServerSessionSummary> summary() const;
@@ -94,6 +96,8 @@ class ServerRunner {
   private:
     struct Session;
     ServerRunner(const ServerRunConfig& config, const netplay::Clock& clock);
+    // Runs one session's Server (or, once it ended, services its socket) and logs events.
+    void serve(Session& session, netplay::Micros now);
     void log_events(Session& session);
 
     ServerRunConfig m_config;
@@ -101,6 +105,8 @@ class ServerRunner {
     netplay::Micros m_opened_at = 0;
     std::vector<std::unique_ptr<Session>> m_sessions;
     std::deque<netplay::ServerEvent> m_view_events;
+    int m_epoll = -1;           // every session's socket, readable = traffic
+    bool m_after_wait = false;  // wait() ran since the last update(): its readiness counts
 };
 
 void print_server_summary(std::FILE* out, const std::vector<ServerSessionSummary>& sessions);

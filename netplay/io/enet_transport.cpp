@@ -311,6 +311,10 @@ std::uint16_t EnetTransport::local_port() const {
     return address.port;
 }
 
+int EnetTransport::socket_fd() const {
+    return static_cast<int>(m_host->socket);
+}
+
 void EnetTransport::set_peer_timeout(Micros timeout_us) {
     m_options.peer_timeout_us = std::max<Micros>(timeout_us, 1000);
     for (auto& entry : m_peers) {

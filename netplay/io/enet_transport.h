@@ -143,6 +143,11 @@ class EnetTransport final : public Transport {
     // The bound UDP port (the OS's pick after listen("…:0")); 0 for a client before it sent.
     std::uint16_t local_port() const;
 
+    // The UDP socket's file descriptor, for a loop that sleeps on many transports at once
+    // (poll/epoll for readability, then poll() the transports that woke). Owned by the
+    // transport: never read, write or close it.
+    int socket_fd() const;
+
     // Changes the peer timeout for current and future peers (connected ones; a connect in
     // progress keeps min(connect timeout, new peer timeout) from its next retransmission).
     void set_peer_timeout(Micros timeout_us);
