@@ -15,6 +15,9 @@
 namespace framelock::netplay {
 namespace {
 
+// The longest ENet ping interval (see apply_peer_settings).
+constexpr enet_uint32 kMaxPingIntervalMs = 2000;
+
 static_assert(kChannelCount == 3, "one ENet channel per Channel value");
 static_assert(static_cast<int>(Channel::kControl) == 0 && static_cast<int>(Channel::kInput) == 1 &&
                   static_cast<int>(Channel::kBulk) == 2,
@@ -512,10 +515,12 @@ void EnetTransport::apply_peer_settings(ENetPeer* peer, bool connected) const {
     const auto timeout_ms = static_cast<enet_uint32>(std::clamp<Micros>(
         silence_limit_us(connected) / 1000, 1, std::numeric_limits<enet_uint32>::max()));
     enet_peer_timeout(peer, 0, timeout_ms, timeout_ms);
-    // ENet pings a peer it has not heard from for this long: often enough that a live, idle
-    // peer is heard several times per timeout.
-    const enet_uint32 ping_ms =
-        std::clamp<enet_uint32>(timeout_ms / 4, 10, ENET_PEER_PING_INTERVAL);
+    // ENet pings a peer it has not heard an acknowledgement from for this long: often enough
+    // that a live, idle peer is heard several times per timeout. Not more often than every
+    // kMaxPingIntervalMs: a session's unreliable traffic gets no acknowledgements, so ENet
+    // pings on that interval however busy the link is, and every ping and its answer is a
+    // datagram of its own (at ENet's 500 ms, 4 of a player's 33 datagrams a second).
+    const enet_uint32 ping_ms = std::clamp<enet_uint32>(timeout_ms / 4, 10, kMaxPingIntervalMs);
     enet_peer_ping_interval(peer, ping_ms);
 }
 
