@@ -140,7 +140,6 @@ int Client::tick(InputWord local_pad) {
     // Keep inputs, acknowledgements and round-trip samples flowing while stalled too. A
     // frame late, so it never doubles the frame-paced sends.
     if (m_last_send < 0 || now - m_last_send >= (send_interval() + 1) * frame_us) send_input();
-    if (now - m_last_stats >= kStatsIntervalUs) send_stats();
     m_transport.flush();
     return ran;
 }
@@ -181,8 +180,7 @@ int Client::run_frame_lock(Micros now) {
         ++m_next_frame;
         ++ran;
         if (m_welcome.hash_interval && frame % m_welcome.hash_interval == 0 && !spectator()) {
-            m_transport.send(m_server, Channel::kControl,
-                             encode(HashReport{frame, m_emulator.state_hash()}));
+            queue_control(encode(HashReport{frame, m_emulator.state_hash()}));
         }
         after_frame(frame, inputs);
     }
@@ -217,9 +215,11 @@ Micros Client::next_wakeup() const {
     const Micros now = m_clock.now_us();
     if (m_state != State::kRunning) return now + 1000;
     const Micros frame_us = m_start.frame_time_ns / 1000;
+    // Statistics and hash reports leave with the next input datagram (at the latest one
+    // frame after the send interval): no wake-up of their own.
     Micros wake =
         std::min({frame_due_local(m_sample_frame), m_last_send + (send_interval() + 1) * frame_us,
-                  m_last_stats + kStatsIntervalUs, m_last_heard + m_config.server_timeout_us});
+                  m_last_heard + m_config.server_timeout_us});
     // A frame waiting for its inputs is woken by their arrival (the network), not by time.
     if (m_blocked_since < 0) wake = std::min(wake, frame_due_local(m_next_frame));
     return std::max(wake, now);
@@ -255,8 +255,18 @@ void Client::sample_input(std::uint32_t frame, InputWord pad) {
     }
 }
 
+void Client::queue_control(std::vector<std::uint8_t> message) {
+    m_control_out.push_back(std::move(message));
+}
+
 void Client::send_input() {
     const Micros now = m_clock.now_us();
+    // Reliable reports go out in the same flush as the input datagram, so ENet packs them
+    // into it: sent on their own, a hash report and the statistics cost two datagrams a
+    // second of headers (~120 B/s of a player's 2 KB/s upstream).
+    if (m_state == State::kRunning && now - m_last_stats >= kStatsIntervalUs) send_stats();
+    for (auto& message : m_control_out) m_transport.send(m_server, Channel::kControl, message);
+    m_control_out.clear();
     ClientInput input;
     input.seq = m_seq++;
     input.client_time = static_cast<std::uint32_t>(now);

@@ -151,6 +151,8 @@ class Client {
     void sample_input(std::uint32_t frame, InputWord pad);
     void send_input();
     void send_stats();
+    // A reliable message that rides with the next input datagram (send_input()).
+    void queue_control(std::vector<std::uint8_t> message);
     Micros frame_due_local(std::uint32_t frame) const;
     std::uint32_t scheduled_frame(Micros now) const;
     int send_interval() const;
@@ -209,6 +211,7 @@ class Client {
     LossCounter m_update_loss;
     Micros m_last_send = -1;
     Micros m_last_stats = 0;
+    std::vector<std::vector<std::uint8_t>> m_control_out;  // queue_control()
     Micros m_last_heard = 0;
     Micros m_blocked_since = -1;  // due time of the frame waiting for inputs
 

@@ -108,7 +108,7 @@ void Client::rollback_verify() {
             // The state after f: saved before f + 1 if that ran, else the live one.
             const std::uint64_t hash =
                 m_ring.size() > 1 ? hash_bytes(m_ring[1].state_before) : m_emulator.state_hash();
-            m_transport.send(m_server, Channel::kControl, encode(HashReport{f, hash}));
+            queue_control(encode(HashReport{f, hash}));
         }
         // Snapshots are of verified states only (joiners start from them).
         const bool requested = m_pending_request && m_pending_request->frame == f + 1;
