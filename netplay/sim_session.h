@@ -92,6 +92,7 @@ struct SimScenario {
     };
     std::vector<Joiner> joiners;
     std::size_t state_padding = 0;  // bytes added to every HashingEmulator state
+    SimNetwork::Tap tap;            // sees every message sent (SimNetwork::set_tap)
 };
 
 struct SimClientResult {
