@@ -8,6 +8,11 @@ constexpr Micros kLobbyHeartbeatUs = 100'000;
 constexpr Micros kStatsIntervalUs = 1'000'000;
 constexpr Micros kStallToleranceUs = 1'000;  // the loop's own timing granularity
 constexpr long kMinRttSamples = 8;
+// Pads are sampled at most this many frames beyond the confirmed ones: the server drops
+// inputs further ahead (ServerConfig::max_frames_ahead), and a Start or clock sample that
+// puts the session's present absurdly far ahead must not make one tick sample (and keep,
+// and send) every frame up to it.
+constexpr std::uint32_t kMaxSampleLead = 600;
 }  // namespace
 
 Client::Client(Transport& transport, const Clock& clock, Emulator& emulator, ClientConfig config)
@@ -130,6 +135,7 @@ int Client::tick(InputWord local_pad) {
     // ahead are already on their way, and catching up is limited by emulation speed
     // alone. A frame's sample needs the delay of its keyframe; it waits for it if needed.
     while (!spectator() && Frame(m_sample_frame) <= Frame(scheduled_frame(now)) &&
+           Frame(m_sample_frame) < Frame(m_confirmed_end + kMaxSampleLead) &&
            schedule_known_for(m_sample_frame)) {
         sample_input(m_sample_frame, local_pad);
         ++m_sample_frame;
