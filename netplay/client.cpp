@@ -13,6 +13,7 @@ constexpr long kMinRttSamples = 8;
 // puts the session's present absurdly far ahead must not make one tick sample (and keep,
 // and send) every frame up to it.
 constexpr std::uint32_t kMaxSampleLead = 600;
+constexpr Micros kMaxSinceUs = Micros{1} << 53;
 }  // namespace
 
 Client::Client(Transport& transport, const Clock& clock, Emulator& emulator, ClientConfig config)
@@ -67,7 +68,9 @@ bool Client::schedule_known_for(std::uint32_t frame) const {
 
 std::uint32_t Client::scheduled_frame(Micros now) const {
     // The last frame whose time has come; frame 0's time not yet come gives "frame -1".
-    const Micros since = m_sync.to_server(now) - m_start.start_time_us;
+    // Clamped (to 285 years) so that since * 1000 cannot overflow for a start time far in
+    // the past: frame numbers wrap at 2^32 anyway.
+    const Micros since = std::min(m_sync.to_server(now) - m_start.start_time_us, kMaxSinceUs);
     if (since < 0) return static_cast<std::uint32_t>(-1);
     return static_cast<std::uint32_t>(since * 1000 / m_start.frame_time_ns);
 }
