@@ -183,7 +183,7 @@ int Client::run_frame_lock(Micros now) {
             !(m_config.stop_at_frame && frame + 1 >= m_config.stop_at_frame) &&
             !m_confirmed.empty() && ran + 1 < m_config.max_catch_up_frames;
         const bool behind = next_runs_now;
-        m_stats.lateness_total_us += now - due;
+        add_lateness(now - due);
         m_emulator.run_frame(inputs, !behind);
         if (behind) ++m_stats.frames_fast_forwarded;
         ++m_stats.frames_run;
@@ -262,6 +262,12 @@ void Client::sample_input(std::uint32_t frame, InputWord pad) {
         m_sample_times.push_back(now);
         ++m_own_next;
     }
+}
+
+void Client::add_lateness(Micros late) {
+    // A frame more than a minute late counts as a minute: the sum stays meaningful and
+    // cannot overflow, whatever times the server sent.
+    m_stats.lateness_total_us += std::min<Micros>(late, 60'000'000);
 }
 
 void Client::send_input() {
