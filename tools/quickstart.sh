@@ -2,7 +2,8 @@
 # framelock quick start on a fresh Debian 12 machine.
 #   bash tools/quickstart.sh demo   install what is missing, build, run the two-emulator demo
 #   bash tools/quickstart.sh test   install what is missing, build, run every test suite
-#                                   (normal build, then ASan+UBSan build), then the benchmarks
+#                                   (normal build, then ASan+UBSan build), a short libFuzzer
+#                                   pass over every fuzz target, then the benchmarks
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,7 +14,7 @@ PACKAGES=(
     nlohmann-json3-dev libtomlplusplus-dev
     libsqlite3-dev libpqxx-dev postgresql libcpp-httplib-dev libsodium-dev
     libsdl2-ttf-dev libsamplerate0-dev fonts-dejavu-core xvfb xauth xdotool chromium
-    catch2 cc65
+    catch2 cc65 clang libclang-rt-14-dev
     libretro-nestopia libretro-beetle-pce-fast libretro-gambatte libretro-mgba libretro-core-info
 )
 
@@ -56,6 +57,14 @@ check_format() {
     git ls-files '*.c' '*.h' '*.cpp' | xargs clang-format --dry-run --Werror
 }
 
+# A bounded libFuzzer pass (tests/fuzz, docs/fuzzing.md): every target for a few seconds
+# from its committed corpus, in a clang build dir holding only the fuzz targets. Fails on
+# any crash.
+fuzz_pass() {
+    echo "== fuzz (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-12} s per target)"
+    bash tools/fuzz.sh --time "${FUZZ_SECONDS:-12}"
+}
+
 tests() {
     install_packages
     check_format
@@ -68,6 +77,8 @@ tests() {
     build build-asan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_SANITIZERS=ON -DFRAMELOCK_BENCH=OFF
     echo "== tests under sanitizers"
     ctest --test-dir build-asan --output-on-failure -j "$TEST_JOBS" --timeout 900
+
+    fuzz_pass
 
     echo "== benchmarks (figures, not pass/fail)"
     bash bench/run_all.sh build
