@@ -84,6 +84,9 @@ Micros Client::frame_due_local(std::uint32_t frame) const {
 
 int Client::tick(InputWord local_pad) {
     const Micros now = m_clock.now_us();
+    // The end is final: nothing that arrives after it is read (a join whose transfer
+    // failed must not be completed by the chunks still on their way).
+    if (m_state == State::kEnded) return 0;
     while (auto event = m_transport.poll()) {
         if (event->peer != m_server) continue;
         switch (event->type) {

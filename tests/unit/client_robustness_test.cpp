@@ -7,6 +7,7 @@
 #include "netplay/client.h"
 #include "netplay/sim_network.h"
 #include "netplay/sim_session.h"
+#include "netplay/state_transfer.h"
 
 using namespace framelock::netplay;
 
@@ -99,4 +100,52 @@ TEST_CASE("A session started at the far end of the clock's range runs without ov
     const auto stats = client.stats();
     REQUIRE(stats.frames_run >= 1);
     CHECK(stats.lateness_total_us == static_cast<Micros>(stats.frames_run) * 60'000'000);
+}
+
+TEST_CASE("A client whose join failed stays ended when the rest of the state arrives",
+          "[netplay][client][robustness]") {
+    // Found by fuzz_client: a chunk of another transfer ended the join ("joining failed"),
+    // the next tick read on, and the original transfer's chunk completed the join: the
+    // ended client was running again.
+    ManualClock clock(1'000'000);
+    SimNetwork net(7, clock);
+    auto server = net.create_endpoint("server");
+    auto endpoint = net.create_endpoint("joiner");
+    HashingEmulator emulator, session;
+    ClientConfig config;
+    config.server_address = "server";
+    config.identity = {"sim", "1", 1, 2, 60000, 0};
+    Client client(*endpoint, clock, emulator, config);
+    client.start();
+    std::optional<PeerId> peer;
+    while (auto e = server->poll()) {
+        if (e->type == TransportEvent::Type::kConnected) peer = e->peer;
+    }
+    REQUIRE(peer);
+    Welcome welcome{3, 3, 60, 30, 2, clock.now_us()};
+    welcome.late = true;
+    server->send(*peer, Channel::kControl, encode(welcome));
+    server->send(*peer, Channel::kControl,
+                 encode(Start{clock.now_us() - 2'000'000, 16'666'667, 2, 3}));
+    client.tick(0);
+    REQUIRE(client.state() == Client::State::kJoining);
+    std::vector<std::uint8_t> state;
+    REQUIRE(session.save_state(state));
+    StateSender sender(2, StatePurpose::kJoin, pack_state(state, 90));
+    const auto messages = sender.take_messages();
+    REQUIRE(messages.size() == 2);  // the header and one chunk
+    server->send(*peer, Channel::kBulk, messages[0]);
+    StateChunk stray = decode_state_chunk(messages[1]).value();
+    stray.transfer_id = 99;
+    server->send(*peer, Channel::kBulk, encode(stray));
+    client.tick(0);
+    REQUIRE(client.state() == Client::State::kEnded);
+    CHECK(client.end_reason().find("joining failed") != std::string::npos);
+    server->send(*peer, Channel::kBulk, messages[1]);
+    for (int i = 0; i < 3; ++i) {
+        clock.advance(16'000);
+        client.tick(0);
+    }
+    CHECK(client.state() == Client::State::kEnded);
+    CHECK(client.next_frame() == 90);  // the header's frame; nothing ran
 }
