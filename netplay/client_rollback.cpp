@@ -96,7 +96,7 @@ void Client::rollback_correct(bool frame_due_now) {
 void Client::rollback_verify() {
     // Frames run with every input confirmed are final: report their hashes, forget them.
     while (Frame(m_verified_end) < Frame(m_confirmed_end) &&
-           Frame(m_verified_end) < Frame(m_next_frame)) {
+           Frame(m_verified_end) < Frame(m_next_frame) && !m_ring.empty()) {
         const std::uint32_t f = m_verified_end;
         const Speculated& s = m_ring.front();
         if (!(s.used == m_confirmed.front())) break;  // waits for its correction
