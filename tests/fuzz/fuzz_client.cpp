@@ -1,4 +1,4 @@
-// The client side: a netplay::Client (with a HashingEmulator) on the simulated network,
+// The client side: a netplay::Client (with a small hash-chain emulator) on the simulated network,
 // whose server is the input (fuzz_session.h has the format): Welcome, Start, updates,
 // state requests and transfers, desync notices, anything. Unless the flags say otherwise
 // the harness first sends a valid Welcome and Start, so mutated traffic reaches a running
@@ -7,11 +7,13 @@
 // Invariants checked after every op: the client's state only moves forward (connecting,
 // lobby, joining, running, ended); once running, its next frame never goes back; frames it
 // calls final never exceed the frames it ran; transfer progress stays within 0..1.
+#include <array>
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "netplay/client.h"
 #include "netplay/sim_network.h"
-#include "netplay/sim_session.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/fuzz_session.h"
 #include "tests/fuzz/fuzz_targets.h"
@@ -22,6 +24,46 @@ namespace {
 using namespace netplay;
 
 constexpr Micros kMaxSimulatedUs = 30'000'000;
+
+// A game for the client to run: its state a hash chain over the inputs, like
+// HashingEmulator's, without HashingEmulator's per-frame logs (indexed by frame number, they
+// would grow to whatever frame a hostile server names).
+class ChainEmulator final : public Emulator {
+  public:
+    void run_frame(const InputFrame& inputs, bool) override {
+        for (InputWord pad : inputs.pads) m_state = (m_state ^ pad) * 0x9e3779b97f4a7c15ull + 1;
+        ++m_frames;
+    }
+    std::uint64_t frame_count() const override { return m_frames; }
+    bool save_state(std::vector<std::uint8_t>& out) override {
+        out.resize(16);
+        for (int i = 0; i < 8; ++i) {
+            out[i] = static_cast<std::uint8_t>(m_state >> (8 * i));
+            out[8 + i] = static_cast<std::uint8_t>(m_frames >> (8 * i));
+        }
+        return true;
+    }
+    bool load_state(std::span<const std::uint8_t> state) override {
+        if (state.size() != 16) return false;
+        m_state = m_frames = 0;
+        for (int i = 0; i < 8; ++i) {
+            m_state |= static_cast<std::uint64_t>(state[i]) << (8 * i);
+            m_frames |= static_cast<std::uint64_t>(state[8 + i]) << (8 * i);
+        }
+        return true;
+    }
+    void rewind_to(std::uint64_t next_frame) override { m_frames = next_frame; }
+    std::uint64_t state_hash() override { return m_state; }
+    std::vector<MemoryRegion> memory_regions() override {
+        for (int i = 0; i < 8; ++i) m_ram[i] = static_cast<std::uint8_t>(m_state >> (8 * i));
+        return {MemoryRegion{"CHAIN", 0x100, std::span<const std::uint8_t>(m_ram)}};
+    }
+    double frames_per_second() const override { return 60.0; }
+
+  private:
+    std::uint64_t m_state = 0x6a09e667f3bcc908ull, m_frames = 0;
+    std::array<std::uint8_t, 8> m_ram{};
+};
 
 ClientConfig client_config() {
     ClientConfig c;
@@ -93,7 +135,7 @@ class Harness {
     SimNetwork m_net{1, m_clock};
     std::unique_ptr<Transport> m_server = m_net.create_endpoint("server");
     std::unique_ptr<Transport> m_endpoint = m_net.create_endpoint(kFuzzPeerNames[0]);
-    HashingEmulator m_emulator;
+    ChainEmulator m_emulator;
     Client m_client{*m_endpoint, m_clock, m_emulator, client_config()};
     std::optional<PeerId> m_peer;
     bool m_closed = false;
