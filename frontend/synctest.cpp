@@ -372,10 +372,12 @@ std::vector<std::string> differing_region_names(const std::string& a, const std:
     std::vector<std::string> names;
     const auto ea = parse_hash_log_entry(a), eb = parse_hash_log_entry(b);
     if (!ea || !eb) return names;
-    for (const auto& [name, hash] : ea->regions) {
+    // Not a structured binding: clang before 16 cannot capture one in the lambda.
+    for (const auto& region : ea->regions) {
+        const std::string& name = region.first;
         auto it = std::find_if(eb->regions.begin(), eb->regions.end(),
                                [&](const auto& r) { return r.first == name; });
-        if (it == eb->regions.end() || it->second != hash) names.push_back(name);
+        if (it == eb->regions.end() || it->second != region.second) names.push_back(name);
     }
     return names;
 }
@@ -684,10 +686,11 @@ int run_synctest_compare(const std::string& a_path, const std::string& b_path) {
             return 1;
         }
         std::vector<std::string> regions;
-        for (const auto& [name, hash] : x.regions) {
+        for (const auto& region : x.regions) {
+            const std::string& name = region.first;
             auto it = std::find_if(y.regions.begin(), y.regions.end(),
                                    [&](const auto& r) { return r.first == name; });
-            if (it != y.regions.end() && it->second != hash) regions.push_back(name);
+            if (it != y.regions.end() && it->second != region.second) regions.push_back(name);
         }
         if (x.hash != y.hash || !regions.empty()) {
             std::string names;

@@ -8,6 +8,12 @@ constexpr Micros kLobbyHeartbeatUs = 100'000;
 constexpr Micros kStatsIntervalUs = 1'000'000;
 constexpr Micros kStallToleranceUs = 1'000;  // the loop's own timing granularity
 constexpr long kMinRttSamples = 8;
+// Pads are sampled at most this many frames beyond the confirmed ones: the server drops
+// inputs further ahead (ServerConfig::max_frames_ahead), and a Start or clock sample that
+// puts the session's present absurdly far ahead must not make one tick sample (and keep,
+// and send) every frame up to it.
+constexpr std::uint32_t kMaxSampleLead = 600;
+constexpr Micros kMaxSinceUs = Micros{1} << 53;
 }  // namespace
 
 Client::Client(Transport& transport, const Clock& clock, Emulator& emulator, ClientConfig config)
@@ -62,7 +68,9 @@ bool Client::schedule_known_for(std::uint32_t frame) const {
 
 std::uint32_t Client::scheduled_frame(Micros now) const {
     // The last frame whose time has come; frame 0's time not yet come gives "frame -1".
-    const Micros since = m_sync.to_server(now) - m_start.start_time_us;
+    // Clamped (to 285 years) so that since * 1000 cannot overflow for a start time far in
+    // the past: frame numbers wrap at 2^32 anyway.
+    const Micros since = std::min(m_sync.to_server(now) - m_start.start_time_us, kMaxSinceUs);
     if (since < 0) return static_cast<std::uint32_t>(-1);
     return static_cast<std::uint32_t>(since * 1000 / m_start.frame_time_ns);
 }
@@ -76,6 +84,9 @@ Micros Client::frame_due_local(std::uint32_t frame) const {
 
 int Client::tick(InputWord local_pad) {
     const Micros now = m_clock.now_us();
+    // The end is final: nothing that arrives after it is read (a join whose transfer
+    // failed must not be completed by the chunks still on their way).
+    if (m_state == State::kEnded) return 0;
     while (auto event = m_transport.poll()) {
         if (event->peer != m_server) continue;
         switch (event->type) {
@@ -130,6 +141,7 @@ int Client::tick(InputWord local_pad) {
     // ahead are already on their way, and catching up is limited by emulation speed
     // alone. A frame's sample needs the delay of its keyframe; it waits for it if needed.
     while (!spectator() && Frame(m_sample_frame) <= Frame(scheduled_frame(now)) &&
+           Frame(m_sample_frame) < Frame(m_confirmed_end + kMaxSampleLead) &&
            schedule_known_for(m_sample_frame)) {
         sample_input(m_sample_frame, local_pad);
         ++m_sample_frame;
@@ -173,7 +185,7 @@ int Client::run_frame_lock(Micros now) {
             !(m_config.stop_at_frame && frame + 1 >= m_config.stop_at_frame) &&
             !m_confirmed.empty() && ran + 1 < m_config.max_catch_up_frames;
         const bool behind = next_runs_now;
-        m_stats.lateness_total_us += now - due;
+        add_lateness(now - due);
         m_emulator.run_frame(inputs, !behind);
         if (behind) ++m_stats.frames_fast_forwarded;
         ++m_stats.frames_run;
@@ -257,6 +269,12 @@ void Client::sample_input(std::uint32_t frame, InputWord pad) {
 
 void Client::queue_control(std::vector<std::uint8_t> message) {
     m_control_out.push_back(std::move(message));
+}
+
+void Client::add_lateness(Micros late) {
+    // A frame more than a minute late counts as a minute: the sum stays meaningful and
+    // cannot overflow, whatever times the server sent.
+    m_stats.lateness_total_us += std::min<Micros>(late, 60'000'000);
 }
 
 void Client::send_input() {

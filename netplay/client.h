@@ -136,6 +136,7 @@ class Client {
     int run_rollback(Micros now);
     void note_blocked(Micros due, Micros now);
     void note_unblocked(Micros now);
+    void add_lateness(Micros late);
     // Rollback: the best input known now for `frame` (>= m_verified_end), predicting the
     // players whose input has not arrived; false when this client's own is not sampled yet.
     bool rollback_inputs(std::uint32_t frame, InputFrame& out, bool& predicted) const;

@@ -96,7 +96,7 @@ void Client::rollback_correct(bool frame_due_now) {
 void Client::rollback_verify() {
     // Frames run with every input confirmed are final: report their hashes, forget them.
     while (Frame(m_verified_end) < Frame(m_confirmed_end) &&
-           Frame(m_verified_end) < Frame(m_next_frame)) {
+           Frame(m_verified_end) < Frame(m_next_frame) && !m_ring.empty()) {
         const std::uint32_t f = m_verified_end;
         const Speculated& s = m_ring.front();
         if (!(s.used == m_confirmed.front())) break;  // waits for its correction
@@ -185,7 +185,7 @@ int Client::run_rollback(Micros now) {
         m_emulator.save_state(s.state_before);
         const bool behind =
             now >= frame_due_local(m_next_frame + 1) && ran + 1 < m_config.max_catch_up_frames;
-        m_stats.lateness_total_us += now - due;
+        add_lateness(now - due);
         // Frames run ahead of complete input, this one included.
         m_stats.advantage_total += static_cast<std::uint64_t>(
             std::max(0, Frame(m_next_frame + 1) - Frame(rollback_known_end())));

@@ -105,6 +105,10 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
                 m_join_header = true;
                 m_next_frame = m_confirmed_end = m_first_frame = header->frame;
                 m_confirmed.clear();
+                // Frames before the state are final. (Rollback players never join late, but
+                // a server saying so must not leave the rollback bookkeeping at frame 0.)
+                m_verified_end = header->frame;
+                m_ring.clear();
                 const std::uint32_t keyframe =
                     header->frame - header->frame % m_welcome.keyframe_interval;
                 m_schedule = {{keyframe, header->delay}};

@@ -178,7 +178,8 @@ std::optional<Welcome> decode_welcome(std::span<const std::uint8_t> bytes) {
     const bool spectator = m.role == Role::kSpectator;
     if ((spectator ? m.slot != 0 : (m.slot < 1 || m.slot > m.players)) || m.players < 1 ||
         m.players > kMaxPlayers || m.keyframe_interval == 0 || m.send_interval == 0 ||
-        m.snapshot_interval == 0) {
+        m.snapshot_interval == 0 || m.server_time_us < -kMaxClockUs ||
+        m.server_time_us > kMaxClockUs) {
         r.fail();
     }
     return finish(r, m);
@@ -217,7 +218,8 @@ std::optional<Start> decode_start(std::span<const std::uint8_t> bytes) {
     m.players = r.u8();
     // 1 ms .. 1 s per frame covers every real machine (1000 Hz .. 1 Hz).
     if (m.frame_time_ns < 1'000'000 || m.frame_time_ns > 1'000'000'000 || m.players < 1 ||
-        m.players > kMaxPlayers) {
+        m.players > kMaxPlayers || m.start_time_us < -kMaxClockUs ||
+        m.start_time_us > kMaxClockUs) {
         r.fail();
     }
     return finish(r, m);

@@ -32,6 +32,9 @@ inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 inline constexpr std::uint32_t kMaxStateBytes = 64u << 20;
 inline constexpr std::size_t kMaxFramesPerMessage = 240;
 inline constexpr std::size_t kMaxScheduleEntries = 8;
+// Clock readings on the wire (Welcome::server_time_us, Start::start_time_us) lie within
+// +-2^60 us (36,000 years): beyond, sums and differences of two of them could overflow.
+inline constexpr std::int64_t kMaxClockUs = std::int64_t{1} << 60;
 
 enum class MsgId : std::uint8_t {
     kHello = 0x01,

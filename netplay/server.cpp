@@ -644,6 +644,15 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
         !input.inputs.empty()) {
         int number = 0;
         member(slot.peer, number);
+        // activate() fills the gap up to `first` with neutral input: never further than an
+        // input may run ahead, or the frames between would all be confirmed at once.
+        if (Frame(first) - Frame(m_confirmed_end) >
+            static_cast<std::int32_t>(m_config.max_frames_ahead)) {
+            ++slot.malformed;
+            emit({ServerEvent::Type::kMalformed, number, first, 0, 0,
+                  "input too far ahead of the session dropped"});
+            return;
+        }
         activate(slot, number, first);
     }
     for (std::size_t i = 0; i < input.inputs.size(); ++i) {

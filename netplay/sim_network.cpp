@@ -310,6 +310,10 @@ void SimNetwork::send(std::uint32_t endpoint, PeerId peer, Channel channel,
     if (c.side[from].closed || !c.target_exists) return;
 
     const Micros now = m_clock.now_us();
+    if (m_tap) {
+        m_tap(now, m_endpoints[endpoint].name, m_endpoints[c.side[to].endpoint].name, channel,
+              data);
+    }
     const std::uint64_t wire_bytes = data.size() + kSimWireOverheadBytes;
     PeerStats& sender = c.side[from].stats;
     sender.wire_bytes_sent += wire_bytes;

@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -112,6 +113,13 @@ class SimNetwork {
     std::optional<Micros> next_delivery_time() const;
 
     Totals totals() const { return m_totals; }
+
+    // Sees every message an endpoint sends on a live connection (before loss is rolled):
+    // the send time, sender's and receiver's names, the channel and the payload. For
+    // capturing real traffic (tests/fuzz/capture_corpus.cpp); empty by default.
+    using Tap = std::function<void(Micros at, const std::string& from, const std::string& to,
+                                   Channel, std::span<const std::uint8_t>)>;
+    void set_tap(Tap tap) { m_tap = std::move(tap); }
 
   private:
     class Endpoint;
@@ -205,6 +213,7 @@ class SimNetwork {
     std::uint64_t m_next_seq = 0;
     std::size_t m_live_endpoints = 0;
     Totals m_totals;
+    Tap m_tap;
 };
 
 }  // namespace framelock::netplay

@@ -133,6 +133,7 @@ SimResult run_scenario(const SimScenario& sc) {
     ManualClock clock(1'000'000);
     SimNetwork net(sc.seed, clock);
     net.set_default_link(sc.link);
+    net.set_tap(sc.tap);
     auto server_transport = net.create_endpoint("server");
     ServerConfig server_config = sc.server;
     server_config.players = std::max(sc.slots, sc.players);

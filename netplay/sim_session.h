@@ -111,6 +111,7 @@ struct SimScenario {
     // false: events are taken from the server and clients as they happen and only counted
     // (SimResult::server_event_counts), so nothing the test keeps grows with the run.
     bool keep_events = true;
+    SimNetwork::Tap tap;  // sees every message sent (SimNetwork::set_tap)
 };
 
 struct SimClientResult {

@@ -3,7 +3,8 @@
 #   bash tools/quickstart.sh demo   install what is missing, build, run the two-emulator demo
 #   bash tools/quickstart.sh test   install what is missing, build, run every test suite
 #                                   (normal build, then ASan+UBSan build, the threaded tests
-#                                   under TSan), then the benchmarks
+#                                   under TSan), a short libFuzzer pass over every fuzz
+#                                   target, then the benchmarks
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,7 @@ PACKAGES=(
     nlohmann-json3-dev libtomlplusplus-dev
     libsqlite3-dev libpqxx-dev postgresql libcpp-httplib-dev libsodium-dev
     libsdl2-ttf-dev libsamplerate0-dev fonts-dejavu-core xvfb xauth xdotool chromium
-    catch2 cc65 python3-matplotlib
+    catch2 cc65 python3-matplotlib clang libclang-rt-14-dev
     libretro-nestopia libretro-beetle-pce-fast libretro-gambatte libretro-mgba libretro-core-info
 )
 
@@ -70,6 +71,14 @@ check_format() {
     git ls-files '*.c' '*.h' '*.cpp' | xargs clang-format --dry-run --Werror
 }
 
+# A bounded libFuzzer pass (tests/fuzz, docs/fuzzing.md): every target for a few seconds
+# from its committed corpus, in a clang build dir holding only the fuzz targets. Fails on
+# any crash.
+fuzz_pass() {
+    echo "== fuzz (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-12} s per target)"
+    bash tools/fuzz.sh --time "${FUZZ_SECONDS:-12}"
+}
+
 tests() {
     install_packages
     check_format
@@ -88,6 +97,8 @@ tests() {
     cmake --build build-tsan -j "$JOBS" --target test_lobby
     echo "== threaded tests under ThreadSanitizer"
     ctest --test-dir build-tsan --output-on-failure -j "$TEST_JOBS" --timeout 900 -L threaded
+
+    fuzz_pass
 
     echo "== benchmarks (figures, not pass/fail; short runs, the report in bench-results/)"
     bash bench/run_all.sh build --quick

@@ -239,3 +239,22 @@ TEST_CASE("LossCounter: a late datagram is not lost, a duplicate counts once, ga
     CHECK_FALSE(c.record(180));  // 79 behind: too old to tell, ignored
     CHECK(c.received() == 4);
 }
+
+TEST_CASE("Clock readings beyond +-2^60 us are malformed", "[netplay][protocol]") {
+    // Found by fuzz_client: a Welcome or Start carrying a time near the int64 limits made
+    // the client's clock arithmetic overflow.
+    Welcome w{1, 2, 60, 30, 2, kMaxClockUs};
+    CHECK(decode_welcome(encode(w)));
+    w.server_time_us = -kMaxClockUs;
+    CHECK(decode_welcome(encode(w)));
+    w.server_time_us = kMaxClockUs + 1;
+    CHECK_FALSE(decode_welcome(encode(w)));
+    w.server_time_us = INT64_MIN;
+    CHECK_FALSE(decode_welcome(encode(w)));
+    Start s{kMaxClockUs, 16'666'667, 2, 2};
+    CHECK(decode_start(encode(s)));
+    s.start_time_us = -kMaxClockUs - 1;
+    CHECK_FALSE(decode_start(encode(s)));
+    s.start_time_us = INT64_MAX;
+    CHECK_FALSE(decode_start(encode(s)));
+}

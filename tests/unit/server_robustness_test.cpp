@@ -161,6 +161,37 @@ TEST_CASE("Every player silent at once: the server waits instead of confirming f
     CHECK(rig.server.confirmed_frames() < before + 60);
 }
 
+TEST_CASE("A player back from away with input far ahead does not confirm the frames between",
+          "[netplay][server][robustness]") {
+    // Found by fuzz_server: with every player away, one came back with an input claiming a
+    // first frame 20,000 frames ahead; activate() filled the gap with neutral input and the
+    // server confirmed all of it at once.
+    Rig rig;
+    rig.c1.start();
+    rig.c2.start();
+    rig.run(120, [](std::uint32_t) {});
+    REQUIRE(rig.c1.next_frame() >= 120);
+    for (int ms = 0; ms < 1500; ++ms) {  // both silent: both away
+        rig.server.update();
+        rig.clock.advance(1000);
+    }
+    const std::uint32_t before = rig.server.confirmed_frames();
+    ClientInput far_ahead;
+    far_ahead.seq = 200;
+    far_ahead.first_frame = static_cast<std::uint16_t>(before + 20'000);
+    far_ahead.inputs.assign(4, 0x0100);
+    rig.t1->send(1, Channel::kInput, encode(far_ahead));
+    for (int ms = 0; ms < 100; ++ms) {
+        rig.server.update();
+        rig.clock.advance(1000);
+    }
+    CHECK(rig.server.confirmed_frames() < before + 60);
+    int malformed = 0;
+    for (const auto& e : events_of(rig.server))
+        malformed += e.type == ServerEvent::Type::kMalformed;
+    CHECK(malformed == 1);
+}
+
 TEST_CASE("Refused joins name both sides' values", "[netplay][server][robustness]") {
     Rig rig;
     rig.c1.start();

@@ -765,3 +765,47 @@ TEST_CASE("SimNetwork: throughput, 1 server + 8 clients for 36,000 frames", "[ne
                   static_cast<unsigned long long>(totals.delivered), seconds, rate);
     WARN(line);  // a figure to read, not a pass/fail: speed is the benchmarks' business
 }
+
+TEST_CASE("The tap sees every message sent, lost ones too, with both names and the channel",
+          "[sim]") {
+    ManualClock clock(0);
+    SimNetwork net(3, clock);
+    net.set_default_link({1'000, 0, 0.5, 0.0, 0});
+    struct Seen {
+        Micros at;
+        std::string from, to;
+        Channel channel;
+        std::vector<std::uint8_t> bytes;
+    };
+    std::vector<Seen> seen;
+    net.set_tap([&](Micros at, const std::string& from, const std::string& to, Channel channel,
+                    std::span<const std::uint8_t> bytes) {
+        seen.push_back({at, from, to, channel, {bytes.begin(), bytes.end()}});
+    });
+    auto a = net.create_endpoint("a");
+    auto b = net.create_endpoint("b");
+    const PeerId to_b = a->connect("b").value();
+    clock.advance(10'000);
+    std::optional<PeerId> to_a;
+    while (auto e = b->poll()) {
+        if (e->type == Type::kConnected) to_a = e->peer;
+    }
+    REQUIRE(to_a);
+    for (std::uint64_t i = 0; i < 20; ++i) a->send(to_b, Channel::kInput, stamp(i, 0));
+    clock.advance(500);
+    b->send(*to_a, Channel::kBulk, stamp(99, 0, 40));
+    REQUIRE(seen.size() == 21);  // half of the unreliable ones are lost: the tap saw them all
+    CHECK(net.totals().dropped > 0);
+    for (std::uint64_t i = 0; i < 20; ++i) {
+        CHECK(seen[i].at == 10'000);
+        CHECK(seen[i].from == "a");
+        CHECK(seen[i].to == "b");
+        CHECK(seen[i].channel == Channel::kInput);
+        CHECK(seen[i].bytes == stamp(i, 0));
+    }
+    CHECK(seen[20].at == 10'500);
+    CHECK(seen[20].from == "b");
+    CHECK(seen[20].to == "a");
+    CHECK(seen[20].channel == Channel::kBulk);
+    CHECK(seen[20].bytes.size() == 40);
+}
