@@ -20,7 +20,7 @@ TEST_CASE("Load errors name the file and what is wrong", "[frontend][core]") {
     CHECK_THAT(missing.error().message,
                Catch::Contains("not found") && Catch::Contains("/nonexistent/x_libretro.so"));
 
-    auto not_elf = LibretroCore::open(__FILE__);
+    auto not_elf = LibretroCore::open(FRAMELOCK_SOURCE_DIR "/tests/unit/libretro_core_test.cpp");
     REQUIRE_FALSE(not_elf.ok());
     CHECK_THAT(not_elf.error().message, Catch::Contains("not a loadable shared library"));
 
