@@ -136,6 +136,22 @@ std::vector<std::string> join_args(const Session& session, const std::string& ad
             save_dir};
 }
 
+// `count` players ("player1".."playerN", bot seeds seed_base + i) joined to the port in
+// `port_file` (`server.port`, or `netem.port`: the proxy in front of the server), each with
+// its own copy of the save RAM file `srm`.
+std::vector<ChildProcess*> start_players(Session& session, const std::string& port_file, int count,
+                                         int seed_base, int frames, const std::string& srm) {
+    const std::string address = "127.0.0.1:" + read_lines(session.dir().file(port_file))[0];
+    std::vector<ChildProcess*> players;
+    for (int i = 1; i <= count; ++i) {
+        const std::string name = "player" + std::to_string(i);
+        players.push_back(
+            &session.start(name, join_args(session, address, name, count, seed_base + i, frames,
+                                           save_dir_with(session, name, srm))));
+    }
+    return players;
+}
+
 // `framelock replay play FILE --verify` for a `players`-player arcade replay: the number of
 // frames it played, every one's state hash equal to the recorded one. The session loaded
 // save RAM from `save_dir` (join --sram); the replay loads the same.
@@ -263,13 +279,7 @@ TEST_CASE("faults: a player killed with SIGKILL: the others play on and it rejoi
     const std::string srm = make_srm(session.dir());
     const std::string srm_hash = file_hash(srm);
     session.start_server(3, limit);
-    const std::string address = "127.0.0.1:" + read_lines(session.dir().file("server.port"))[0];
-    std::vector<ChildProcess*> players;
-    for (int i = 1; i <= 3; ++i) {
-        const std::string name = "player" + std::to_string(i);
-        players.push_back(&session.start(name, join_args(session, address, name, 3, 70 + i, kFrames,
-                                                         save_dir_with(session, name, srm))));
-    }
+    const auto players = start_players(session, "server.port", 3, 70, kFrames, srm);
     wait_for_lines(session, "player3", static_cast<std::size_t>(kill_at), *players[2], deadline);
     players[2]->send_signal(SIGKILL);
     const auto killed = players[2]->wait_until(after(5s));
@@ -348,13 +358,7 @@ TEST_CASE("faults: the server killed with SIGKILL: every player stops with a cle
     const std::string srm = make_srm(session.dir());
     const std::string srm_hash = file_hash(srm);
     session.start_server(2, limit);
-    const std::string address = "127.0.0.1:" + read_lines(session.dir().file("server.port"))[0];
-    std::vector<ChildProcess*> players;
-    for (int i = 1; i <= 2; ++i) {
-        const std::string name = "player" + std::to_string(i);
-        players.push_back(&session.start(name, join_args(session, address, name, 2, 80 + i, kFrames,
-                                                         save_dir_with(session, name, srm))));
-    }
+    const auto players = start_players(session, "server.port", 2, 80, kFrames, srm);
     wait_for_lines(session, "player1", static_cast<std::size_t>(kill_at), *players[0], deadline);
     session.server().send_signal(SIGKILL);
     const auto killed_at = SteadyTime::now();
@@ -403,13 +407,7 @@ TEST_CASE("faults: a player frozen with SIGSTOP for 10 s: the others play on and
     const std::string srm = make_srm(session.dir());
     const std::string srm_hash = file_hash(srm);
     session.start_server(3, limit);
-    const std::string address = "127.0.0.1:" + read_lines(session.dir().file("server.port"))[0];
-    std::vector<ChildProcess*> players;
-    for (int i = 1; i <= 3; ++i) {
-        const std::string name = "player" + std::to_string(i);
-        players.push_back(&session.start(name, join_args(session, address, name, 3, 90 + i, kFrames,
-                                                         save_dir_with(session, name, srm))));
-    }
+    const auto players = start_players(session, "server.port", 3, 90, kFrames, srm);
     wait_for_lines(session, "player3", static_cast<std::size_t>(stop_at), *players[2], deadline);
     players[2]->send_signal(SIGSTOP);
     const Watch frozen = watch_log(session.hashes("player1"), 10s);
@@ -464,14 +462,7 @@ TEST_CASE("faults: every datagram dropped for 5 s: the players go away, come bac
         0, 0, limit,
         {"--blackout", std::to_string(blackout_at) + ":" + std::to_string(kDarkSeconds)});
     const auto proxy_started = SteadyTime::now();
-    const std::string address = "127.0.0.1:" + read_lines(session.dir().file("netem.port"))[0];
-    std::vector<ChildProcess*> players;
-    for (int i = 1; i <= 2; ++i) {
-        const std::string name = "player" + std::to_string(i);
-        players.push_back(
-            &session.start(name, join_args(session, address, name, 2, 100 + i, kFrames,
-                                           save_dir_with(session, name, srm))));
-    }
+    const auto players = start_players(session, "netem.port", 2, 100, kFrames, srm);
     // The frames player 1 had logged when the lights went out and when they came back on.
     std::this_thread::sleep_until(proxy_started + std::chrono::seconds(blackout_at));
     const auto dark_frame =
@@ -643,14 +634,7 @@ TEST_CASE("faults: 1 % of datagrams corrupted: dropped on arrival and no desync"
     const std::string srm = make_srm(session.dir());
     session.start_server(2, limit);
     session.start_proxy(0, 0, limit, {"--corrupt", "1", "--seed", std::to_string(seed)});
-    const std::string address = "127.0.0.1:" + read_lines(session.dir().file("netem.port"))[0];
-    std::vector<ChildProcess*> players;
-    for (int i = 1; i <= 2; ++i) {
-        const std::string name = "player" + std::to_string(i);
-        players.push_back(
-            &session.start(name, join_args(session, address, name, 2, 110 + i, kFrames,
-                                           save_dir_with(session, name, srm))));
-    }
+    const auto players = start_players(session, "netem.port", 2, 110, kFrames, srm);
     session.require_success(*players[0], "player1", deadline);
     session.require_success(*players[1], "player2", deadline);
     session.require_server_success(after(15s));
