@@ -21,7 +21,9 @@
 #endif
 #endif
 #ifdef FRAMELOCK_ASAN
-#include <sanitizer/allocator_interface.h>
+// The sanitizer runtime's allocator statistics (declared here: gcc ships the runtime, not
+// clang's <sanitizer/allocator_interface.h>).
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 using namespace framelock::netplay;
