@@ -65,20 +65,6 @@ std::string file_hash(const std::string& path) {
         {reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}));
 }
 
-std::uint32_t frame_of(const std::string& line) {
-    return static_cast<std::uint32_t>(std::stoul(line.substr(0, line.find(' '))));
-}
-
-void wait_for_lines(const Session& session, const std::string& name, std::size_t lines,
-                    ChildProcess& child, Deadline deadline) {
-    while (read_lines(session.hashes(name)).size() < lines) {
-        INFO("waiting for " << lines << " lines of " << name << session.log_of(name));
-        REQUIRE(child.running());
-        REQUIRE(SteadyTime::now() < deadline);
-        std::this_thread::sleep_for(5ms);
-    }
-}
-
 // A save RAM file of the arcade core with a real high-score table in it (a headless run's).
 std::string make_srm(const TempDir& dir) {
     const std::string saves = dir.file("srm-source");

@@ -29,22 +29,6 @@ double ms_between(SteadyTime::time_point from, SteadyTime::time_point to) {
     return std::chrono::duration<double, std::milli>(to - from).count();
 }
 
-// The frame number a hash-log line starts with.
-std::uint32_t frame_of(const std::string& line) {
-    return static_cast<std::uint32_t>(std::stoul(line.substr(0, line.find(' '))));
-}
-
-// Waits until NAME's hash log has `lines` lines (the runner flushes it every step).
-void wait_for_lines(const Session& session, const std::string& name, std::size_t lines,
-                    ChildProcess& child, Deadline deadline) {
-    while (read_lines(session.hashes(name)).size() < lines) {
-        INFO("waiting for " << lines << " lines of " << name << session.log_of(name));
-        REQUIRE(child.running());
-        REQUIRE(SteadyTime::now() < deadline);
-        std::this_thread::sleep_for(5ms);
-    }
-}
-
 std::uintmax_t size_of(const std::string& path) {
     std::error_code ec;
     const auto size = fs::file_size(path, ec);

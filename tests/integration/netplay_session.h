@@ -232,4 +232,20 @@ inline CoreCase two_player_arcade() {
     return c;
 }
 
+// The frame number a hash-log line starts with.
+inline std::uint32_t frame_of(const std::string& line) {
+    return static_cast<std::uint32_t>(std::stoul(line.substr(0, line.find(' '))));
+}
+
+// Waits until NAME's hash log has `lines` lines (the runner flushes it every step).
+inline void wait_for_lines(const Session& session, const std::string& name, std::size_t lines,
+                           ChildProcess& child, Deadline deadline) {
+    while (read_lines(session.hashes(name)).size() < lines) {
+        INFO("waiting for " << lines << " lines of " << name << session.log_of(name));
+        REQUIRE(child.running());
+        REQUIRE(SteadyTime::now() < deadline);
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
 }  // namespace framelock::test
