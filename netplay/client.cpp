@@ -14,10 +14,18 @@ constexpr long kMinRttSamples = 8;
 // and send) every frame up to it.
 constexpr std::uint32_t kMaxSampleLead = 600;
 constexpr Micros kMaxSinceUs = Micros{1} << 53;
+// A tick this much later than the frame-paced loop promises: the process stalled, and what
+// arrived meanwhile waited on it, not on the network.
+constexpr Micros kLateTickUs = 8'000;
+// An echoed seq names one of the last 256 datagrams only if it is this recent (at 60 a second
+// they wrap every 4 s).
+constexpr Micros kEchoMaxAgeUs = 2'000'000;
 }  // namespace
 
 Client::Client(Transport& transport, const Clock& clock, Emulator& emulator, ClientConfig config)
-    : m_transport(transport), m_clock(clock), m_emulator(emulator), m_config(std::move(config)) {}
+    : m_transport(transport), m_clock(clock), m_emulator(emulator), m_config(std::move(config)) {
+    m_sent_at.fill(-1);
+}
 
 void Client::start() {
     m_state = State::kConnecting;
@@ -87,6 +95,11 @@ int Client::tick(InputWord local_pad) {
     // The end is final: nothing that arrives after it is read (a join whose transfer
     // failed must not be completed by the chunks still on their way).
     if (m_state == State::kEnded) return 0;
+    if (m_state == State::kRunning) {
+        const Micros frame_us = m_start.frame_time_ns / 1000;
+        m_tick_late = m_last_tick >= 0 && now - m_last_tick > frame_us + kLateTickUs;
+    }
+    m_last_tick = now;
     while (auto event = m_transport.poll()) {
         if (event->peer != m_server) continue;
         switch (event->type) {
@@ -131,6 +144,10 @@ int Client::tick(InputWord local_pad) {
     if (m_state != State::kRunning) return 0;
 
     const Micros frame_us = m_start.frame_time_ns / 1000;
+    if (m_copy_at >= 0 && now >= m_copy_at) {
+        m_transport.send(m_server, Channel::kInput, m_copy);
+        m_copy_at = -1;
+    }
     if (m_upload) {
         for (const auto& message : m_upload->take_messages())
             m_transport.send(m_server, Channel::kBulk, message);
@@ -232,6 +249,7 @@ Micros Client::next_wakeup() const {
     Micros wake =
         std::min({frame_due_local(m_sample_frame), m_last_send + (send_interval() + 1) * frame_us,
                   m_last_heard + m_config.server_timeout_us});
+    if (m_copy_at >= 0) wake = std::min(wake, m_copy_at);
     // A frame waiting for its inputs is woken by their arrival (the network), not by time.
     if (m_blocked_since < 0) wake = std::min(wake, frame_due_local(m_next_frame));
     return std::max(wake, now);
@@ -258,11 +276,12 @@ void Client::sample_input(std::uint32_t frame, InputWord pad) {
     }
     // The delay rose: frames between the last sample's target and this one's get this
     // sample too.
-    const Micros now = m_clock.now_us();
+    const Micros due = frame_due_local(frame);
+    m_max_late = std::max(m_max_late, m_clock.now_us() - due);
     while (Frame(m_own_next) <= Frame(target)) {
         m_own.push_back(word);
         if (m_welcome.mode == SessionMode::kRollback) m_own_log.push_back(word);
-        m_sample_times.push_back(now);
+        m_sample_times.push_back(due);
         ++m_own_next;
     }
 }
@@ -287,17 +306,31 @@ void Client::send_input() {
     m_control_out.clear();
     ClientInput input;
     input.seq = m_seq++;
-    input.client_time = static_cast<std::uint32_t>(now);
-    m_sent_times.push_back(input.client_time);
-    if (m_sent_times.size() > 64) m_sent_times.pop_front();
+    m_sent_at[input.seq] = now;
     input.confirmed_ack = static_cast<std::uint16_t>(m_confirmed_end - 1);
     input.latency_100us =
         static_cast<std::uint16_t>(std::clamp<Micros>(m_max_round_trip / 100, 0, 65535));
     m_max_round_trip = 0;
+    input.late_ms = static_cast<std::uint8_t>(std::clamp<Micros>(m_max_late / 1000, 0, 255));
+    m_max_late = 0;
+    input.echo_seq = m_echo_seq;
+    input.echo_hold_10us = kEchoHoldUnknown;
+    if (m_have_echo) {
+        input.echo_hold_10us = static_cast<std::uint16_t>(
+            std::clamp<Micros>((now - m_echo_at) / 10, 0, kEchoHoldUnknown));
+    }
     input.first_frame = static_cast<std::uint16_t>(m_own_acked_end);
     const std::size_t count = std::min(m_own.size(), kMaxFramesPerMessage);
     input.inputs.assign(m_own.begin(), m_own.begin() + static_cast<std::ptrdiff_t>(count));
-    m_transport.send(m_server, Channel::kInput, encode(input));
+    std::vector<std::uint8_t> bytes = encode(input);
+    m_transport.send(m_server, Channel::kInput, bytes);
+    // On a lossy link (the server says so) the same datagram goes again a moment later,
+    // unless a newer one replaces it first.
+    m_copy_at = -1;
+    if (m_copies > 1 && m_state == State::kRunning) {
+        m_copy = std::move(bytes);
+        m_copy_at = now + kCopySpacingUs;
+    }
     m_last_send = now;
     m_samples_since_send = 0;
 }
@@ -318,6 +351,7 @@ void Client::send_stats() {
     stats.down_loss_permille =
         expected ? static_cast<std::uint16_t>(m_stats.updates_lost * 1000 / expected)
                  : std::uint16_t{0};
+    stats.down_lost = static_cast<std::uint32_t>(m_stats.updates_lost);
     m_transport.send(m_server, Channel::kControl, encode(stats));
     m_last_stats = m_clock.now_us();
 }
@@ -421,7 +455,16 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
 
 void Client::handle_update(const ServerUpdate& update) {
     const Micros now = m_clock.now_us();
-    if (m_update_loss.record(update.seq)) m_present = update.present;
+    // A second copy (or a late one) is no news, and no measure of the round trip either.
+    const bool newest = m_update_loss.record(update.seq);
+    if (newest) {
+        m_present = update.present;
+        m_copies = update.copies;
+        m_stats.path_floor = update.path_floor;
+        m_have_echo = true;
+        m_echo_seq = update.seq;
+        m_echo_at = now;
+    }
     m_stats.updates_received = m_update_loss.received();
     m_stats.updates_lost = m_update_loss.lost();
 
@@ -429,11 +472,9 @@ void Client::handle_update(const ServerUpdate& update) {
     // client sent counts (before the server heard from us it echoes nothing meaningful).
     // A saturated hold is no measure: after an outage the server may echo a time it got
     // seconds ago, and the round trip would take the outage for the network.
-    const bool echo_valid = update.echo_hold_10us != kEchoHoldUnknown &&
-                            std::find(m_sent_times.begin(), m_sent_times.end(),
-                                      update.echo_client_time) != m_sent_times.end();
-    if (echo_valid) {
-        const Micros t0 = expand_time(update.echo_client_time, now);
+    const Micros t0 = m_sent_at[update.echo_seq];
+    if (newest && update.echo_hold_10us != kEchoHoldUnknown && t0 >= 0 &&
+        now - t0 < kEchoMaxAgeUs) {
         const Micros hold = static_cast<Micros>(update.echo_hold_10us) * 10;
         const Micros rtt = now - t0 - hold;
         if (t0 <= now && rtt >= 0 && rtt < 10'000'000) {
@@ -473,7 +514,7 @@ void Client::handle_update(const ServerUpdate& update) {
         m_last_confirmed = update.frames[i];
         // This frame's input round trip, from when this client sampled its own input for
         // it (every player samples a frame's input at the same scheduled moment).
-        if (Frame(m_confirmed_end) >= Frame(m_sample_base) &&
+        if (!m_tick_late && Frame(m_confirmed_end) >= Frame(m_sample_base) &&
             m_confirmed_end - m_sample_base < m_sample_times.size()) {
             m_max_round_trip =
                 std::max(m_max_round_trip, now - m_sample_times[m_confirmed_end - m_sample_base]);

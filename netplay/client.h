@@ -76,6 +76,7 @@ struct ClientStatsSnapshot {
     Micros srtt = 0, rttvar = 0, safe_rtt = 0;
     Micros clock_offset = 0;
     int delay = 0;
+    int path_floor = 0;  // as the server last said (ServerUpdate::path_floor), frames
     std::uint64_t updates_received = 0, updates_lost = 0;
     PeerStats traffic;
     // Rollback sessions.
@@ -197,18 +198,31 @@ class Client {
     std::uint32_t m_own_next = 0;      // next frame that needs a sampled input
     std::uint32_t m_sample_frame = 0;  // the next scheduled frame whose pad is sampled
     InputWord m_last_sample = 0;
-    // When each own input was sampled, for frames [m_sample_base, m_own_next): a frame's
-    // input round trip is its confirmation's arrival minus this.
+    // When each own input was due to be sampled (its scheduled time, local clock), for frames
+    // [m_sample_base, m_own_next): a frame's input round trip is its confirmation's arrival
+    // minus this, which is what its due time must cover.
     std::deque<Micros> m_sample_times;
     std::uint32_t m_sample_base = 0;
-    Micros m_max_round_trip = 0;      // worst since the last datagram
+    Micros m_max_round_trip = 0;  // worst since the last datagram
+    Micros m_max_late = 0;        // latest sample (after its time) since the last datagram
+    Micros m_last_tick = -1;      // when tick() last ran
+    bool m_tick_late = false;     // this tick came late: arrivals waited on the process
+    // The newest update (its seq) and when it arrived, echoed so the server measures its own
+    // round trip; how many copies of each datagram to send, and the copy still to go.
+    bool m_have_echo = false;
+    std::uint8_t m_echo_seq = 0;
+    Micros m_echo_at = 0;
+    std::uint8_t m_copies = 1;
+    std::vector<std::uint8_t> m_copy;
+    Micros m_copy_at = -1;
     InputWord m_carried_presses = 0;  // presses sampled while the delay was falling
 
     RttEstimator m_rtt;
     ClockSync m_sync;
     std::uint8_t m_seq = 0;
     int m_samples_since_send = 0;
-    std::deque<std::uint32_t> m_sent_times;  // recent client_time values, to trust only real echoes
+    // When each datagram seq was last sent (-1: never), to time the server's echoes of them.
+    std::array<Micros, 256> m_sent_at;
     LossCounter m_update_loss;
     Micros m_last_send = -1;
     Micros m_last_stats = 0;

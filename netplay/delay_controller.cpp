@@ -1,6 +1,7 @@
 #include "netplay/delay_controller.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace framelock::netplay {
 
@@ -10,39 +11,48 @@ int DelayController::frames_for(Micros duration) const {
     return std::clamp(frames, m_policy.min_delay, m_policy.max_delay);
 }
 
-void DelayController::add_round_trip(Micros now, Micros round_trip) {
-    // Older samples no larger than a newer one can never be the maximum again.
-    while (!m_samples.empty() && m_samples.back().round_trip <= round_trip) m_samples.pop_back();
-    m_samples.push_back({now, round_trip});
-    while (!m_samples.empty() && m_samples.front().time < now - m_policy.memory_us)
-        m_samples.pop_front();
+void DelayController::add_round_trip(Micros now, int slot, Micros round_trip) {
+    if (slot < 1 || slot > kMaxPlayers) return;
+    auto& samples = m_samples[static_cast<std::size_t>(slot - 1)];
+    samples.push_back({now, round_trip});
+    while (samples.front().time < now - m_policy.window_us) samples.pop_front();
 }
 
 void DelayController::observe_srtt(Micros srtt_worst) {
-    m_srtt = srtt_worst;
     if (srtt_worst <= 0) return;
     const Micros tolerance = std::max(m_regime_srtt / 4, m_policy.frame_time_us);
     if (m_regime_srtt == 0 || srtt_worst > m_regime_srtt + tolerance ||
         srtt_worst < m_regime_srtt - tolerance) {
         m_regime_srtt = srtt_worst;
-        m_samples.clear();
+        for (auto& samples : m_samples) samples.clear();
         ++m_regimes;
     }
 }
 
 int DelayController::target(Micros now) {
     if (!m_policy.adaptive) return m_policy.fixed_delay;
-    while (!m_samples.empty() && m_samples.front().time < now - m_policy.memory_us)
-        m_samples.pop_front();
-    const Micros round_trip = m_samples.empty() ? 0 : m_samples.front().round_trip;
-    const Micros floor = m_srtt + (m_policy.send_interval - 1) * m_policy.frame_time_us;
-    const Micros loss_margin = m_loss > m_policy.loss_threshold ? m_policy.frame_time_us : 0;
-    return frames_for(std::max(round_trip + loss_margin, floor));
+    Micros covered = 0;
+    for (auto& samples : m_samples) {
+        while (!samples.empty() && samples.front().time < now - m_policy.window_us)
+            samples.pop_front();
+        if (samples.empty()) continue;
+        // The round trip that at most `stall_budget` of this client's reports exceed: the
+        // (k+1)-th largest, k = floor(n x budget).
+        m_scratch.clear();
+        for (const Sample& s : samples) m_scratch.push_back(s.round_trip);
+        const auto k = static_cast<std::size_t>(
+            std::floor(static_cast<double>(m_scratch.size()) * m_policy.stall_budget));
+        auto nth = m_scratch.begin() + static_cast<std::ptrdiff_t>(k);
+        std::nth_element(m_scratch.begin(), nth, m_scratch.end(), std::greater<>());
+        covered = std::max(covered, *nth);
+    }
+    m_covered = covered;
+    return frames_for(covered);
 }
 
 int DelayController::initial(Micros safe_rtt_worst) const {
     if (!m_policy.adaptive) return m_policy.fixed_delay;
-    return frames_for(safe_rtt_worst + (m_policy.send_interval - 1) * m_policy.frame_time_us);
+    return frames_for(safe_rtt_worst);
 }
 
 int DelayController::decide(Micros now, int current, int target) {

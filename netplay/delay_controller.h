@@ -2,26 +2,36 @@
 //
 // A client may run frame f once every player's input for f came back to it through the
 // server. That input was sampled D frames before f, so D frames must cover the input
-// round trip: the wait for the next datagram (inputs leave every `send_interval`
-// frames), the uplink, the server, the downlink, and whatever loss and jitter add to
-// that. Clients measure exactly this for every frame (sample time to confirmation) and
-// report the worst of each datagram's frames. The delay is the one that covers every
-// such round trip of the last `memory_us`, so rare tails (two lost datagrams in a row)
-// are covered as long as they keep happening, plus a floor from the worst client's
-// smoothed RTT (RFC 6298 SRTT) so a worse network raises the delay at once.
+// round trip: the slowest player's uplink, the server, this client's downlink, and the
+// jitter on both. Inputs leave the moment they are sampled and the server forwards a frame
+// the moment its last input arrives, so nothing of the pipeline's own is in that path; a
+// lost datagram is covered by redundancy (every unacknowledged input in each datagram, a
+// second copy within the frame on lossy links), not by delay.
 //
-// The memory belongs to a network regime: when the worst SRTT moves away from the one
-// the regime began with by more than a quarter (and at least a frame), the network has
-// changed and the old measurements no longer describe it, whichever way it moved. So an
-// improvement lowers the delay within seconds, a frame per keyframe, and the round trips
-// measured during a transition (late, but tagged with the old SRTT) do not linger. A
-// rise takes effect at the next keyframe (a worse network stalls everyone at once); a
-// steady delay is worth more than one that changes back and forth, hence the asymmetry.
+// Clients measure exactly this round trip for every frame (scheduled sample time to
+// confirmation) and report the worst of each datagram's frames; the server keeps the
+// reports it could check (Server: frames held up by a stalled process, and reports beyond
+// its own measurement of the client's link, are left out). The delay covers each client's
+// recent tail: the round trip exceeded by no more than `stall_budget` of that client's
+// reports of the last `window_us`. A rarer late frame costs that client one stall frame
+// instead of every frame a frame of delay. The delay never reads a fixed safety margin
+// from the past two minutes: what the network does now is what it costs.
+//
+// The window belongs to a network regime: when the worst round trip the server measures
+// itself (its SRTT to the slowest client) moves away from the one the regime began with by
+// more than a quarter (and at least a frame), the old reports no longer describe the
+// network and are dropped, whichever way it moved. A rise takes effect at the next
+// keyframe (a worse network stalls everyone at once); a fall waits until the lower target
+// held for `lower_after_us`, then steps a frame per keyframe: a steady delay is worth more
+// than one that changes back and forth.
 #pragma once
 
+#include <array>
 #include <deque>
+#include <vector>
 
 #include "netplay/clock.h"
+#include "netplay/types.h"
 
 namespace framelock::netplay {
 
@@ -31,30 +41,25 @@ struct DelayPolicy {
     int min_delay = 1;
     int max_delay = 60;
     Micros frame_time_us = 16'667;
-    int send_interval = 2;
     Micros margin_us = 1'000;           // the client loop's timing slack
-    Micros memory_us = 120'000'000;     // how long a measured round trip is remembered
+    Micros window_us = 30'000'000;      // how long a reported round trip is remembered
+    double stall_budget = 0.001;        // share of a client's reports the delay may not cover
     Micros lower_after_us = 1'000'000;  // a lower target must hold this long before a step down
-    double loss_threshold = 0.005;      // datagram loss that earns one frame of margin
 };
 
 class DelayController {
   public:
     explicit DelayController(DelayPolicy policy) : m_policy(policy) {}
 
-    // One measured input round trip (sampling to confirmation at a client), at `now`.
-    void add_round_trip(Micros now, Micros round_trip);
-    // The worst client's SRTT as it is now (0: unknown); may start a new regime.
+    // One reported input round trip of the player in `slot` (1..8), received at `now`.
+    void add_round_trip(Micros now, int slot, Micros round_trip);
+    // The server's own SRTT to the slowest client now (0: unknown); may start a new regime.
     void observe_srtt(Micros srtt_worst);
-    // The worst datagram loss rate (either direction) any client sees now. While datagrams
-    // are being lost, a longer run of losses than any measured so far is only a matter of
-    // time, so the target covers one frame more than the worst remembered round trip.
-    void observe_loss(double worst_rate) { m_loss = worst_rate; }
 
-    // The delay the network needs now: covers the round trips remembered in this regime,
-    // and the worst SRTT plus batching.
+    // The delay the network needs now: every client's recent tail, within the stall budget.
     int target(Micros now);
-    // Before any measured round trip (the first delay): from a safe RTT (SRTT + 4 RTTVAR).
+    // Before any reported round trip (the first delay): covers a safe round trip (SRTT +
+    // 4 RTTVAR) to the slowest client, measured during the handshake.
     int initial(Micros safe_rtt_worst) const;
 
     // The delay for a keyframe decided at `now`, given the one in force: rise at once,
@@ -63,6 +68,8 @@ class DelayController {
 
     const DelayPolicy& policy() const { return m_policy; }
     long regimes() const { return m_regimes; }
+    // The round trip the last target() covered (the slowest client's tail), us.
+    Micros covered_round_trip() const { return m_covered; }
 
   private:
     int frames_for(Micros duration) const;
@@ -72,10 +79,10 @@ class DelayController {
         Micros round_trip;
     };
     DelayPolicy m_policy;
-    std::deque<Sample> m_samples;  // this regime's, newest last, decreasing round trips
-    Micros m_srtt = 0;             // the worst SRTT now
-    Micros m_regime_srtt = 0;      // the worst SRTT when this regime began
-    double m_loss = 0;
+    std::array<std::deque<Sample>, kMaxPlayers> m_samples;  // per slot, oldest first
+    std::vector<Micros> m_scratch;                          // target()'s selection
+    Micros m_regime_srtt = 0;                               // the worst SRTT when this regime began
+    Micros m_covered = 0;
     long m_regimes = 0;
     Micros m_lower_since = -1;  // since when the target has been below the delay
 };

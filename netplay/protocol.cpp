@@ -261,9 +261,11 @@ std::optional<PlayerLeft> decode_player_left(std::span<const std::uint8_t> bytes
 std::vector<std::uint8_t> encode(const ClientInput& m) {
     WireWriter w = start(MsgId::kClientInput);
     w.u8(m.seq);
-    w.u32(m.client_time);
     w.u16(m.confirmed_ack);
     w.u16(m.latency_100us);
+    w.u8(m.late_ms);
+    w.u8(m.echo_seq);
+    w.u16(m.echo_hold_10us);
     w.u16(m.first_frame);
     w.u8(static_cast<std::uint8_t>(m.inputs.size()));
     write_runs(w, m.inputs);
@@ -274,9 +276,11 @@ std::optional<ClientInput> decode_client_input(std::span<const std::uint8_t> byt
     WireReader r = open(bytes, MsgId::kClientInput);
     ClientInput m;
     m.seq = r.u8();
-    m.client_time = r.u32();
     m.confirmed_ack = r.u16();
     m.latency_100us = r.u16();
+    m.late_ms = r.u8();
+    m.echo_seq = r.u8();
+    m.echo_hold_10us = r.u16();
     m.first_frame = r.u16();
     const std::size_t count = r.u8();
     if (!read_runs(r, count, m.inputs)) r.fail();
@@ -287,7 +291,7 @@ std::vector<std::uint8_t> encode(const ServerUpdate& m) {
     WireWriter w = start(MsgId::kServerUpdate);
     w.u8(m.seq);
     w.u32(m.server_time);
-    w.u32(m.echo_client_time);
+    w.u8(m.echo_seq);
     w.u16(m.echo_hold_10us);
     w.u16(m.input_ack);
     w.u8(static_cast<std::uint8_t>(m.schedule.size()));
@@ -298,6 +302,8 @@ std::vector<std::uint8_t> encode(const ServerUpdate& m) {
     w.u16(m.first_frame);
     w.u8(m.players);
     w.u8(m.present);
+    w.u8(m.copies);
+    w.u8(m.path_floor);
     w.u8(static_cast<std::uint8_t>(m.frames.size()));
     std::vector<InputWord> column(m.frames.size());
     for (int p = 0; p < m.players; ++p) {
@@ -317,7 +323,7 @@ std::optional<ServerUpdate> decode_server_update(std::span<const std::uint8_t> b
     ServerUpdate m;
     m.seq = r.u8();
     m.server_time = r.u32();
-    m.echo_client_time = r.u32();
+    m.echo_seq = r.u8();
     m.echo_hold_10us = r.u16();
     m.input_ack = r.u16();
     const std::size_t entries = r.u8();
@@ -331,7 +337,10 @@ std::optional<ServerUpdate> decode_server_update(std::span<const std::uint8_t> b
     m.first_frame = r.u16();
     m.players = r.u8();
     m.present = r.u8();
+    m.copies = r.u8();
+    m.path_floor = r.u8();
     const std::size_t count = r.u8();
+    if (m.copies < 1 || m.copies > kMaxCopies) r.fail();
     if (m.players > kMaxPlayers || count > kMaxFramesPerMessage) return std::nullopt;
     m.frames.resize(count);
     std::vector<InputWord> column;
@@ -397,6 +406,7 @@ std::vector<std::uint8_t> encode(const ClientStats& m) {
     w.u16(m.srtt_100us);
     w.u16(m.rttvar_100us);
     w.u16(m.down_loss_permille);
+    w.u32(m.down_lost);
     return w.take();
 }
 
@@ -408,6 +418,7 @@ std::optional<ClientStats> decode_client_stats(std::span<const std::uint8_t> byt
     m.srtt_100us = r.u16();
     m.rttvar_100us = r.u16();
     m.down_loss_permille = r.u16();
+    m.down_lost = r.u32();
     return finish(r, m);
 }
 

@@ -8,9 +8,9 @@
 // The handshake (Hello) carries a magic number and the protocol version. Decoders return
 // nullopt for anything malformed: truncated, trailing bytes, counts out of range.
 //
-// Upstream bandwidth is the budget that shapes the real-time messages (2 KB/s per player
-// including UDP/IP headers): frame numbers travel as their low 16 bits and are expanded
-// against the receiver's own frame (valid within +-32767 frames, 9 minutes at 60 fps),
+// Latency comes first, bytes second: inputs travel every frame and, on a lossy link, twice.
+// Within that, the real-time messages stay small: frame numbers travel as their low 16 bits and are
+// expanded against the receiver's own frame (valid within +-32767 frames, 9 minutes at 60 fps),
 // times as the low 32 bits of microseconds, and input words run-length coded.
 #pragma once
 
@@ -25,13 +25,19 @@
 namespace framelock::netplay {
 
 inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
-inline constexpr std::uint16_t kProtocolVersion = 3;         // 2: rollback; 3: join/resync
+// 2: rollback; 3: join/resync; 4: inputs every frame, the server's own round trip (echo of its
+// updates), sampling lateness, redundant copies.
+inline constexpr std::uint16_t kProtocolVersion = 4;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
 // disc-based systems, are a few MiB).
 inline constexpr std::uint32_t kMaxStateBytes = 64u << 20;
 inline constexpr std::size_t kMaxFramesPerMessage = 240;
 inline constexpr std::size_t kMaxScheduleEntries = 8;
+inline constexpr std::uint8_t kMaxCopies = 2;  // ServerUpdate::copies
+// The second copy of a datagram leaves this long after the first: late enough not to share a
+// burst of loss with it, early enough to cost next to nothing when the first is lost.
+inline constexpr std::int64_t kCopySpacingUs = 2'000;
 // Clock readings on the wire (Welcome::server_time_us, Start::start_time_us) lie within
 // +-2^60 us (36,000 years): beyond, sums and differences of two of them could overflow.
 inline constexpr std::int64_t kMaxClockUs = std::int64_t{1} << 60;
@@ -155,12 +161,23 @@ struct ScheduleEntry {
 };
 
 struct ClientInput {
-    std::uint8_t seq = 0;             // per datagram, for the server's upstream loss count
-    std::uint32_t client_time = 0;    // low 32 bits of the client clock, us
+    // Per datagram, for the server's upstream loss count; echoed (ServerUpdate::echo_seq) so
+    // the client measures its round trip and clock offset against its own send times.
+    std::uint8_t seq = 0;
     std::uint16_t confirmed_ack = 0;  // low 16 bits: every confirmed frame <= this is held
     std::uint16_t latency_100us = 0;  // worst input round trip since the last datagram, 0.1 ms
-    std::uint16_t first_frame = 0;    // low 16 bits of the frame of inputs[0]
-    std::vector<InputWord> inputs;    // this player's pads from first_frame on
+    // How late this process took the samples since the last datagram, after their scheduled
+    // time (ms, saturated at 255): a stalled process, not the network (the server does not
+    // let such frames raise the delay).
+    std::uint8_t late_ms = 0;
+    // The newest ServerUpdate received (its seq) and how long it was held before this
+    // datagram left (10 us units; kEchoHoldUnknown: nothing to echo, or held 655 ms or more).
+    // The server measures its own round trip to this client with it, to check what the
+    // client reports.
+    std::uint8_t echo_seq = 0;
+    std::uint16_t echo_hold_10us = 0;
+    std::uint16_t first_frame = 0;  // low 16 bits of the frame of inputs[0]
+    std::vector<InputWord> inputs;  // this player's pads from first_frame on
 };
 
 // ServerUpdate::echo_hold_10us saturated: the server held the echoed time too long to say
@@ -170,14 +187,19 @@ inline constexpr std::uint16_t kEchoHoldUnknown = 65535;
 struct ServerUpdate {
     std::uint8_t seq = 0;                 // per datagram to this client, for its loss count
     std::uint32_t server_time = 0;        // low 32 bits of the server clock at sending, us
-    std::uint32_t echo_client_time = 0;   // newest client_time received from this client
+    std::uint8_t echo_seq = 0;            // newest ClientInput::seq received from this client
     std::uint16_t echo_hold_10us = 0;     // how long the server held it, 10 us units
                                           // (kEchoHoldUnknown: 655 ms or more)
     std::uint16_t input_ack = 0;          // low 16 bits: this client's inputs are held up to here
     std::vector<ScheduleEntry> schedule;  // decisions the client may not have yet
     std::uint16_t first_frame = 0;        // low 16 bits of the first confirmed frame below
     std::uint8_t players = 0;
-    std::uint8_t present = 0;        // bit s-1: slot s has a player connected and playing
+    std::uint8_t present = 0;  // bit s-1: slot s has a player connected and playing
+    // Copies of each input datagram the client sends (1, or 2 spaced within the frame when
+    // the server saw loss on this client's link in either direction lately).
+    std::uint8_t copies = 1;
+    // The path floor as the server sees it now (Server::path_floor), frames; 0: not known yet.
+    std::uint8_t path_floor = 0;
     std::vector<InputFrame> frames;  // confirmed inputs, every slot, from first_frame on
     // Rollback sessions: each slot's inputs the server holds beyond the confirmed frames
     // (from first_frame + frames.size() on), index = slot - 1; empty in frame lock.
@@ -245,6 +267,7 @@ struct ClientStats {
     std::uint16_t srtt_100us = 0;
     std::uint16_t rttvar_100us = 0;
     std::uint16_t down_loss_permille = 0;  // server datagrams lost on the way to this client
+    std::uint32_t down_lost = 0;           // how many, since the session began
 };
 
 std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes);

@@ -12,10 +12,28 @@ namespace framelock::netplay {
 namespace {
 
 constexpr Micros kLobbyHeartbeatUs = 100'000;
+// While running, every confirmed frame goes out at once; without news, an update still goes
+// this often (acknowledgements, the schedule, a resend of what may have been lost). Sooner
+// would double the downstream datagrams whenever a frame's last input is a little late.
+constexpr int kQuietUpdateFrames = 3;
 constexpr std::size_t kMaxEvents = 4096;
 // Round trips reported this long after a player went away or came back are not network
 // measurements (see handle_input).
 constexpr Micros kAbsenceSettleUs = 1'000'000;
+// A sample taken this late by the client's own process (ClientInput::late_ms) is a hiccup of
+// that process (scheduler, disk, a window dragged), not the network: frames it held up do
+// not raise the delay. Below it, the lateness is the loop's own timing and counts.
+constexpr int kStalledMs = 8;
+// How far back the server's own measurements of a link reach when it checks a report, and
+// the slack it allows (the client's loop timing, a second copy's spacing).
+constexpr Micros kCheckWindowUs = 10'000'000;
+constexpr Micros kCheckSlackUs = 3'000;
+// Confirmed frames whose timing is kept for checking reports.
+constexpr std::size_t kInfoFrames = 600;
+// A link that lost a datagram (either way) this recently sends everything twice.
+constexpr Micros kLossMemoryUs = 10'000'000;
+// The handshake's round trips the first delay needs from every player.
+constexpr long kStartRttSamples = 4;
 
 std::string describe(const SessionIdentity& id, const std::string& content_name) {
     char text[256];
@@ -140,17 +158,24 @@ void Server::update() {
     }
     confirm_frames();
     serve_states();
+    for (int s = 0; s < m_config.players; ++s) {
+        Slot& slot = m_slots[s];
+        if (slot.copy_at >= 0 && now >= slot.copy_at && slot.occupied && !slot.left) {
+            m_transport.send(slot.peer, Channel::kInput, slot.copy);
+            slot.copy_at = -1;
+        }
+    }
+    const Micros quiet_period = kQuietUpdateFrames * m_config.delay.frame_time_us;
     const bool news =
         m_confirmed_end > m_last_sent_end ||
         (m_config.mode == SessionMode::kRollback && m_inputs_seen != m_last_sent_inputs);
     for (int s = 0; s < m_config.players; ++s) {
         Slot& slot = m_slots[s];
         if (!slot.occupied || slot.left) continue;
-        if (news || now - slot.last_update_sent >= m_config.delay.frame_time_us) send_update(slot);
+        if (news || now - slot.last_update_sent >= quiet_period) send_update(slot);
     }
     for (Slot& spectator : m_spectators) {
-        if (news || now - spectator.last_update_sent >= m_config.delay.frame_time_us)
-            send_update(spectator);
+        if (news || now - spectator.last_update_sent >= quiet_period) send_update(spectator);
     }
     pump_senders();
     trim_history();
@@ -167,14 +192,17 @@ Micros Server::next_wakeup() const {
     for (int s = 0; s < m_config.players; ++s) {
         const Slot& slot = m_slots[s];
         if (!slot.occupied || slot.left) continue;
-        const Micros period = m_started ? m_config.delay.frame_time_us : kLobbyHeartbeatUs;
+        const Micros period =
+            m_started ? kQuietUpdateFrames * m_config.delay.frame_time_us : kLobbyHeartbeatUs;
+        if (slot.copy_at >= 0) wake = std::min(wake, slot.copy_at);
         wake = std::min({wake, slot.last_update_sent + period,
                          slot.last_heard + m_config.client_timeout_us + 1,
                          slot.away ? slot.away_since + m_config.reconnect_grace_us + 1
                                    : slot.last_heard + m_config.link_lost_us + 1});
     }
     for (const Slot& spectator : m_spectators) {
-        const Micros period = m_started ? m_config.delay.frame_time_us : kLobbyHeartbeatUs;
+        const Micros period =
+            m_started ? kQuietUpdateFrames * m_config.delay.frame_time_us : kLobbyHeartbeatUs;
         wake = std::min({wake, spectator.last_update_sent + period,
                          spectator.last_heard + m_config.client_timeout_us + 1});
     }
@@ -282,9 +310,9 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             slot.down_loss_permille = stats->down_loss_permille;
             slot.srtt = static_cast<Micros>(stats->srtt_100us) * 100;
             slot.rttvar = static_cast<Micros>(stats->rttvar_100us) * 100;
-            if (s) {
-                m_delay.observe_srtt(srtt_worst());
-                m_delay.observe_loss(loss_worst());
+            if (stats->down_lost != slot.down_lost_seen) {
+                slot.down_lost_seen = stats->down_lost;
+                slot.loss_seen_at = now;
             }
             return;
         }
@@ -523,7 +551,7 @@ void Server::hello_running(PeerId peer, const Hello& hello) {
     slot.last_update_sent = 0;
     slot.next_update_seq = 0;
     slot.up_loss = LossCounter{};
-    slot.last_client_time_at = -1;
+    slot.last_client_seq_at = -1;
     slot.srtt = slot.rttvar = 0;
     slot.held = 0;
     slot.sender.reset();
@@ -538,27 +566,21 @@ void Server::hello_running(PeerId peer, const Hello& hello) {
 Micros Server::srtt_worst() const {
     Micros worst = 0;
     for (int s = 0; s < m_config.players; ++s) {
-        if (m_slots[s].occupied && !m_slots[s].left) worst = std::max(worst, m_slots[s].srtt);
-    }
-    return worst;
-}
-
-double Server::loss_worst() const {
-    double worst = 0;
-    for (int s = 0; s < m_config.players; ++s) {
         const Slot& slot = m_slots[s];
-        if (!slot.occupied || slot.left) continue;
-        worst = std::max(worst, slot.up_loss.rate());
-        worst = std::max(worst, slot.down_loss_permille / 1000.0);
+        if (slot.occupied && !slot.left && !slot.away) worst = std::max(worst, slot.rtt.srtt());
     }
     return worst;
 }
 
 Micros Server::safe_rtt_worst() const {
+    // The handshake's few samples: SRTT plus one deviation. RFC 6298 starts the deviation at
+    // half the first sample, so after four samples it still covers jitter generously; the
+    // usual four deviations would start a 80 ms session three frames above its floor.
     Micros worst = 0;
     for (int s = 0; s < m_config.players; ++s) {
         const Slot& slot = m_slots[s];
-        if (slot.occupied && !slot.left) worst = std::max(worst, slot.srtt + 4 * slot.rttvar);
+        if (slot.occupied && !slot.left)
+            worst = std::max(worst, slot.rtt.srtt() + slot.rtt.rttvar());
     }
     return worst;
 }
@@ -576,7 +598,7 @@ void Server::maybe_start() {
     // should already fit the network.
     bool all_measured = true;
     for (int s = 0; s < m_config.players; ++s)
-        all_measured &= !m_slots[s].occupied || m_slots[s].srtt > 0;
+        all_measured &= !m_slots[s].occupied || m_slots[s].rtt.samples() >= kStartRttSamples;
     const Micros worst = safe_rtt_worst();
     if (!all_measured && now - m_lobby_full_since < m_config.max_lobby_rtt_wait_us) return;
 
@@ -601,22 +623,31 @@ void Server::maybe_start() {
     for (int s = 0; s < m_config.players; ++s) {
         m_slots[s].inputs_end = m_confirmed_end;
         m_slots[s].pending.clear();
+        m_slots[s].arrivals.clear();
+        m_slots[s].report_from = m_confirmed_end;
         if (m_slots[s].occupied)
             m_transport.send(m_slots[s].peer, Channel::kControl, encode(m_start));
     }
     for (const Slot& spectator : m_spectators)
         m_transport.send(spectator.peer, Channel::kControl, encode(m_start));
     m_started = true;
-    emit({ServerEvent::Type::kStarted, 0, 0, delay, 0, "session started"});
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "session started: the slowest round trip measured %.1f ms (SRTT + RTTVAR)",
+                  worst / 1000.0);
+    emit({ServerEvent::Type::kStarted, 0, 0, delay, 0, why});
 }
 
 void Server::handle_input(Slot& slot, const ClientInput& input) {
     const Micros now = m_clock.now_us();
     ++slot.datagrams;
     const bool newest = slot.up_loss.record(input.seq);
+    if (slot.up_loss.lost() > slot.up_lost_seen) slot.loss_seen_at = now;
+    slot.up_lost_seen = slot.up_loss.lost();
     if (newest) {
-        slot.last_client_time = input.client_time;
-        slot.last_client_time_at = now;
+        slot.last_client_seq = input.seq;
+        slot.last_client_seq_at = now;
+        note_echo(slot, input);
     }
     if (!m_started) return;
     // An input round trip includes the wait for every player's input: while a player is
@@ -630,12 +661,16 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
     if (m_config.pause_on_drop) {
         for (int s = 0; s < m_config.players; ++s) absence |= m_slots[s].away;
     }
-    if (input.latency_100us && !absence) {
-        m_delay.add_round_trip(now, static_cast<Micros>(input.latency_100us) * 100);
-    }
-
     const Frame acked = expand_frame(input.confirmed_ack, Frame(m_confirmed_end));
     const std::uint32_t ack_end = acked.value() + 1;
+    if (newest && !slot.spectator) {
+        int number = 0;
+        member(slot.peer, number);
+        if (input.latency_100us && !absence && number)
+            note_round_trip_report(slot, number, input, ack_end);
+        if (Frame(ack_end) <= Frame(m_confirmed_end) && Frame(ack_end) > Frame(slot.report_from))
+            slot.report_from = ack_end;
+    }
     if (Frame(ack_end) <= Frame(m_confirmed_end) && Frame(ack_end) > Frame(slot.client_ack_end)) {
         slot.client_ack_end = ack_end;
     }
@@ -676,6 +711,16 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
             break;
         }
         slot.pending.push_back(input.inputs[i]);
+        const bool stalled = input.late_ms >= kStalledMs;
+        slot.arrivals.push_back({frame.value(), now, stalled});
+        if (!stalled) {
+            // How long after its scheduled sampling this input arrived: the client's uplink
+            // (plus its clock's offset error, which its downlink reports carry the other way).
+            const Micros up = now - sample_time(frame.value());
+            while (!slot.up_min.empty() && slot.up_min.back().second >= up) slot.up_min.pop_back();
+            slot.up_min.emplace_back(now, up);
+            while (slot.up_min.front().first < now - kCheckWindowUs) slot.up_min.pop_front();
+        }
         ++slot.inputs_end;
         ++m_inputs_seen;
         slot.newest_input = frame.value();
@@ -764,6 +809,8 @@ void Server::confirm_frames() {
         if (g % m_config.keyframe_interval == 0 && !m_schedule.empty() &&
             m_schedule.back().frame != g) {
             const int current = m_schedule.back().delay;
+            m_delay.observe_srtt(srtt_worst());
+            if (const int floor = estimate_path_floor(); floor > 0) m_path_floor = floor;
             const int delay = m_delay.decide(now, current, m_delay.target(now));
             m_schedule.push_back({g, static_cast<std::uint8_t>(delay)});
             ++m_keyframes;
@@ -773,13 +820,24 @@ void Server::confirm_frames() {
             }
         }
         InputFrame frame;
+        Confirmation info{now - sample_time(g), false};
         for (int s = 0; s < m_config.players; ++s) {
             Slot& slot = m_slots[s];
             frame.pads[s] = slot.pending.front();
             if (!slot.away) slot.held = frame.pads[s];
             slot.pending.pop_front();
+            while (!slot.arrivals.empty() && Frame(slot.arrivals.front().frame) <= Frame(g)) {
+                info.stalled |= slot.arrivals.front().frame == g && slot.arrivals.front().stalled;
+                slot.arrivals.pop_front();
+            }
         }
         m_confirmed.push_back(frame);
+        if (m_info.empty()) m_info_base = g;
+        m_info.push_back(info);
+        if (m_info.size() > kInfoFrames) {
+            m_info.pop_front();
+            ++m_info_base;
+        }
         ++m_confirmed_end;
     }
 }
@@ -828,12 +886,15 @@ void Server::send_update(Slot& slot) {
     ServerUpdate update;
     update.seq = slot.next_update_seq++;
     update.server_time = static_cast<std::uint32_t>(now);
-    update.echo_client_time = slot.last_client_time;
-    const Micros hold = slot.last_client_time_at < 0 ? 0 : (now - slot.last_client_time_at) / 10;
-    update.echo_hold_10us =
-        static_cast<std::uint16_t>(std::clamp<Micros>(hold, 0, kEchoHoldUnknown));
+    update.echo_seq = slot.last_client_seq;
+    update.echo_hold_10us = slot.last_client_seq_at < 0
+                                ? kEchoHoldUnknown
+                                : static_cast<std::uint16_t>(std::clamp<Micros>(
+                                      (now - slot.last_client_seq_at) / 10, 0, kEchoHoldUnknown));
     update.input_ack = static_cast<std::uint16_t>(slot.inputs_end - 1);
     update.players = static_cast<std::uint8_t>(m_config.players);
+    update.copies = redundant(slot) ? 2 : 1;
+    update.path_floor = static_cast<std::uint8_t>(path_floor());
     for (int s = 0; s < m_config.players; ++s) {
         const Slot& other = m_slots[s];
         if (other.occupied && !other.left && !other.away && !other.awaiting_state)
@@ -867,8 +928,105 @@ void Server::send_update(Slot& slot) {
             }
         }
     }
-    m_transport.send(slot.peer, Channel::kInput, encode(update));
+    std::vector<std::uint8_t> bytes = encode(update);
+    m_transport.send(slot.peer, Channel::kInput, bytes);
+    slot.update_sent_at[update.seq] = now;
     slot.last_update_sent = now;
+    // On a lossy link the same datagram goes again a moment later, unless a newer one
+    // replaces it first: a lost update then costs a couple of milliseconds, not a frame.
+    if (update.copies > 1) {
+        slot.copy = std::move(bytes);
+        slot.copy_at = now + kCopySpacingUs;
+    } else {
+        slot.copy_at = -1;
+    }
+}
+
+int Server::estimate_path_floor() const {
+    const Micros now = m_clock.now_us();
+    Micros worst = 0;
+    for (int s = 0; s < m_config.players; ++s) {
+        const Slot& slot = m_slots[s];
+        if (!active(slot)) continue;
+        // The window's maximum is its front, once the expired ones are skipped.
+        for (const auto& [at, rtt] : slot.rtt_max) {
+            if (at >= now - kCheckWindowUs) {
+                worst = std::max(worst, rtt);
+                break;
+            }
+        }
+    }
+    if (worst <= 0 || m_start.frame_time_ns == 0) return 0;
+    const std::int64_t frame_ns = m_start.frame_time_ns;
+    return std::clamp(static_cast<int>((worst * 1000 + frame_ns - 1) / frame_ns), 1, 255);
+}
+
+bool Server::redundant(const Slot& slot) const {
+    return slot.loss_seen_at >= 0 && m_clock.now_us() - slot.loss_seen_at < kLossMemoryUs;
+}
+
+Micros Server::sample_time(std::uint32_t frame) const {
+    // The input for `frame` was sampled at the first frame s whose sample reaches it:
+    // s + delay(s) >= frame (a rising delay gives one sample to several frames, a falling
+    // one skips some). Only the newest decisions can hold it (delays are at most 60 frames).
+    std::uint32_t s = frame;
+    for (std::size_t i = m_schedule.size(); i-- > 0;) {
+        const ScheduleEntry& entry = m_schedule[i];
+        const std::uint32_t end = i + 1 < m_schedule.size() ? m_schedule[i + 1].frame : frame + 1;
+        const Frame candidate = std::max(Frame(entry.frame), Frame(frame) - entry.delay);
+        if (candidate < Frame(end)) s = candidate.value();
+        if (Frame(end) + 64 < Frame(frame)) break;
+    }
+    return m_start.start_time_us +
+           static_cast<Micros>(static_cast<std::int64_t>(s) * m_start.frame_time_ns / 1000);
+}
+
+void Server::note_echo(Slot& slot, const ClientInput& input) {
+    if (input.echo_hold_10us == kEchoHoldUnknown) return;
+    const Micros sent = slot.update_sent_at[input.echo_seq];
+    const Micros now = m_clock.now_us();
+    const Micros rtt = now - sent - static_cast<Micros>(input.echo_hold_10us) * 10;
+    if (sent <= 0 || rtt < 0 || rtt > 10'000'000) return;
+    slot.rtt.add_sample(rtt);
+    while (!slot.rtt_max.empty() && slot.rtt_max.back().second <= rtt) slot.rtt_max.pop_back();
+    slot.rtt_max.emplace_back(now, rtt);
+    while (slot.rtt_max.front().first < now - kCheckWindowUs) slot.rtt_max.pop_front();
+}
+
+void Server::note_round_trip_report(Slot& slot, int slot_number, const ClientInput& input,
+                                    std::uint32_t ack_end) {
+    // The report covers the frames this client received since its previous datagram. The
+    // server checks it against what it measured itself: how late after their sampling those
+    // frames were confirmed, plus the client's downlink, which cannot exceed the client's
+    // round trip less its fastest uplink (offset errors of the client's clock cancel).
+    const Micros now = m_clock.now_us();
+    const Micros reported = static_cast<Micros>(input.latency_100us) * 100;
+    while (!slot.rtt_max.empty() && slot.rtt_max.front().first < now - kCheckWindowUs)
+        slot.rtt_max.pop_front();
+    while (!slot.up_min.empty() && slot.up_min.front().first < now - kCheckWindowUs)
+        slot.up_min.pop_front();
+    if (slot.rtt_max.empty() || slot.up_min.empty()) return;  // nothing to check it against
+    const std::uint32_t from = slot.report_from;
+    if (!(Frame(from) < Frame(ack_end)) || Frame(from) < Frame(m_info_base) ||
+        Frame(ack_end) > Frame(m_info_base) + static_cast<std::int32_t>(m_info.size()))
+        return;
+    Micros confirmed_late = 0;
+    for (std::uint32_t f = from; Frame(f) < Frame(ack_end); ++f) {
+        const Confirmation& info = m_info[f - m_info_base];
+        if (info.stalled) {
+            ++slot.reports_hiccup;
+            return;
+        }
+        confirmed_late = std::max(confirmed_late, info.lateness);
+    }
+    const Micros bound =
+        confirmed_late + slot.rtt_max.front().second - slot.up_min.front().second + kCheckSlackUs;
+    if (reported > bound) {
+        ++slot.reports_inflated;
+        return;
+    }
+    ++slot.reports_used;
+    m_delay.add_round_trip(now, slot_number, reported);
 }
 
 void Server::handle_hash(int slot_number, const HashReport& report) {
@@ -1262,6 +1420,12 @@ std::vector<SlotStats> Server::slot_stats() const {
         st.datagrams_lost_up = slot.up_loss.lost();
         st.malformed = slot.malformed;
         st.traffic = m_transport.stats(slot.peer);
+        st.server_srtt = slot.rtt.srtt();
+        st.server_rttvar = slot.rtt.rttvar();
+        st.reports_used = slot.reports_used;
+        st.reports_inflated = slot.reports_inflated;
+        st.reports_hiccup = slot.reports_hiccup;
+        st.redundant = redundant(slot);
         out.push_back(st);
     }
     return out;

@@ -21,6 +21,7 @@
 #include "netplay/delay_controller.h"
 #include "netplay/loss_counter.h"
 #include "netplay/protocol.h"
+#include "netplay/rtt_estimator.h"
 #include "netplay/state_transfer.h"
 #include "netplay/transport.h"
 
@@ -30,7 +31,7 @@ struct ServerConfig {
     int players = 2;                       // the session starts when this many have joined
     std::uint16_t hash_interval = 60;      // clients report a state hash every N frames
     std::uint16_t keyframe_interval = 30;  // frames between delay decisions
-    std::uint8_t send_interval = 2;        // frames between a client's input datagrams
+    std::uint8_t send_interval = 1;        // frames between a client's input datagrams
     DelayPolicy delay;                     // frame_time_us is set from the session's fps
     Micros client_timeout_us = kPeerSilenceTimeoutUs;  // silent this long: dropped
     Micros start_lead_us = 500'000;                    // Start is sent this long before frame 0
@@ -71,6 +72,12 @@ struct SlotStats {
     std::uint64_t datagrams_received = 0, datagrams_lost_up = 0;
     std::uint64_t malformed = 0;
     PeerStats traffic;
+    // The server's own measurement of the round trip to this client (echoes of its updates).
+    Micros server_srtt = 0, server_rttvar = 0;
+    // Round-trip reports left out of the delay: beyond what the server measured of this
+    // client's link (inflated), or covering frames a stalled process held up (hiccups).
+    std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;
+    bool redundant = false;  // datagrams on this link go twice (loss seen lately)
 };
 
 struct ServerEvent {
@@ -118,6 +125,12 @@ class Server {
         return m_confirmed_end;
     }  // frames [0, this) confirmed
     int current_delay() const { return m_schedule.empty() ? 0 : m_schedule.back().delay; }
+    // The path floor in frames, from the server's own round trips, as estimated at the last
+    // keyframe with players (0 before any): the slowest playing client's worst round trip of
+    // the last 10 s, each of its one-way paths taken as half of it. For client i and players
+    // j, an ideal pipeline needs j's uplink plus i's downlink, so the slowest player's round
+    // trip bounds every client's need.
+    int path_floor() const { return m_path_floor; }
     // The delay from frame 0, then one entry per change: the whole session's delay.
     const std::vector<ScheduleEntry>& schedule() const { return m_delay_history; }
     // Keyframes decided so far (one delay decision each, changed or not).
@@ -139,8 +152,8 @@ class Server {
         std::deque<InputWord> pending;     // inputs for [m_confirmed_end, inputs_end)
         std::uint32_t left_from = 0;       // after leaving: neutral input from here
         std::uint32_t client_ack_end = 0;  // the client holds confirmed frames [0, this)
-        std::uint32_t last_client_time = 0;
-        Micros last_client_time_at = -1;
+        std::uint8_t last_client_seq = 0;  // the newest ClientInput, echoed in updates
+        Micros last_client_seq_at = -1;    // when it arrived (-1: none yet)
         Micros last_heard = 0;
         Micros last_update_sent = 0;
         std::uint8_t next_update_seq = 0;
@@ -154,6 +167,28 @@ class Server {
         std::uint32_t newest_input = 0;
         bool any_input = false;
         std::uint16_t down_loss_permille = 0;
+        // The delay's measurements (handle_input): the server's own round trip to the client,
+        // its recent worst, and the earliest an input arrived after its scheduled sample time
+        // lately (both over kCheckWindowUs), for checking what the client reports.
+        RttEstimator rtt;
+        std::array<Micros, 256> update_sent_at{};       // by ServerUpdate::seq
+        std::deque<std::pair<Micros, Micros>> rtt_max;  // (time, rtt), decreasing rtt
+        std::deque<std::pair<Micros, Micros>> up_min;   // (time, lateness), increasing
+        struct Arrival {
+            std::uint32_t frame = 0;
+            Micros at = 0;
+            bool stalled = false;  // the client's process sampled it late (a hiccup)
+        };
+        std::deque<Arrival> arrivals;   // inputs held and not yet confirmed
+        std::uint32_t report_from = 0;  // the next report covers frames from here
+        std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;
+        // Redundancy: loss last seen on this link (either direction), and the copy of the
+        // last update still to go out a moment after it.
+        Micros loss_seen_at = -1;
+        std::uint64_t up_lost_seen = 0;
+        std::uint32_t down_lost_seen = 0;
+        std::vector<std::uint8_t> copy;
+        Micros copy_at = -1;
         // Late join, reconnect, spectators.
         bool spectator = false;
         bool away = false;  // silent or disconnected, within its grace period
@@ -197,9 +232,16 @@ class Server {
     void send_update(Slot& slot);
     void check_hashes();
     int slot_of(PeerId peer) const;
+    // The server's own round-trip measurements over the slots playing.
     Micros srtt_worst() const;
     Micros safe_rtt_worst() const;
-    double loss_worst() const;
+    // Delay measurements (see delay_controller.h).
+    Micros sample_time(std::uint32_t frame) const;  // server clock: when frame's input was sampled
+    int estimate_path_floor() const;                // see path_floor()
+    void note_round_trip_report(Slot& slot, int slot_number, const ClientInput& input,
+                                std::uint32_t ack_end);
+    void note_echo(Slot& slot, const ClientInput& input);
+    bool redundant(const Slot& slot) const;
     void emit(ServerEvent event) { m_events.push_back(std::move(event)); }
     // Late join, reconnect, state transfer.
     Slot* member(PeerId peer, int& slot_number);
@@ -234,9 +276,19 @@ class Server {
     std::deque<ScheduleEntry> m_schedule;
     std::vector<ScheduleEntry> m_delay_history;  // first entry, then changes only
     std::uint64_t m_keyframes = 0;
+    int m_path_floor = 0;
     std::uint32_t m_confirmed_end = 0;   // frames [0, this) are confirmed
     std::uint32_t m_confirmed_base = 0;  // m_confirmed[0] is this frame
     std::deque<InputFrame> m_confirmed;  // kept while some client may still need them
+    // The newest confirmed frames (from m_info_base on): how long after its sampling each was
+    // confirmed, and whether a stalled process held it up. Round-trip reports are checked
+    // against them.
+    struct Confirmation {
+        Micros lateness = 0;
+        bool stalled = false;
+    };
+    std::deque<Confirmation> m_info;
+    std::uint32_t m_info_base = 0;
     std::uint32_t m_last_sent_end = 0;
     std::uint64_t m_inputs_seen = 0, m_last_sent_inputs = 0;  // rollback: any input news
     Micros m_blocked_since = -1;  // since when confirmation waits on the same frame

@@ -129,6 +129,14 @@ LinkParams SimNetwork::link_params(const std::string& from, const std::string& t
     return it == m_links.end() ? m_default : params_at(it->second, at);
 }
 
+Micros SimNetwork::path_delay(const std::string& from, const std::string& to, Micros send_time) {
+    LinkState& link = link_state(from, to);
+    const int slot = static_cast<int>(Channel::kInput);
+    const std::uint64_t key =
+        combine(combine(link.base_key[slot], static_cast<std::uint64_t>(send_time)), 0);
+    return one_way_delay(params_at(link, send_time), combine(key, kJitterSalt));
+}
+
 std::optional<Micros> SimNetwork::next_delivery_time() const {
     std::optional<Micros> earliest;
     for (const EndpointState& e : m_endpoints) {

@@ -107,6 +107,11 @@ class SimNetwork {
     // The parameters from -> to in force at time `at`.
     LinkParams link_params(const std::string& from, const std::string& to, Micros at) const;
 
+    // The one-way delay an unreliable message sent from -> to at time `send_time` gets on
+    // this trace (the first one sent that microsecond: the same roll), ignoring loss and
+    // bandwidth: the path itself, for the path floor (SimResult::path_floor).
+    Micros path_delay(const std::string& from, const std::string& to, Micros send_time);
+
     // Earliest time any live endpoint has something queued (maybe already past; maybe a
     // message poll() will discard because its connection closed), or nullopt. A driver
     // sets the clock to it instead of ticking, and must poll every live endpoint.

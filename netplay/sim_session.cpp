@@ -43,6 +43,34 @@ class Hands {
     InputWord m_pad = 0;
 };
 
+// A client's transport that rewrites its ClientInput datagrams before they leave.
+class TamperingTransport final : public Transport {
+  public:
+    TamperingTransport(std::unique_ptr<Transport> inner, std::function<void(ClientInput&)> tamper)
+        : m_inner(std::move(inner)), m_tamper(std::move(tamper)) {}
+    Result<PeerId> connect(const std::string& address) override {
+        return m_inner->connect(address);
+    }
+    void send(PeerId peer, Channel channel, std::span<const std::uint8_t> data) override {
+        if (peek_id(data) == MsgId::kClientInput) {
+            if (auto input = decode_client_input(data)) {
+                m_tamper(*input);
+                m_inner->send(peer, channel, encode(*input));
+                return;
+            }
+        }
+        m_inner->send(peer, channel, data);
+    }
+    std::optional<TransportEvent> poll() override { return m_inner->poll(); }
+    void flush() override { m_inner->flush(); }
+    void disconnect(PeerId peer) override { m_inner->disconnect(peer); }
+    PeerStats stats(PeerId peer) const override { return m_inner->stats(peer); }
+
+  private:
+    std::unique_ptr<Transport> m_inner;
+    std::function<void(ClientInput&)> m_tamper;
+};
+
 }  // namespace
 
 void HashingEmulator::run_frame(const InputFrame& inputs, bool present) {
@@ -154,6 +182,7 @@ SimResult run_scenario(const SimScenario& sc) {
         std::unique_ptr<Hands> hands;
         int number = 0;  // 1..N for the first players, then joiners
         bool dropped = false, frozen = false, warm = false;
+        Micros frozen_at = -1;
     };
     std::vector<Peer> peers;
     const auto spawn = [&](int number, const std::string& endpoint, const std::string& name,
@@ -173,6 +202,9 @@ SimResult run_scenario(const SimScenario& sc) {
             }
         }
         peer.transport = net.create_endpoint(endpoint);
+        if (number == sc.tamper_client && sc.tamper)
+            peer.transport =
+                std::make_unique<TamperingTransport>(std::move(peer.transport), sc.tamper);
         peer.emulator = std::make_unique<HashingEmulator>();
         peer.emulator->set_fps(sc.fps);
         peer.emulator->set_state_padding(sc.state_padding);
@@ -213,6 +245,14 @@ SimResult run_scenario(const SimScenario& sc) {
     const Micros limit =
         clock.now_us() + static_cast<Micros>((sc.frames + 600) * frame_us) + 60'000'000;
     const auto done = [&] {
+        if (sc.max_stall_frames > 0) {
+            for (const Peer& peer : peers) {
+                if (!peer.dropped && peer.client->stats().stall_frames > sc.max_stall_frames) {
+                    result.cut_short = true;
+                    return true;
+                }
+            }
+        }
         for (const Peer& peer : peers) {
             if (!peer.dropped && !peer.frozen && peer.client->state() != Client::State::kEnded &&
                 peer.client->next_frame() < sc.frames) {
@@ -247,10 +287,15 @@ SimResult run_scenario(const SimScenario& sc) {
         }
         for (std::size_t i = 0; i < peers.size(); ++i) {
             Peer& peer = peers[i];
+            if (peer.frozen && sc.freeze_for_us >= 0 &&
+                clock.now_us() >= peer.frozen_at + sc.freeze_for_us)
+                peer.frozen = false;  // the process goes on
             if (peer.dropped || peer.frozen) continue;
             Client& client = *peer.client;
-            if (peer.number == sc.freeze_client && client.next_frame() >= sc.freeze_frame) {
+            if (peer.number == sc.freeze_client && peer.frozen_at < 0 &&
+                client.next_frame() >= sc.freeze_frame) {
                 peer.frozen = true;
+                peer.frozen_at = clock.now_us();
                 continue;
             }
             const std::uint32_t sample_frame = client.next_sample_frame();
@@ -295,6 +340,8 @@ SimResult run_scenario(const SimScenario& sc) {
         if (auto delivery = net.next_delivery_time()) next = std::min(next, *delivery);
         for (const Peer& peer : peers) {
             if (!peer.dropped && !peer.frozen) next = std::min(next, peer.client->next_wakeup());
+            if (peer.frozen && sc.freeze_for_us >= 0)
+                next = std::min(next, peer.frozen_at + sc.freeze_for_us);
         }
         next = std::min(next, server.next_wakeup());
         clock.set(std::max(next, clock.now_us() + 1));
@@ -329,6 +376,7 @@ SimResult run_scenario(const SimScenario& sc) {
     }
     result.schedule = server.schedule();
     result.hash_frames_matched = server.hash_frames_matched();
+    result.slots = server.slot_stats();
     result.start_offset_us = server.start_time_us() - 1'000'000;
     result.fps = sc.fps;
 
@@ -348,6 +396,23 @@ SimResult run_scenario(const SimScenario& sc) {
         if (f >= sc.warmup_frames) sum_warm += d;
     }
     result.mean_delay = sum / sc.frames;
+    if (server.started() && n > 0) {
+        const std::int64_t frame_ns = std::llround(1e12 / std::lround(sc.fps * 1000));
+        std::vector<std::string> names;
+        for (int c = 1; c <= n; ++c) names.push_back("client" + std::to_string(c));
+        Micros worst = 0;
+        for (std::uint32_t k = sc.warmup_frames; k < sc.frames; ++k) {
+            const Micros sampled =
+                server.start_time_us() + static_cast<Micros>(std::int64_t{k} * frame_ns / 1000);
+            Micros up = 0;
+            for (const auto& name : names)
+                up = std::max(up, net.path_delay(name, "server", sampled));
+            for (const auto& name : names)
+                worst = std::max(worst, up + net.path_delay("server", name, sampled + up));
+        }
+        result.path_round_trip_max = worst;
+        result.path_floor = std::max(1, static_cast<int>((worst * 1000 + frame_ns - 1) / frame_ns));
+    }
     result.mean_delay_after_warmup =
         sum_warm / std::max<std::uint32_t>(1, sc.frames - sc.warmup_frames);
     return result;

@@ -77,6 +77,9 @@ struct SimScenario {
     std::vector<SimLinkChange> changes;
     ServerConfig server;
     std::uint32_t warmup_frames = 120;  // stalls before this frame are reported apart
+    // > 0: the run ends early once a client has stalled more frames than this (a benchmark
+    // comparing fixed delays needs no more of a delay that stalls all the time).
+    std::uint32_t max_stall_frames = 0;
     // The bots: each holds a random pad for hold_min..hold_max frames (1..8: twitchier than
     // any person, the hardest case for prediction).
     int hold_min = 1, hold_max = 8;
@@ -90,7 +93,12 @@ struct SimScenario {
     std::function<std::unique_ptr<Emulator>(int client)> make_emulator;
     int freeze_client = 0;           // 1..N: that client hangs (stops ticking) at freeze_frame;
     std::uint32_t freeze_frame = 0;  // its connection stays open
-    Micros rejoin_after_us = -1;     // >= 0: the dropped client restarts this long after
+    Micros freeze_for_us = -1;       // >= 0: it goes on after this long (a stalled process)
+    // 1..N: that client's input datagrams are rewritten on their way out (a client that lies
+    // in what it reports), by `tamper`.
+    int tamper_client = 0;
+    std::function<void(ClientInput&)> tamper;
+    Micros rejoin_after_us = -1;  // >= 0: the dropped client restarts this long after
     // Late joiners: they connect once client 1 has run at_frame frames. Their results
     // follow the players' in SimResult::clients (then a rejoined client's, if any).
     struct Joiner {
@@ -148,7 +156,17 @@ struct SimResult {
     double mean_delay = 0;  // over frames, from the schedule
     double mean_delay_after_warmup = 0;
     std::uint32_t total_stalls_after_warmup = 0;  // summed over clients
+    bool cut_short = false;                       // SimScenario::max_stall_frames was passed
     std::uint64_t hash_frames_matched = 0;        // Server::hash_frames_matched()
+    std::vector<SlotStats> slots;                 // Server::slot_stats() at the end
+    // The path floor on this trace, from the warm-up on: the smallest delay with which an
+    // ideal pipeline (every input sent the moment it is sampled, forwarded the moment the
+    // last one arrives, no processing, no loss) never stalls. For each frame and client i:
+    // the slowest player's one-way trip to the server plus the server's trip to i, on the
+    // very rolls this trace gives those links (SimNetwork::path_delay). The first players'
+    // links only.
+    int path_floor = 0;
+    Micros path_round_trip_max = 0;  // the largest such trip, us
     int delay_at(std::uint32_t frame) const;
     // The first frame (from `from`, and from both clients' first frames on) whose hashes
     // differ between a and b, or -1 if none does over their common length. With a log

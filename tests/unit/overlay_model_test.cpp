@@ -65,6 +65,10 @@ TEST_CASE("Overlay: text lines of a running session", "[frontend][overlay]") {
     CHECK(lines[5].tone == Tone::kGood);
     CHECK(lines[6].text == "P2 bob        left    ");
     CHECK(lines[6].tone == Tone::kWarning);
+    // With the path floor known (from the server), the delay is shown next to it.
+    s.path_floor = 2;
+    CHECK(overlay_lines(s)[2].text == "delay  3 frames (50 ms), floor 2");
+    s.path_floor = 0;
 
     s.desyncs = 2;
     s.first_desync_frame = 600;

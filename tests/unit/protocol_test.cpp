@@ -125,8 +125,9 @@ TEST_CASE("Control messages round trip and refuse truncation", "[netplay][protoc
     CHECK(dd->hashes == std::vector<std::uint64_t>{1, 2, 3});
     check_truncation_and_trailing(encode(ds), decode_desync);
 
-    ClientStats cs{100, 3, 1000, 50, 12};
+    ClientStats cs{100, 3, 1000, 50, 12, 70'000};
     CHECK(decode_client_stats(encode(cs))->down_loss_permille == 12);
+    CHECK(decode_client_stats(encode(cs))->down_lost == 70'000u);
     check_truncation_and_trailing(encode(cs), decode_client_stats);
 }
 
@@ -134,9 +135,11 @@ TEST_CASE("ClientInput run-length codes inputs and rejects inconsistent runs",
           "[netplay][protocol]") {
     ClientInput m;
     m.seq = 250;
-    m.client_time = 0xfffffff0u;
     m.confirmed_ack = 65535;
     m.latency_100us = 1280;
+    m.late_ms = 37;
+    m.echo_seq = 201;
+    m.echo_hold_10us = 1530;
     m.first_frame = 65530;
     m.inputs = {1, 1, 1, 0x0100, 0x0100, 0, 0xffff};
     const auto bytes = encode(m);
@@ -145,9 +148,12 @@ TEST_CASE("ClientInput run-length codes inputs and rejects inconsistent runs",
     CHECK(d->inputs == m.inputs);
     CHECK(d->first_frame == 65530);
     CHECK(d->seq == 250);
+    CHECK(d->late_ms == 37);
+    CHECK(d->echo_seq == 201);
+    CHECK(d->echo_hold_10us == 1530);
     check_truncation_and_trailing(bytes, decode_client_input);
     // 4 runs for 7 words: 13 bytes header + 1 count + 1 run count + 4 * 3.
-    CHECK(bytes.size() == 1 + 1 + 4 + 2 + 2 + 2 + 1 + 1 + 4 * 3);
+    CHECK(bytes.size() == 1 + 1 + 2 + 2 + 1 + 1 + 2 + 2 + 1 + 1 + 4 * 3);
 
     // A run that claims more words than the count: refused.
     auto bad = bytes;
@@ -163,13 +169,14 @@ TEST_CASE("ServerUpdate round trip with schedule and every slot", "[netplay][pro
     ServerUpdate m;
     m.seq = 9;
     m.server_time = 123;
-    m.echo_client_time = 456;
+    m.echo_seq = 45;
     m.echo_hold_10us = 78;
     m.input_ack = 100;
     m.schedule = {{90, 6}, {120, 8}};
     m.first_frame = 95;
     m.players = 8;
     m.present = 0b10110101;
+    m.copies = 2;
     for (int f = 0; f < 5; ++f) {
         InputFrame frame;
         for (int p = 0; p < 8; ++p)
@@ -183,6 +190,7 @@ TEST_CASE("ServerUpdate round trip with schedule and every slot", "[netplay][pro
     CHECK(d->schedule == m.schedule);
     CHECK(d->players == 8);
     CHECK(d->present == m.present);
+    CHECK(d->copies == 2);
     CHECK(d->tails.empty());
     check_truncation_and_trailing(bytes, decode_server_update);
 
@@ -197,6 +205,11 @@ TEST_CASE("ServerUpdate round trip with schedule and every slot", "[netplay][pro
     CHECK(t->frames == m.frames);
     check_truncation_and_trailing(with_tails, decode_server_update);
     m.tails.resize(3);  // a tail count that is neither 0 nor the player count
+    CHECK_FALSE(decode_server_update(encode(m)));
+    m.tails.clear();
+    m.copies = 0;  // no copy at all, or more than the protocol allows: refused
+    CHECK_FALSE(decode_server_update(encode(m)));
+    m.copies = kMaxCopies + 1;
     CHECK_FALSE(decode_server_update(encode(m)));
 }
 

@@ -53,40 +53,53 @@ TEST_CASE("Clock sync rejects absurd samples", "[netplay][clock]") {
     CHECK(sync.offset() == 0);
 }
 
-TEST_CASE(
-    "Delay target covers every round trip remembered in this network regime, and the SRTT floor",
-    "[netplay][delay]") {
+TEST_CASE("Delay target covers each client's recent tail within the stall budget, per regime",
+          "[netplay][delay]") {
     DelayPolicy policy;
     policy.frame_time_us = 16'667;
-    policy.send_interval = 2;
     policy.margin_us = 1'000;
-    policy.memory_us = 30'000'000;
+    policy.window_us = 30'000'000;
+    policy.stall_budget = 0.001;
     DelayController controller(policy);
     controller.observe_srtt(100'000);
-    // No measurement yet: the floor, SRTT + one datagram interval.
-    CHECK(controller.target(0) == 8);  // (100000 + 16667 + 1000) / 16667 = 7.06 -> 8
-    controller.add_round_trip(1'000'000, 120'000);
-    controller.add_round_trip(2'000'000, 180'000);  // a tail: two datagrams lost in a row
-    controller.add_round_trip(3'000'000, 130'000);
-    CHECK(controller.target(3'000'000) == 11);  // (180000 + 1000) / 16667 = 10.9 -> 11
-    // Remembered for memory_us, then forgotten.
-    CHECK(controller.target(31'999'999) == 11);
-    CHECK(controller.target(32'000'001) == 8);  // 130000 + 1000 -> 8
-    // SRTT wobbling within a quarter keeps the regime and its memory.
-    controller.add_round_trip(33'000'000, 180'000);
+    // Nothing reported yet: the smallest delay.
+    CHECK(controller.target(0) == 1);
+    // 2,000 reports from slot 1 at 100 ms, and two rare tails (two datagrams lost in a
+    // row): the budget leaves out the worst two of them (k = floor(2000 x 0.001) = 2).
+    Micros now = 1'000'000;
+    for (int i = 0; i < 2000; ++i) controller.add_round_trip(now += 10'000, 1, 100'000);
+    controller.add_round_trip(now, 1, 180'000);
+    controller.add_round_trip(now, 1, 170'000);
+    CHECK(controller.target(now) == 7);  // (100000 + 1000) / 16667 = 6.06 -> 7
+    CHECK(controller.covered_round_trip() == 100'000);
+    // A third tail in the same window is one too many: covered.
+    controller.add_round_trip(now, 1, 160'000);
+    CHECK(controller.target(now) == 10);  // (160000 + 1000) / 16667 = 9.66 -> 10
+    // Another client's tail counts on its own: slot 2 with few reports, all covered.
+    controller.add_round_trip(now, 2, 190'000);
+    CHECK(controller.target(now) == 12);  // (190000 + 1000) / 16667 = 11.5 -> 12
+    // Remembered for window_us, then forgotten.
+    CHECK(controller.target(now + 29'000'000) == 12);
+    CHECK(controller.target(now + 30'000'001) == 1);
+    now += 31'000'000;
+    // SRTT wobbling within a quarter keeps the regime and its reports.
+    controller.add_round_trip(now, 1, 120'000);
     controller.observe_srtt(110'000);
-    CHECK(controller.target(33'000'000) == 11);
+    CHECK(controller.target(now) == 8);
     CHECK(controller.regimes() == 1);
-    // A clearly different network starts a new regime: the old round trips no longer count.
+    // A clearly different network starts a new regime: the old reports no longer count.
     controller.observe_srtt(40'000);
     CHECK(controller.regimes() == 2);
-    CHECK(controller.target(33'000'000) == 4);  // (40000 + 16667 + 1000) / 16667 = 3.5 -> 4
-    controller.add_round_trip(34'000'000, 60'000);
-    CHECK(controller.target(34'000'000) == 4);
-    controller.observe_srtt(150'000);            // and worse again
-    CHECK(controller.target(34'000'000) == 11);  // the floor alone: (166667 + 1000) / 16667 -> 11
-    CHECK(controller.initial(130'000) ==
-          9);  // safe RTT + batching: (146667 + 1000) / 16667 = 8.9 -> 9
+    CHECK(controller.target(now) == 1);
+    controller.add_round_trip(now, 1, 45'000);
+    CHECK(controller.target(now) == 3);  // (45000 + 1000) / 16667 = 2.8 -> 3
+    // Reports from outside the slots are ignored.
+    controller.add_round_trip(now, 0, 500'000);
+    controller.add_round_trip(now, kMaxPlayers + 1, 500'000);
+    CHECK(controller.target(now) == 3);
+    // The first delay: a safe round trip measured during the handshake.
+    CHECK(controller.initial(130'000) == 8);  // (130000 + 1000) / 16667 = 7.9 -> 8
+    CHECK(controller.initial(1'000) == 1);
 }
 
 TEST_CASE("Delay rises at once and falls one frame at a time after a steady improvement",
