@@ -793,6 +793,10 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
         if (keeper) keeper->close();  // a room nobody can play in should not stay listed
         return fail(client.error());
     }
+    if (server) {
+        if (auto watched = server->watch_also(client.value()->socket_fd()); !watched)
+            return fail(watched.error());
+    }
 
     std::unique_ptr<NetplayView> view;
     if (window) {

@@ -242,7 +242,7 @@ void ServerRunner::log_events(Session& session) {
                 break;
             case Type::kStarted:
                 session.started = true;
-                log_info("port {}: session started with input delay {} frames", port, event->delay);
+                log_info("port {}: {}; input delay {} frames", port, event->message, event->delay);
                 break;
             case Type::kDelayChanged:
                 log_info("port {}: input delay {} frames from frame {}", port, event->delay,
@@ -302,7 +302,7 @@ bool ServerRunner::wait(Micros max_wait) {
     const Micros wait = std::max<Micros>(max_wait, 0);
     const timespec timeout{static_cast<time_t>(wait / 1'000'000),
                            static_cast<long>(wait % 1'000'000 * 1000)};
-    std::vector<epoll_event> events(m_sessions.size());
+    std::vector<epoll_event> events(m_sessions.size() + 1);
     int ready =
         epoll_pwait2(m_epoll, events.data(), static_cast<int>(events.size()), &timeout, nullptr);
     if (ready < 0 && errno == ENOSYS) {
@@ -315,8 +315,20 @@ bool ServerRunner::wait(Micros max_wait) {
         m_after_wait = false;
         return false;
     }
-    for (int e = 0; e < ready; ++e) m_sessions[events[e].data.u64]->readable = true;
+    for (int e = 0; e < ready; ++e) {
+        if (events[e].data.u64 < m_sessions.size()) m_sessions[events[e].data.u64]->readable = true;
+    }
     return ready > 0;
+}
+
+Status ServerRunner::watch_also(int fd) {
+    epoll_event readable{};
+    readable.events = EPOLLIN;
+    readable.data.u64 = std::numeric_limits<std::uint64_t>::max();  // no session's
+    if (epoll_ctl(m_epoll, EPOLL_CTL_ADD, fd, &readable) != 0)
+        return make_error(ErrorCode::kIo, fmt::format("cannot watch the player's socket: {}",
+                                                      std::strerror(errno)));
+    return {};
 }
 
 std::optional<netplay::ServerEvent> ServerRunner::poll_view_event() {
@@ -337,6 +349,7 @@ std::vector<ServerSessionSummary> ServerRunner::summary() const {
         s.confirmed_frames = session->server->confirmed_frames();
         s.schedule = session->server->schedule();
         s.keyframes = session->server->keyframes();
+        s.path_floor = session->server->path_floor();
         s.slots = session->server->slot_stats();
         s.rejected = session->rejected;
         s.malformed = session->malformed;
@@ -409,6 +422,13 @@ std::string server_summary_json(const std::vector<ServerSessionSummary>& session
                              {"datagrams_received", slot.datagrams_received},
                              {"datagrams_lost_up", slot.datagrams_lost_up},
                              {"malformed", slot.malformed},
+                             {"server_srtt_us", slot.server_srtt},
+                             {"server_rttvar_us", slot.server_rttvar},
+                             {"round_trip_reports",
+                              {{"used", slot.reports_used},
+                               {"inflated", slot.reports_inflated},
+                               {"hiccup", slot.reports_hiccup}}},
+                             {"redundant", slot.redundant},
                              {"traffic", traffic_json(slot.traffic)}});
         }
         list.push_back({{"port", s.port},
@@ -421,7 +441,8 @@ std::string server_summary_json(const std::vector<ServerSessionSummary>& session
                           {"min", min_delay},
                           {"max", max_delay},
                           {"final", changes.empty() ? 0 : changes.back().delay},
-                          {"changes", changes.empty() ? 0 : changes.size() - 1}}},
+                          {"changes", changes.empty() ? 0 : changes.size() - 1},
+                          {"path_floor", s.path_floor}}},
                         {"schedule", schedule},
                         {"keyframes", s.keyframes},
                         {"slots", slots},
@@ -840,6 +861,10 @@ bool ClientRunner::wait(Micros max_wait) {
     return m_transport->wait(max_wait);
 }
 
+int ClientRunner::socket_fd() const {
+    return m_transport->socket_fd();
+}
+
 Status ClientRunner::finish() {
     m_summary.frames_run = m_summary.stats.frames_run;
     m_summary.frames_logged = m_recording->logged();
@@ -895,9 +920,10 @@ void print_client_summary(std::FILE* out, const ClientRunSummary& s) {
     fmt::print(out, "rtt        {:.1f} ms (rttvar {:.1f} ms)\n", s.stats.srtt / 1000.0,
                s.stats.rttvar / 1000.0);
     fmt::print(out,
-               "delay      {} frames at the end ({}..{}, {} changes); frames ran {:.1f} ms "
-               "late on average\n",
-               s.delay_final, s.delay_min, s.delay_max, s.delay_changes, mean_lateness_ms(s.stats));
+               "delay      {} frames at the end ({}..{}, {} changes; path floor {}); frames ran "
+               "{:.1f} ms late on average\n",
+               s.delay_final, s.delay_min, s.delay_max, s.delay_changes, s.stats.path_floor,
+               mean_lateness_ms(s.stats));
     fmt::print(out,
                "upstream   {:.0f} B/s, {:.1f} datagrams/s ({} B, {} datagrams, wire incl. "
                "UDP/IP headers; payload {:.0f} B/s)\n",
@@ -950,7 +976,8 @@ std::string client_summary_json(const ClientRunSummary& s) {
           {"min", s.delay_min},
           {"max", s.delay_max},
           {"final", s.delay_final},
-          {"changes", s.delay_changes}}},
+          {"changes", s.delay_changes},
+          {"path_floor", s.stats.path_floor}}},
         {"updates_received", s.stats.updates_received},
         {"updates_lost", s.stats.updates_lost},
         {"desyncs", s.desyncs},
@@ -1016,6 +1043,13 @@ void run_realtime(ServerRunner* server, ClientRunner* client, const netplay::Clo
             continue;
         }
         if (wait <= 0) continue;
+        if (server && !server_done) {
+            // A host: one sleep on both sockets (ServerRunner::watch_also), to the
+            // microsecond, so neither the remote players' inputs nor the local player's
+            // next frame waits on the other's timer.
+            server->wait(wait);
+            continue;
+        }
         // ENet sleeps in whole milliseconds (rounding down); the rest of a millisecond is
         // slept here, without servicing the socket, so the loop never spins until a frame.
         if (wait < 1000) {

@@ -57,6 +57,7 @@ struct ServerSessionSummary {
     std::uint32_t confirmed_frames = 0;
     std::vector<netplay::ScheduleEntry> schedule;  // frame 0's delay, then each change
     std::uint64_t keyframes = 0;                   // delay decisions made
+    int path_floor = 0;  // netplay::Server::path_floor() at the end (0: unknown)
     std::vector<netplay::SlotStats> slots;
     std::uint64_t rejected = 0, malformed = 0, desyncs = 0;
     netplay::PeerStats host_traffic;  // the whole socket
@@ -84,6 +85,9 @@ class ServerRunner {
     // server with hundreds of sessions does not service every socket on every datagram);
     // an update() without a wait() before it serves every session.
     bool wait(netplay::Micros max_wait);
+    // Also wakes wait() when `fd` is readable (a host's own player's socket, so one sleep
+    // serves both: a remote player's input is forwarded the moment it arrives).
+    Status watch_also(int fd);
 
     std::vector<ServerSessionSummary> summary() const;
     // Per session: whether it is taken (a player is connected, or it ended and takes no new
@@ -190,6 +194,8 @@ class ClientRunner {
     netplay::Micros next_wakeup() const;
     // Sleeps up to `max_wait` or until traffic arrives.
     bool wait(netplay::Micros max_wait);
+    // The socket wait() sleeps on (for a host's loop that sleeps on its server's too).
+    int socket_fd() const;
     // Leaves the session now (SIGINT), if still in it.
     void leave(const std::string& reason);
 

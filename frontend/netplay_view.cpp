@@ -170,6 +170,7 @@ void NetplayView::refresh(Micros now) {
     status.rtt_ms = static_cast<double>(stats.srtt) / 1000.0;
     status.rttvar_ms = static_cast<double>(stats.rttvar) / 1000.0;
     status.delay_frames = status.running ? client.delay_at(client.next_frame()) : 0;
+    status.path_floor = stats.path_floor;
     status.frame = client.next_frame();
     status.stall_frames = stats.stall_frames;
     status.stall_events = stats.stall_events;

@@ -93,8 +93,11 @@ std::vector<OverlayLine> overlay_lines(const SessionStatus& s) {
     } else {
         lines.push_back({fmt::format("ping   {:.1f} ms (var {:.1f} ms)", s.rtt_ms, s.rttvar_ms),
                          Tone::kNormal});
-        lines.push_back({fmt::format("delay  {} frames ({:.0f} ms)", s.delay_frames,
-                                     s.delay_frames * s.frame_ms),
+        lines.push_back({s.path_floor > 0
+                             ? fmt::format("delay  {} frames ({:.0f} ms), floor {}", s.delay_frames,
+                                           s.delay_frames * s.frame_ms, s.path_floor)
+                             : fmt::format("delay  {} frames ({:.0f} ms)", s.delay_frames,
+                                           s.delay_frames * s.frame_ms),
                          Tone::kNormal});
         lines.push_back(
             {fmt::format("stalls {} frames in {} waits", s.stall_frames, s.stall_events),

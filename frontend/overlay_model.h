@@ -33,6 +33,7 @@ struct SessionStatus {
     double frame_ms = 1000.0 / 60;
     double rtt_ms = 0, rttvar_ms = 0;
     int delay_frames = 0;
+    int path_floor = 0;  // frames; 0: not known
     std::uint32_t frame = 0;
     std::uint32_t stall_frames = 0, stall_events = 0;
     std::uint64_t desyncs = 0;

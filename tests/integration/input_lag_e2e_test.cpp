@@ -1,0 +1,105 @@
+// Input lag with real processes: a `framelock server` and two `framelock join` bots on the
+// bundled arcade game, on 127.0.0.1 directly or through the impairment proxy. The delay the
+// server chose (its --stats-json schedule) is held against the path those links give.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "integration/netplay_session.h"
+
+using namespace framelock::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int kFrames = 1800;
+
+struct LagFigures {
+    double mean_delay = 0;  // frames, from `from` on
+    int max_delay = 0;      // from `from` on
+    int path_floor = 0;     // the server's estimate at the end
+    std::vector<unsigned> stall_frames;
+};
+
+// The mean and the highest delay of the server's schedule over frames [from, frames).
+LagFigures figures_of(const Session& session, std::uint32_t from) {
+    const auto server = read_json(session.dir().file("server.json"));
+    const auto& s = server["sessions"][0];
+    std::vector<std::pair<std::uint32_t, int>> schedule;
+    for (const auto& entry : s["schedule"])
+        schedule.emplace_back(entry["frame"].get<std::uint32_t>(), entry["delay"].get<int>());
+    REQUIRE_FALSE(schedule.empty());
+    LagFigures out;
+    double sum = 0;
+    for (std::uint32_t f = from; f < kFrames; ++f) {
+        int delay = schedule.front().second;
+        for (const auto& [frame, d] : schedule) {
+            if (frame > f) break;
+            delay = d;
+        }
+        sum += delay;
+        out.max_delay = std::max(out.max_delay, delay);
+    }
+    out.mean_delay = sum / (kFrames - from);
+    out.path_floor = s["delay"]["path_floor"].get<int>();
+    for (const char* name : {"client1", "client2"})
+        out.stall_frames.push_back(read_json(session.stats(name))["stall_frames"].get<unsigned>());
+    return out;
+}
+
+// Two bots for kFrames frames, through the proxy when `one_way_ms` >= 0; hash logs identical.
+LagFigures play(const std::string& name, double one_way_ms, double jitter_ms,
+                const std::vector<std::string>& proxy_extra, std::uint32_t from) {
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
+    if (one_way_ms >= 0)
+        FRAMELOCK_SKIP_UNLESS_FILE(netem_exe(), "build the framelock_netem target");
+    const auto limit = session_time(kFrames);
+    const Deadline deadline = after(limit);
+    Session session("input-lag-" + name);
+    session.start_server(2, limit);
+    if (one_way_ms >= 0) session.start_proxy(one_way_ms, jitter_ms, limit, proxy_extra);
+    ChildProcess& one = session.start_client("client1", core, 1, 31, kFrames);
+    ChildProcess& two = session.start_client("client2", core, 2, 32, kFrames);
+    session.require_success(one, "client1", deadline);
+    session.require_success(two, "client2", deadline);
+    session.require_server_success(after(15s));
+    require_identical_logs(session, "client1", "client2", kFrames);
+    const LagFigures f = figures_of(session, from);
+    std::printf(
+        "[figure] input lag, %s: mean delay from frame %u on %.2f, highest %d, path floor %d "
+        "(server's estimate); stall frames %u, %u\n",
+        name.c_str(), from, f.mean_delay, f.max_delay, f.path_floor, f.stall_frames[0],
+        f.stall_frames[1]);
+    std::fflush(stdout);
+    return f;
+}
+
+}  // namespace
+
+TEST_CASE("input lag: on a quiet loopback the delay is 1-2 frames from frame 120 on",
+          "[integration][netplay][lag]") {
+    const LagFigures f = play("loopback", -1, 0, {}, 120);
+    CHECK(f.mean_delay <= 2.0);
+    CHECK(f.max_delay <= 3);
+}
+
+TEST_CASE("input lag: through the proxy at 80 ms RTT the delay is at most 6 frames from frame 300",
+          "[integration][netplay][lag]") {
+    const LagFigures f = play("80ms", 40, 0, {}, 300);
+    CHECK(f.mean_delay <= 6.0);
+    CHECK(f.path_floor >= 5);  // 80 ms is 4.8 frames: the estimate saw the path
+    CHECK(f.path_floor <= 6);
+}
+
+TEST_CASE(
+    "input lag: at 40 ms RTT +- 2 ms with 2% loss each way the delay is at most 5 frames from "
+    "frame 300, with at most 4 stall frames per player",
+    "[integration][netplay][lag]") {
+    const LagFigures f = play("40ms-loss", 20, 1, {"--loss", "2"}, 300);
+    CHECK(f.mean_delay <= 5.0);
+    for (unsigned stalls : f.stall_frames) CHECK(stalls <= 4);
+}
