@@ -1,22 +1,20 @@
-// How the adaptive input delay compares with fixed delays on the same simulated traces.
+// How the adaptive input delay compares with the path floor on simulated traces.
 //
-// 1. For 2, 4 and 8 clients at 100 ms +- 20 ms and 2% loss over 36,000 frames: the delay
-//    the server chose (after its first minute) against the smallest fixed delay that
-//    produced no stall after 2 s on the very same trace.
-// 2. On the jittery trace of 1 (100 ms +- 20 ms, 2% loss, 2 clients), the adaptive delay
-//    against every fixed delay 1..10 in the score the issue sets: stall frames (per client,
-//    over the run) + delay frames (the mean input delay). Also shown: the per-frame reading
-//    (mean delay + stall frames per frame), under which a too-small delay looks cheap
-//    because a client that ran late catches up, and the lag players feel (delay + how late
-//    frames ran).
-// 3. On a trace that alternates 15 s of a good link (40 +- 10 ms) and 15 s of a bad one
-//    (110 +- 30 ms, 1% loss), the adaptive delay against every fixed delay 1..10: mean
-//    delay, how late frames ran behind schedule, frames spent waiting (stalls) and frames
-//    run without being shown. Figures, not pass/fail.
-// 4. Delay and stalls against RTT: 2 clients, 1% loss and jitter, RTT 0 to 300 ms: the
-//    adaptive delay's mean, its stall frames and the no-stall optimum on the same trace.
+// The path floor of a trace is the smallest delay with which an ideal pipeline would never
+// stall on it (SimResult::path_floor): the slowest player's one-way trip to the server plus
+// the server's trip to each client, with the jitter those trips had. Everything the chosen
+// delay sits above it is the pipeline's own cost.
 //
-// --quick runs only 4, on shorter traces (for CI); --json FILE also writes the figures.
+// 1. RTT 0 to 300 ms, 2 clients, one-way jitter +- (2 ms + RTT/20), 1% loss, then 0%: the
+//    adaptive delay's mean after 2 s and its stall frames per client after 2 s, next to the
+//    floor, every fixed delay 1..12 on the same trace and Kaillera's LAN setting.
+// 2. 2, 4 and 8 clients at 100 ms +- 20 ms and 2% loss: the same against the floor.
+// 3. A trace that alternates 15 s of a good link (40 +- 10 ms) and 15 s of a bad one
+//    (110 +- 30 ms, 1% loss): the adaptive delay against every fixed delay 1..10 (figures).
+//
+// Bounds (sections 1 and 2): mean delay <= floor + 1, stall frames after 2 s <= 0.1% of the
+// frames per client, hash logs identical. --check makes a point out of bounds exit 1.
+// --quick runs only section 1 at 1% loss on 2-minute traces; --json FILE writes the figures.
 #include <CLI/CLI.hpp>
 
 #include <cmath>
@@ -57,37 +55,13 @@ Row row(const SimResult& r) {
     return out;
 }
 
-// The smallest fixed delay with no stall after the warm-up on the very same trace,
-// searched upwards from `from`.
-int no_stall_optimum(const SimScenario& sc, int from) {
-    int optimum = std::max(1, from);
-    while (with_fixed(sc, optimum).total_stalls_after_warmup != 0 && optimum < 40) ++optimum;
-    return optimum;
-}
-
-// The same, searched from `guess` outwards: down while the next smaller delay does not stall
-// either, else up (a delay far too small stalls all the time and is slow to simulate). It
-// assumes that a delay that does not stall has none above it that does.
-int no_stall_optimum_near(const SimScenario& sc, int guess) {
-    const auto clean = [&sc](int d) { return with_fixed(sc, d).total_stalls_after_warmup == 0; };
-    int d = std::max(1, guess);
-    if (clean(d)) {
-        while (d > 1 && clean(d - 1)) --d;
-        return d;
-    }
-    while (d < 40 && !clean(++d)) {
-    }
-    return d;
-}
-
-Json clients_section() {
+Json clients_section(bool& within) {
     Json rows = Json::array();
     std::printf(
-        "netplay_delay: adaptive delay vs the no-stall optimum (36,000 frames, 100 +- 20 ms, 2%% "
-        "loss)\n");
+        "netplay_delay: more clients (36,000 frames, 100 +- 20 ms, 2%% loss) against the path "
+        "floor\n");
     std::printf(
-        "  clients  identical  stalls after 2 s  delay after 1 min (min..max, mean)  no-stall "
-        "optimum\n");
+        "  clients  identical  floor  mean delay after 2 s  stall frames/client after 2 s\n");
     for (int players : {2, 4, 8}) {
         SimScenario sc;
         sc.players = players;
@@ -95,81 +69,23 @@ Json clients_section() {
         sc.seed = 1000 + static_cast<std::uint64_t>(players);
         sc.link = {50'000, 10'000, 0.02, 0.0, 0};
         const SimResult r = run_scenario(sc);
-        std::map<int, int> histogram;
-        int lowest = 1000, highest = 0;
-        double sum = 0;
-        for (std::uint32_t f = 3600; f < sc.frames; ++f) {
-            const int d = r.delay_at(f);
-            lowest = std::min(lowest, d);
-            highest = std::max(highest, d);
-            sum += d;
-        }
-        const int optimum = no_stall_optimum(sc, lowest - 3);
-        const double mean = sum / (sc.frames - 3600);
-        std::printf("  %7d  %9s  %16u  %12d..%d, %.2f  %16d\n", players,
-                    r.hashes_identical ? "yes" : "NO", r.total_stalls_after_warmup, lowest, highest,
-                    mean, optimum);
+        const double stalls = r.total_stalls_after_warmup / static_cast<double>(players);
+        const bool ok = r.mean_delay_after_warmup <= r.path_floor + 1 &&
+                        stalls <= 0.001 * (sc.frames - 120) && r.hashes_identical;
+        within &= ok;
+        std::printf("  %7d  %9s  %5d  %20.2f  %29.1f%s\n", players,
+                    r.hashes_identical ? "yes" : "NO", r.path_floor, r.mean_delay_after_warmup,
+                    stalls, ok ? "" : "  OUT OF BOUNDS");
         rows.push_back({{"clients", players},
                         {"identical", r.hashes_identical},
-                        {"stall_frames_after_2s", r.total_stalls_after_warmup},
-                        {"delay_min", lowest},
-                        {"delay_max", highest},
-                        {"delay_mean", mean},
-                        {"no_stall_optimum", optimum}});
+                        {"path_floor_frames", r.path_floor},
+                        {"mean_delay_frames", r.mean_delay_after_warmup},
+                        {"min_delay_frames", r.min_delay},
+                        {"max_delay_frames", r.max_delay},
+                        {"stall_frames_per_client_after_2s", stalls},
+                        {"within_bounds", ok}});
     }
     return rows;
-}
-
-Json fixed_section() {
-    Json out = Json::object();
-    {
-        SimScenario sc;
-        sc.players = 2;
-        sc.frames = 36'000;
-        sc.seed = 1002;
-        sc.link = {50'000, 10'000, 0.02, 0.0, 0};
-        std::printf(
-            "\nnetplay_delay: adaptive vs fixed delays on the same jittery trace (100 +- 20 ms, "
-            "2%% loss, 2 clients, 36,000 frames)\n");
-        std::printf(
-            "  policy     mean delay  stall frames  score (stalls + delay)  per-frame "
-            "(delay + stalls/frame)  felt lag (delay + lateness)\n");
-        Json policies = Json::array();
-        const auto line = [&policies](const char* name, const SimResult& r) {
-            double stalls = 0, late = 0, frames = 0;
-            for (const auto& c : r.clients) {
-                stalls += c.stall_frames;
-                late += static_cast<double>(c.stats.lateness_total_us) / (1e6 / 60);
-                frames += c.stats.frames_run;
-            }
-            stalls /= static_cast<double>(r.clients.size());
-            const double per_client_frames = frames / static_cast<double>(r.clients.size());
-            std::printf("  %-9s  %10.2f  %12.0f  %22.2f  %31.3f  %27.2f\n", name, r.mean_delay,
-                        stalls, stalls + r.mean_delay, r.mean_delay + stalls / per_client_frames,
-                        r.mean_delay + late / frames);
-            policies.push_back({{"policy", name},
-                                {"mean_delay", r.mean_delay},
-                                {"stall_frames", stalls},
-                                {"score", stalls + r.mean_delay}});
-            return stalls + r.mean_delay;
-        };
-        const double adaptive = line("adaptive", run_scenario(sc));
-        double best_fixed = 1e18;
-        int best = 0;
-        for (int d = 1; d <= 10; ++d) {
-            char name[16];
-            std::snprintf(name, sizeof name, "fixed %d", d);
-            const double score = line(name, with_fixed(sc, d));
-            if (score < best_fixed) best_fixed = score, best = d;
-        }
-        std::printf("  adaptive score %.2f vs the best fixed delay (%d) %.2f: %s\n", adaptive, best,
-                    best_fixed, adaptive < best_fixed ? "adaptive wins" : "ADAPTIVE LOSES");
-        out = {{"policies", policies},
-               {"adaptive_score", adaptive},
-               {"best_fixed_delay", best},
-               {"best_fixed_score", best_fixed}};
-    }
-    return out;
 }
 
 Json alternating_section() {
@@ -206,19 +122,20 @@ Json alternating_section() {
     return rows;
 }
 
-// Section 4: for each RTT, the adaptive delay on a trace with jitter and 1% loss, and the
-// smallest fixed delay that would not have stalled on the same trace.
-Json rtt_sweep(std::uint32_t frames) {
-    constexpr double kLoss = 0.01;
+// The RTT sweep: for each RTT, the adaptive delay on a trace with jitter and `loss`, next to
+// the path floor of the same trace, every fixed delay 1..12 on it (stall frames per client
+// after the warm-up) and Kaillera's LAN setting. The bounds it checks: mean delay at most
+// the floor + 1, stall frames after 2 s at most 0.1% of the frames per client.
+Json rtt_sweep(std::uint32_t frames, double loss, bool& within) {
     std::printf(
-        "\nnetplay_delay: delay and stalls vs RTT (2 clients, %u frames, 1%% loss, one-way "
+        "\nnetplay_delay: delay vs the path floor (2 clients, %u frames, %.0f%% loss, one-way "
         "jitter +- (2 ms + RTT/20))\n",
-        frames);
+        frames, loss * 100);
     std::printf(
-        "  RTT ms  RTT frames  mean delay  stall frames/client (after 2 s, all)  no-stall optimum"
-        "  delay - optimum\n");
+        "  RTT ms  floor  adaptive (mean, stalls/client after 2 s)  Kaillera LAN"
+        "  fixed 1..12: stall frames/client after 2 s\n");
     Json points = Json::array();
-    const double frame_ms = 1000.0 / 60;
+    const double budget = 0.001 * (frames - 120);
     for (int rtt_ms : {0, 20, 50, 80, 100, 150, 200, 300}) {
         SimScenario sc;
         sc.players = 2;
@@ -226,50 +143,78 @@ Json rtt_sweep(std::uint32_t frames) {
         sc.seed = 7000 + static_cast<std::uint64_t>(rtt_ms);
         const Micros one_way = rtt_ms * 1000 / 2;
         const Micros jitter_us = 2'000 + rtt_ms * 1000 / 20;
-        sc.link = {one_way, jitter_us, kLoss, 0.0, 0};
+        sc.link = {one_way, jitter_us, loss, 0.0, 0};
         const SimResult r = run_scenario(sc);
         const double clients = static_cast<double>(r.clients.size());
-        double stalls_all = 0;
-        for (const auto& c : r.clients) stalls_all += c.stall_frames;
         const double stalls_after = r.total_stalls_after_warmup / clients;
-        stalls_all /= clients;
-        const int optimum =
-            no_stall_optimum_near(sc, static_cast<int>(std::lround(r.mean_delay_after_warmup)));
-        std::printf("  %6d  %10.2f  %10.2f  %20.1f, %.1f  %28d  %+15.2f%s\n", rtt_ms,
-                    rtt_ms / frame_ms, r.mean_delay_after_warmup, stalls_after, stalls_all, optimum,
-                    r.mean_delay_after_warmup - optimum,
-                    r.hashes_identical ? "" : "  (logs DIFFER)");
+        // Kaillera (EmuLinker), LAN connection type: floor(60 x ping + 1) frames.
+        const int kaillera = static_cast<int>(std::floor(60.0 * rtt_ms / 1000.0 + 1));
+        std::string fixed_text;
+        Json fixed = Json::array();
+        // A fixed delay that stalls ten times the budget is cut short: "over" that.
+        SimScenario cut = sc;
+        cut.max_stall_frames = static_cast<std::uint32_t>(10 * budget) + 1;
+        for (int d = 1; d <= 12; ++d) {
+            const SimResult f = with_fixed(cut, d);
+            const double st = f.total_stalls_after_warmup / clients;
+            char cell[16];
+            if (f.cut_short)
+                std::snprintf(cell, sizeof cell, " %5s", ">10x");
+            else
+                std::snprintf(cell, sizeof cell, " %5.0f", st);
+            fixed_text += cell;
+            fixed.push_back({{"delay", d},
+                             {"stall_frames_per_client_after_2s", st},
+                             {"over_ten_times_budget", f.cut_short}});
+        }
+        const bool ok = r.mean_delay_after_warmup <= r.path_floor + 1 && stalls_after <= budget &&
+                        r.hashes_identical;
+        within &= ok;
+        std::printf("  %6d  %5d  %8.2f, %5.1f%28s  %12d %s%s\n", rtt_ms, r.path_floor,
+                    r.mean_delay_after_warmup, stalls_after, ok ? "" : "  OUT OF BOUNDS", kaillera,
+                    fixed_text.c_str(), r.hashes_identical ? "" : "  (logs DIFFER)");
         points.push_back({{"rtt_ms", rtt_ms},
                           {"jitter_ms", jitter_us / 1000.0},
-                          {"loss", kLoss},
+                          {"loss", loss},
+                          {"path_floor_frames", r.path_floor},
+                          {"path_round_trip_ms", r.path_round_trip_max / 1000.0},
                           {"mean_delay_frames", r.mean_delay_after_warmup},
                           {"min_delay_frames", r.min_delay},
                           {"max_delay_frames", r.max_delay},
                           {"stall_frames_per_client_after_2s", stalls_after},
-                          {"stall_frames_per_client", stalls_all},
-                          {"no_stall_optimum_frames", optimum},
+                          {"kaillera_lan_frames", kaillera},
+                          {"fixed", fixed},
+                          {"within_bounds", ok},
                           {"identical", r.hashes_identical}});
     }
-    return {{"clients", 2}, {"frames", frames}, {"frame_rate", 60}, {"points", points}};
+    return {
+        {"clients", 2}, {"frames", frames}, {"frame_rate", 60}, {"loss", loss}, {"points", points}};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"adaptive input delay against fixed delays and RTT (simulated network)"};
+    CLI::App app{
+        "adaptive input delay against the path floor and fixed delays (simulated network)"};
     std::string json_path;
-    bool quick = false;
+    bool quick = false, check = false;
     app.add_option("--json", json_path, "also write the figures to this JSON file");
-    app.add_flag("--quick", quick, "only the RTT sweep, on 2-minute traces (CI)");
+    app.add_flag("--quick", quick, "only the RTT sweep at 1% loss, on 2-minute traces");
+    app.add_flag("--check", check,
+                 "exit 1 when a point is out of its bounds (floor + 1, 0.1% stalls)");
     CLI11_PARSE(app, argc, argv);
 
+    bool within = true;
     Json json = {{"bench", "netplay_delay"}, {"quick", quick}};
+    json["rtt_sweep"] = rtt_sweep(quick ? 7'200 : 36'000, 0.01, within);
     if (!quick) {
-        json["clients"] = clients_section();
-        json["adaptive_vs_fixed"] = fixed_section();
+        json["rtt_sweep_no_loss"] = rtt_sweep(36'000, 0.0, within);
+        std::printf("\n");
+        json["clients"] = clients_section(within);
         json["alternating"] = alternating_section();
     }
-    json["rtt_sweep"] = rtt_sweep(quick ? 7'200 : 36'000);
+    std::printf("\nnetplay_delay: %s\n",
+                within ? "every point within its bounds" : "SOME POINT OUT OF ITS BOUNDS");
     if (!json_path.empty() && !framelock::bench::write_json(json_path, json)) return 2;
-    return 0;
+    return check && !within ? 1 : 0;
 }
