@@ -31,6 +31,7 @@
 #include "netplay/io/enet_transport.h"
 #include "netplay/protocol.h"
 #include "support/process.h"
+#include "support/sanitized.h"
 
 using namespace framelock::test;
 using framelock::frontend::ChildProcess;
@@ -67,9 +68,12 @@ std::unique_ptr<Session> two_bots_through_proxy(const CoreCase& core, const std:
     return session;
 }
 
+// The long sessions' length: 10,000 frames, 2,000 under the sanitizers.
+constexpr int kLongFrames = full_or_sanitized(10'000, 2'000);
+
 // Two bots through the proxy at 80 ms RTT with jitter, random inputs on both pads.
 void long_session(const CoreCase& core) {
-    constexpr int kFrames = 10'000;
+    constexpr int kFrames = kLongFrames;
     const auto session_ptr = two_bots_through_proxy(core, "netplay-long-", kFrames, {}, 101, 202);
     const Session& session = *session_ptr;
 
@@ -101,7 +105,7 @@ void long_session(const CoreCase& core) {
 
 // Rollback through the proxy at 80 ms RTT: the confirmed frames' hash logs are identical.
 void long_rollback_session(const CoreCase& core) {
-    constexpr int kFrames = 10'000;
+    constexpr int kFrames = kLongFrames;
     const auto session_ptr = two_bots_through_proxy(
         core, "netplay-rollback-", kFrames, {"--mode", "rollback", "--delay", "1"}, 303, 404);
     const Session& session = *session_ptr;
@@ -215,21 +219,23 @@ void rogue_client_round(framelock::netplay::EnetTransport& rogue, framelock::net
 
 }  // namespace
 
-TEST_CASE("netplay: arcade, 2 bots through an 80 ms RTT proxy for 10000 frames stay identical",
-          "[integration][netplay][long]") {
+TEST_CASE(
+    "netplay: arcade, 2 bots through an 80 ms RTT proxy for 10000 frames (2000 under "
+    "sanitizers) stay identical",
+    "[integration][netplay][long]") {
     long_session(two_player_arcade());
 }
 
 TEST_CASE(
-    "netplay: nestopia + NES test ROM, 2 bots through an 80 ms RTT proxy for 10000 frames "
-    "stay identical",
+    "netplay: nestopia + NES test ROM, 2 bots through an 80 ms RTT proxy for 10000 frames (2000 "
+    "under sanitizers) stay identical",
     "[integration][netplay][long]") {
     long_session(core_case("nestopia"));
 }
 
 TEST_CASE(
-    "rollback: arcade, 2 bots through an 80 ms RTT proxy for 10000 frames, identical "
-    "confirmed frames",
+    "rollback: arcade, 2 bots through an 80 ms RTT proxy for 10000 frames (2000 under "
+    "sanitizers), identical confirmed frames",
     "[netplay][e2e][rollback]") {
     long_rollback_session(two_player_arcade());
 }

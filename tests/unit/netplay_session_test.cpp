@@ -7,8 +7,10 @@
 #include <string>
 
 #include "netplay/sim_session.h"
+#include "support/sanitized.h"
 
 using namespace framelock::netplay;
+using framelock::test::full_or_sanitized;
 
 namespace {
 
@@ -43,28 +45,29 @@ int no_stall_optimum(const SimScenario& sc, int from) {
 }  // namespace
 
 TEST_CASE(
-    "2, 4 and 8 clients over 36,000 frames at 100 +- 20 ms and 2% loss stay identical, stall under "
-    "0.5% and keep the delay within a frame of the no-stall optimum",
+    "2, 4 and 8 clients over 36,000 frames (7,200 under sanitizers) at 100 +- 20 ms and 2% loss "
+    "stay identical, stall under 0.5% and keep the delay within a frame of the no-stall optimum",
     "[netplay][session]") {
+    constexpr std::uint32_t kFrames = full_or_sanitized(36'000u, 7'200u);
     for (int players : {2, 4, 8}) {
         DYNAMIC_SECTION(players << " clients") {
-            const SimScenario sc = jittery(players, 36'000);
+            const SimScenario sc = jittery(players, kFrames);
             const SimResult r = run_scenario(sc);
             REQUIRE(r.clients.size() == static_cast<std::size_t>(players));
             CHECK(r.hashes_identical);
-            for (const auto& c : r.clients) CHECK(c.hashes.size() == 36'000);
+            for (const auto& c : r.clients) CHECK(c.hashes.size() == kFrames);
 
             // Stalls after the first 2 s: at most 0.5% of frames, per client.
             std::uint32_t worst_stalls = 0;
             for (const auto& c : r.clients)
                 worst_stalls = std::max(worst_stalls, c.stall_frames_after_warmup);
-            CHECK(worst_stalls <= (36'000 - kWarmup) / 200);
+            CHECK(worst_stalls <= (kFrames - kWarmup) / 200);
 
             // The delay chosen, once it has seen a minute of this trace, stays within one
             // frame of the smallest fixed delay that produced no stall on this very trace.
-            const int optimum = no_stall_optimum(sc, r.delay_at(36'000 - 1) - 3);
+            const int optimum = no_stall_optimum(sc, r.delay_at(kFrames - 1) - 3);
             int lowest = 1000, highest = 0;
-            for (std::uint32_t f = 3'600; f < 36'000; ++f) {
+            for (std::uint32_t f = 3'600; f < kFrames; ++f) {
                 lowest = std::min(lowest, r.delay_at(f));
                 highest = std::max(highest, r.delay_at(f));
             }
@@ -72,8 +75,8 @@ TEST_CASE(
                 "[figure] %d clients: identical=%d, stall frames after 2 s (worst client) %u of %u "
                 "= %.3f%%, "
                 "delay after 1 min %d..%d (mean %.2f), no-stall optimum %d\n",
-                players, r.hashes_identical, worst_stalls, 36'000 - kWarmup,
-                100.0 * worst_stalls / (36'000 - kWarmup), lowest, highest,
+                players, r.hashes_identical, worst_stalls, kFrames - kWarmup,
+                100.0 * worst_stalls / (kFrames - kWarmup), lowest, highest,
                 r.mean_delay_after_warmup, optimum);
             CHECK(lowest >= optimum - 1);
             CHECK(highest <= optimum + 1);
@@ -219,14 +222,15 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "On the same jittery trace the adaptive delay sits within a frame of the path floor and "
-    "no fixed delay 1-10 beats it in stall frames + delay frames",
+    "On the same jittery trace (12,000 frames, 3,600 under sanitizers) the adaptive delay sits "
+    "within a frame of the path floor and no fixed delay 1-10 beats it in stall frames + delay "
+    "frames",
     "[netplay][session]") {
     // The trace of the 36,000-frame test (100 +- 20 ms, 2% loss), 2 clients, 12,000 frames;
     // bench_netplay_delay prints the full table. Score: stall frames per client over the run
     // plus the mean input delay in frames. At the floor the best fixed delay can only tie
     // (the adaptive one starts from the handshake's estimate): 0.05 frames of slack.
-    SimScenario sc = jittery(2, 12'000);
+    SimScenario sc = jittery(2, full_or_sanitized(12'000u, 3'600u));
     const auto score = [](const SimResult& r) {
         double stalls = 0;
         for (const auto& c : r.clients) stalls += c.stall_frames;
