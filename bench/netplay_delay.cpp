@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "bench/bench_json.h"
 #include "netplay/sim_session.h"
@@ -126,7 +127,8 @@ Json alternating_section() {
 // the path floor of the same trace, every fixed delay 1..12 on it (stall frames per client
 // after the warm-up) and Kaillera's LAN setting. The bounds it checks: mean delay at most
 // the floor + 1, stall frames after 2 s at most 0.1% of the frames per client.
-Json rtt_sweep(std::uint32_t frames, double loss, bool& within) {
+Json rtt_sweep(std::uint32_t frames, double loss, bool& within,
+               const std::vector<int>& rtts = {0, 20, 50, 80, 100, 150, 200, 300}) {
     std::printf(
         "\nnetplay_delay: delay vs the path floor (2 clients, %u frames, %.0f%% loss, one-way "
         "jitter +- (2 ms + RTT/20))\n",
@@ -136,7 +138,7 @@ Json rtt_sweep(std::uint32_t frames, double loss, bool& within) {
         "  fixed 1..12: stall frames/client after 2 s\n");
     Json points = Json::array();
     const double budget = 0.001 * (frames - 120);
-    for (int rtt_ms : {0, 20, 50, 80, 100, 150, 200, 300}) {
+    for (int rtt_ms : rtts) {
         SimScenario sc;
         sc.players = 2;
         sc.frames = frames;
@@ -197,15 +199,21 @@ int main(int argc, char** argv) {
     CLI::App app{
         "adaptive input delay against the path floor and fixed delays (simulated network)"};
     std::string json_path;
-    bool quick = false, check = false;
+    bool quick = false, check = false, smoke = false;
     app.add_option("--json", json_path, "also write the figures to this JSON file");
     app.add_flag("--quick", quick, "only the RTT sweep at 1% loss, on 2-minute traces");
+    app.add_flag("--smoke", smoke, "0 and 80 ms at 1% loss for 20 s each (the test suite's run)");
     app.add_flag("--check", check,
                  "exit 1 when a point is out of its bounds (floor + 1, 0.1% stalls)");
     CLI11_PARSE(app, argc, argv);
 
     bool within = true;
     Json json = {{"bench", "netplay_delay"}, {"quick", quick}};
+    if (smoke) {
+        json["rtt_sweep"] = rtt_sweep(1'200, 0.01, within, {0, 80});
+        std::printf("\nnetplay_delay: %s\n", within ? "within bounds" : "OUT OF BOUNDS");
+        return check && !within ? 1 : 0;
+    }
     json["rtt_sweep"] = rtt_sweep(quick ? 7'200 : 36'000, 0.01, within);
     if (!quick) {
         json["rtt_sweep_no_loss"] = rtt_sweep(36'000, 0.0, within);

@@ -4,7 +4,8 @@
 #   bash tools/quickstart.sh test   install what is missing, build, run every test suite
 #                                   (normal build, then ASan+UBSan build, the threaded tests
 #                                   under TSan), a short libFuzzer pass over every fuzz
-#                                   target, then the benchmarks
+#                                   target, then a smoke run of every benchmark; prints each
+#                                   stage's wall time and the total at the end
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -79,32 +80,83 @@ fuzz_pass() {
     bash tools/fuzz.sh --time "${FUZZ_SECONDS:-12}"
 }
 
+# Benchmarks are figures, not tests: the suite only makes sure every benchmark starts, runs
+# a few seconds and prints (a failing one fails the stage). The figures come from
+# `bash bench/run_all.sh build` (README, Benchmarks).
+bench_smoke() {
+    local B=build R=build/roms
+    "$B/bench_netplay_delay" --smoke --check
+    "$B/bench_state_transfer"
+    "$B/bench_host_overhead" --core arcade --frames 300 --rounds 1
+    "$B/bench_synctest" --core arcade --frames 300 --rounds 1
+    "$B/bench_rollback" --core arcade --samples 20
+    if [ -f "$R/framelock_test.pce" ]; then
+        "$B/bench_rollback" --core mednafen_pce_fast --content "$R/framelock_test.pce" --ports 5 \
+            --samples 10
+    fi
+    "$B/bench_bandwidth" --seconds 2 --modes framelock --no-spectator
+    "$B/bench_server_capacity" --sweep 1,2 --seconds 1 --warmup 0.2 --retries 0 \
+        --baseline-sessions 1 --no-relay-per-point
+    "$B/bench_lobby_load" --rooms 200 --requests 200
+    if [ -x "$B/bench_audio_drc" ]; then "$B/bench_audio_drc" --seconds 5 --skew 0.001 2>/dev/null; fi
+}
+
+# Each stage's wall time, printed at the end (and when a stage fails: what ran so far).
+STAGES=()
+STAGE_NAME=""
+STAGE_START=0
+RUN_START=$(date +%s)
+stage() {
+    local now
+    now=$(date +%s)
+    [ -n "$STAGE_NAME" ] && STAGES+=("$(printf '%-44s %6s s' "$STAGE_NAME" $((now - STAGE_START)))")
+    STAGE_NAME=$1
+    STAGE_START=$now
+    [ -n "$1" ] && echo "== $1"
+    return 0
+}
+stage_table() {
+    local status=$?
+    stage ""
+    echo
+    echo "== stage times (wall)"
+    for line in "${STAGES[@]}"; do echo "   $line"; done
+    printf '   %-44s %6s s%s\n' "total" $(($(date +%s) - RUN_START)) \
+        "$([ "$status" -eq 0 ] || echo "  (stopped by a failure)")"
+}
+
 tests() {
+    trap stage_table EXIT
+    stage "install packages"
     install_packages
+    stage "clang-format"
     check_format
-    echo "== build (RelWithDebInfo, -Werror)"
+    stage "build (RelWithDebInfo, -Werror)"
     build build -DFRAMELOCK_TESTS=ON -DFRAMELOCK_WERROR=ON
-    echo "== tests"
+    stage "tests"
     ctest --test-dir build --output-on-failure -j "$TEST_JOBS" --timeout 600
 
-    echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer)"
+    # Long tests run a shorter variant under the sanitizers (tests/support/sanitized.h; their
+    # names say so); benchmarks are not built there.
+    stage "build (ASan + UBSan)"
     build build-asan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_SANITIZERS=ON -DFRAMELOCK_BENCH=OFF
-    echo "== tests under sanitizers"
+    stage "tests under ASan + UBSan"
     ctest --test-dir build-asan --output-on-failure -j "$TEST_JOBS" --timeout 900
 
-    echo "== build (ThreadSanitizer: the threaded code's tests)"
+    stage "build (TSan: the threaded code's tests)"
     configure build-tsan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_TSAN=ON -DFRAMELOCK_BENCH=OFF -DFRAMELOCK_SDL=OFF
     cmake --build build-tsan -j "$JOBS" --target test_lobby
-    echo "== threaded tests under ThreadSanitizer"
+    stage "threaded tests under TSan"
     # Two lobby end-to-end tests are left out: under TSan the lobby process exits 66 (a
     # sanitizer report) once a relay registers with a short room TTL; open, see docs/faults.md.
     ctest --test-dir build-tsan --output-on-failure -j "$TEST_JOBS" --timeout 900 -L threaded \
         -E "lobby: (the room of a killed host expires|relays and rooms warn while the lobby is down)"
 
+    stage "fuzz pass"
     fuzz_pass
 
-    echo "== benchmarks (figures, not pass/fail; short runs, the report in bench-results/)"
-    bash bench/run_all.sh build --quick
+    stage "benchmark smoke runs"
+    bench_smoke
 }
 
 case "${1:-}" in
