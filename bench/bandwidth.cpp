@@ -59,6 +59,7 @@ struct ClientFigures {
     Flow up, down;
     unsigned stall_frames = 0;
     int delay_max = 0;
+    double round_trip_median_ms = 0, round_trip_p99_ms = 0;  // input round trips
     // Totals from the start to the last frame, wire (UDP payload + 28 B per datagram).
     std::uint64_t datagrams_sent = 0, datagrams_received = 0;
     std::uint64_t wire_sent = 0, wire_received = 0;
@@ -86,6 +87,8 @@ std::optional<ClientFigures> read_client(const std::string& path) {
                   json.at("downstream_payload_bytes_per_s").get<double>()};
         f.stall_frames = json.at("stall_frames").get<unsigned>();
         f.delay_max = json.at("delay").at("max").get<int>();
+        f.round_trip_median_ms = json.at("input_round_trip_ms").at("median").get<double>();
+        f.round_trip_p99_ms = json.at("input_round_trip_ms").at("p99").get<double>();
         const auto& traffic = json.at("traffic");
         f.datagrams_sent = traffic.at("datagrams_sent").get<std::uint64_t>();
         f.datagrams_received = traffic.at("datagrams_received").get<std::uint64_t>();
@@ -156,76 +159,106 @@ std::optional<Json> cross_check(const std::string& netem_json,
         {"clients_received_datagrams", received}, {"clients_received_wire_bytes", wire_received}};
 }
 
-// One session in `mode`: the figures, or nothing after printing what went wrong.
-std::optional<Json> measure(const Options& options, const std::string& mode) {
-    framelock::test::TempDir dir("bench-bandwidth-" + mode);
-    const int frames = static_cast<int>(options.seconds * kFrameRate);
-    const double limit_s = options.seconds + 40;
-    const auto deadline =
-        Clock::now() + std::chrono::milliseconds(static_cast<long>(limit_s * 1e3));
-    std::vector<ChildProcess> children;  // killed by their destructors on any early return
-    const auto spawn = [&](const std::string& name,
-                           const std::vector<std::string>& args) -> ChildProcess* {
-        auto child = ChildProcess::spawn(args, dir.file(name + ".log"), dir.file(name + ".log"));
+// The processes of one measured session, their logs and statistics in one temporary
+// directory; every one still running is killed when this goes (any early return).
+class Processes {
+  public:
+    explicit Processes(const std::string& name) : m_dir(name) { m_children.reserve(8); }
+
+    std::string file(const std::string& name) const { return m_dir.file(name); }
+
+    ChildProcess* spawn(const std::string& name, const std::vector<std::string>& args) {
+        auto child = ChildProcess::spawn(args, file(name + ".log"), file(name + ".log"));
         if (!child) {
             std::fprintf(stderr, "bandwidth: %s\n", child.error().message.c_str());
             return nullptr;
         }
-        children.push_back(std::move(child).value());
-        return &children.back();
-    };
-    children.reserve(5);
-    const std::string seconds_arg = std::to_string(static_cast<int>(limit_s));
-    ChildProcess* server =
-        spawn("server", {FRAMELOCK_EXE, "server", "--bind", "127.0.0.1", "--port", "0", "--players",
-                         "2", "--mode", mode, "--port-file", dir.file("server.port"), "--duration",
-                         seconds_arg, "--stats-json", dir.file("server.json")});
-    if (!server) return std::nullopt;
-    auto port = framelock::frontend::wait_for_port_file(dir.file("server.port"), *server,
-                                                        Clock::now() + 10s);
-    if (!port) {
-        std::fprintf(stderr, "bandwidth: %s\n%s", port.error().message.c_str(),
-                     tail(dir.file("server.log")).c_str());
-        return std::nullopt;
+        m_children.push_back(std::move(child).value());
+        return &m_children.back();
     }
-    std::string address = "127.0.0.1:" + std::to_string(port.value());
-    ChildProcess* proxy = nullptr;
-    if (options.rtt_ms > 0) {
-        proxy = spawn("netem",
-                      {FRAMELOCK_NETEM_EXE, "--listen", "127.0.0.1:0", "--forward", address,
-                       "--delay", std::to_string(options.rtt_ms / 2), "--jitter",
-                       std::to_string(options.jitter_ms), "--duration", seconds_arg, "--port-file",
-                       dir.file("netem.port"), "--stats-file", dir.file("netem.json")});
-        if (!proxy) return std::nullopt;
-        auto proxy_port = framelock::frontend::wait_for_port_file(dir.file("netem.port"), *proxy,
-                                                                  Clock::now() + 10s);
-        if (!proxy_port) {
-            std::fprintf(stderr, "bandwidth: %s\n", proxy_port.error().message.c_str());
+
+    // "127.0.0.1:PORT" once `child` wrote NAME.port, or nothing after saying why.
+    std::optional<std::string> address_of(const std::string& name, ChildProcess& child) {
+        auto port = framelock::frontend::wait_for_port_file(file(name + ".port"), child,
+                                                            Clock::now() + 10s);
+        if (!port) {
+            std::fprintf(stderr, "bandwidth: %s\n%s", port.error().message.c_str(),
+                         tail(file(name + ".log")).c_str());
             return std::nullopt;
         }
-        address = "127.0.0.1:" + std::to_string(proxy_port.value());
+        return "127.0.0.1:" + std::to_string(port.value());
     }
-    const auto join = [&](const std::string& name, std::vector<std::string> extra) {
-        std::vector<std::string> args = {FRAMELOCK_EXE,
-                                         "join",
-                                         address,
-                                         "--core",
-                                         "arcade",
-                                         "--option",
-                                         "farcade_players=2",
-                                         "--ports",
-                                         "2",
-                                         "--name",
-                                         name,
-                                         "--video",
-                                         "none",
-                                         "--audio",
-                                         "none",
-                                         "--stats-json",
-                                         dir.file(name + ".json")};
+
+    // The impairment proxy in front of `address` (80 ms RTT by default): its address.
+    std::optional<std::string> proxy(const std::string& address, const Options& options,
+                                     const std::string& seconds_arg) {
+        ChildProcess* proxy =
+            spawn("netem", {FRAMELOCK_NETEM_EXE, "--listen", "127.0.0.1:0", "--forward", address,
+                            "--delay", std::to_string(options.rtt_ms / 2), "--jitter",
+                            std::to_string(options.jitter_ms), "--duration", seconds_arg,
+                            "--port-file", file("netem.port"), "--stats-file", file("netem.json")});
+        if (!proxy) return std::nullopt;
+        m_proxy = proxy;
+        return address_of("netem", *proxy);
+    }
+    ChildProcess* proxy_process() const { return m_proxy; }
+
+    // The bundled arcade game's arguments for a player or spectator named `name`.
+    std::vector<std::string> game_args(const std::string& name) const {
+        return {"--core",  "arcade", "--option",     "farcade_players=2", "--ports",
+                "2",       "--name", name,           "--video",           "none",
+                "--audio", "none",   "--stats-json", file(name + ".json")};
+    }
+
+    ChildProcess* join(const std::string& address, const std::string& name,
+                       const std::vector<std::string>& extra) {
+        std::vector<std::string> args = {FRAMELOCK_EXE, "join", address};
+        const auto game = game_args(name);
+        args.insert(args.end(), game.begin(), game.end());
         args.insert(args.end(), extra.begin(), extra.end());
         return spawn(name, args);
+    }
+
+    // Waits for `child` until `deadline`: true on a clean exit, else false after saying why.
+    bool finished(ChildProcess& child, const std::string& name, Clock::time_point deadline) {
+        const auto status = child.wait_until(deadline);
+        if (status && status->success()) return true;
+        std::fprintf(stderr, "bandwidth: %s %s\n%s", name.c_str(),
+                     status ? status->describe().c_str() : "timed out",
+                     tail(file(name + ".log")).c_str());
+        return false;
+    }
+
+  private:
+    framelock::test::TempDir m_dir;
+    std::vector<ChildProcess> m_children;
+    ChildProcess* m_proxy = nullptr;
+};
+
+// One session in `mode`: the figures, or nothing after printing what went wrong.
+std::optional<Json> measure(const Options& options, const std::string& mode) {
+    Processes run("bench-bandwidth-" + mode);
+    const int frames = static_cast<int>(options.seconds * kFrameRate);
+    const double limit_s = options.seconds + 40;
+    const auto deadline =
+        Clock::now() + std::chrono::milliseconds(static_cast<long>(limit_s * 1e3));
+    const std::string seconds_arg = std::to_string(static_cast<int>(limit_s));
+    ChildProcess* server = run.spawn(
+        "server", {FRAMELOCK_EXE, "server", "--bind", "127.0.0.1", "--port", "0", "--players", "2",
+                   "--mode", mode, "--port-file", run.file("server.port"), "--duration",
+                   seconds_arg, "--stats-json", run.file("server.json")});
+    if (!server) return std::nullopt;
+    auto address = run.address_of("server", *server);
+    if (!address) return std::nullopt;
+    if (options.rtt_ms > 0) {
+        address = run.proxy(*address, options, seconds_arg);
+        if (!address) return std::nullopt;
+    }
+    ChildProcess* proxy = run.proxy_process();
+    const auto join = [&](const std::string& name, std::vector<std::string> extra) {
+        return run.join(*address, name, extra);
     };
+    const auto& dir = run;
     const std::string frames_arg = std::to_string(frames);
     ChildProcess* one = join("bot1", {"--slot", "1", "--random", "11", "--frames", frames_arg});
     ChildProcess* two = join("bot2", {"--slot", "2", "--random", "22", "--frames", frames_arg});
@@ -304,6 +337,76 @@ std::optional<Json> measure(const Options& options, const std::string& mode) {
     return out;
 }
 
+// `framelock host` against a dedicated `framelock server` on the same trace: in both, the
+// local player (the host's own, or bot1 on 127.0.0.1) and a remote one through the proxy.
+// The remote player's input round trips (scheduled sample to confirmation) should not see
+// the difference: a host must serve remote inputs the moment they arrive.
+std::optional<Json> host_vs_dedicated(const Options& options) {
+    const int frames = static_cast<int>(options.seconds * kFrameRate);
+    const double limit_s = options.seconds + 40;
+    const std::string seconds_arg = std::to_string(static_cast<int>(limit_s));
+    const std::string frames_arg = std::to_string(frames);
+    Json out = Json::object();
+    std::printf("  host vs dedicated server (frame lock; the remote player through the proxy):\n");
+    double medians[2] = {0, 0};
+    for (const bool host : {false, true}) {
+        const char* kind = host ? "host" : "dedicated";
+        Processes run(std::string("bench-host-latency-") + kind);
+        const auto deadline =
+            Clock::now() + std::chrono::milliseconds(static_cast<long>(limit_s * 1e3));
+        ChildProcess* local = nullptr;
+        ChildProcess* server = nullptr;
+        std::optional<std::string> address;
+        const std::vector<std::string> bot1 = {"--random", "11", "--frames", frames_arg};
+        if (host) {
+            std::vector<std::string> args = {
+                FRAMELOCK_EXE, "host", "--port",      "0",
+                "--players",   "2",    "--port-file", run.file("bot1.port")};
+            const auto game = run.game_args("bot1");
+            args.insert(args.end(), game.begin(), game.end());
+            args.insert(args.end(), bot1.begin(), bot1.end());
+            local = run.spawn("bot1", args);
+            if (!local) return std::nullopt;
+            address = run.address_of("bot1", *local);
+        } else {
+            server = run.spawn("server", {FRAMELOCK_EXE, "server", "--bind", "127.0.0.1", "--port",
+                                          "0", "--players", "2", "--port-file",
+                                          run.file("server.port"), "--duration", seconds_arg});
+            if (!server) return std::nullopt;
+            address = run.address_of("server", *server);
+            if (!address) return std::nullopt;
+            local = run.join(*address, "bot1", bot1);
+        }
+        if (!address || !local) return std::nullopt;
+        const auto remote_address = run.proxy(*address, options, seconds_arg);
+        if (!remote_address) return std::nullopt;
+        ChildProcess* remote =
+            run.join(*remote_address, "bot2", {"--random", "22", "--frames", frames_arg});
+        if (!remote) return std::nullopt;
+        if (!run.finished(*local, "bot1", deadline) || !run.finished(*remote, "bot2", deadline))
+            return std::nullopt;
+        if (server && !server->wait_until(Clock::now() + 10s)) server->stop(2s);
+        const auto a = read_client(run.file("bot1.json"));
+        const auto b = read_client(run.file("bot2.json"));
+        if (!a || !b) return std::nullopt;
+        medians[host ? 1 : 0] = b->round_trip_median_ms;
+        std::printf(
+            "  %-9s  remote player's input round trip: median %.2f ms, p99 %.2f ms; local "
+            "player's median %.2f ms; delay at most %d\n",
+            kind, b->round_trip_median_ms, b->round_trip_p99_ms, a->round_trip_median_ms,
+            std::max(a->delay_max, b->delay_max));
+        out[kind] = {{"remote_round_trip_median_ms", b->round_trip_median_ms},
+                     {"remote_round_trip_p99_ms", b->round_trip_p99_ms},
+                     {"local_round_trip_median_ms", a->round_trip_median_ms},
+                     {"delay_max", std::max(a->delay_max, b->delay_max)}};
+    }
+    const double difference = medians[1] - medians[0];
+    std::printf("  %-9s  host - dedicated: %+.2f ms (target: within 1 ms)\n", "", difference);
+    out["difference_ms"] = difference;
+    std::fflush(stdout);
+    return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -326,6 +429,9 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"framelock", "nowait", "rollback"}))
         ->capture_default_str();
     app.add_flag("--no-spectator", no_spectator, "leave out the spectator");
+    bool host_compare = false;
+    app.add_flag("--host-compare", host_compare,
+                 "also compare `framelock host` with a dedicated server (frame lock)");
     app.add_option("--json", json_path, "also write the figures to this JSON file");
     CLI11_PARSE(app, argc, argv);
     options.spectator = !no_spectator;
@@ -346,15 +452,22 @@ int main(int argc, char** argv) {
         if (!figures) return 1;
         modes.push_back(std::move(*figures));
     }
+    Json host_latency;
+    if (host_compare) {
+        auto figures = host_vs_dedicated(options);
+        if (!figures) return 1;
+        host_latency = std::move(*figures);
+    }
     if (!json_path.empty()) {
-        const Json json = {{"bench", "bandwidth"},
-                           {"seconds_per_mode", options.seconds},
-                           {"rtt_ms", options.rtt_ms},
-                           {"jitter_ms", options.jitter_ms},
-                           {"frame_rate", kFrameRate},
-                           {"udp_ip_header_bytes", kIpUdpHeaderBytes},
-                           {"link_reference_bytes_per_frame", kLinkReference},
-                           {"modes", modes}};
+        Json json = {{"bench", "bandwidth"},
+                     {"seconds_per_mode", options.seconds},
+                     {"rtt_ms", options.rtt_ms},
+                     {"jitter_ms", options.jitter_ms},
+                     {"frame_rate", kFrameRate},
+                     {"udp_ip_header_bytes", kIpUdpHeaderBytes},
+                     {"link_reference_bytes_per_frame", kLinkReference},
+                     {"modes", modes}};
+        if (host_compare) json["host_vs_dedicated"] = host_latency;
         if (!framelock::bench::write_json(json_path, json)) return 2;
     }
     return 0;

@@ -673,6 +673,8 @@ void ClientRunner::end_of_play(Micros now) {
     if (m_ended_at >= 0) return;
     m_ended_at = now;
     m_summary.stats = m_client->stats();
+    m_summary.round_trip_median = m_client->round_trip_quantile(0.5);
+    m_summary.round_trip_p99 = m_client->round_trip_quantile(0.99);
     m_traffic_at_end = m_summary.stats.traffic;
 }
 
@@ -978,6 +980,8 @@ std::string client_summary_json(const ClientRunSummary& s) {
           {"final", s.delay_final},
           {"changes", s.delay_changes},
           {"path_floor", s.stats.path_floor}}},
+        {"input_round_trip_ms",
+         {{"median", s.round_trip_median / 1000.0}, {"p99", s.round_trip_p99 / 1000.0}}},
         {"updates_received", s.stats.updates_received},
         {"updates_lost", s.stats.updates_lost},
         {"desyncs", s.desyncs},

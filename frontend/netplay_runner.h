@@ -170,6 +170,8 @@ struct ClientRunSummary {
     std::uint64_t desyncs = 0;
     std::optional<std::uint32_t> first_desync_frame;
     netplay::ClientStatsSnapshot stats;
+    // Input round trips (scheduled sample to confirmation), us: median and 99th percentile.
+    netplay::Micros round_trip_median = 0, round_trip_p99 = 0;
     // Over the running phase (session start to the last frame).
     double running_seconds = 0;
     TrafficRates rates;

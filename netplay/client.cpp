@@ -516,8 +516,11 @@ void Client::handle_update(const ServerUpdate& update) {
         // it (every player samples a frame's input at the same scheduled moment).
         if (!m_tick_late && Frame(m_confirmed_end) >= Frame(m_sample_base) &&
             m_confirmed_end - m_sample_base < m_sample_times.size()) {
-            m_max_round_trip =
-                std::max(m_max_round_trip, now - m_sample_times[m_confirmed_end - m_sample_base]);
+            const Micros round_trip = now - m_sample_times[m_confirmed_end - m_sample_base];
+            m_max_round_trip = std::max(m_max_round_trip, round_trip);
+            const auto bin = static_cast<std::size_t>(std::clamp<Micros>(
+                round_trip / kRoundTripBinUs, 0, static_cast<Micros>(m_round_trips.size()) - 1));
+            ++m_round_trips[bin];
         }
         ++m_confirmed_end;
     }
@@ -527,6 +530,19 @@ void Client::handle_update(const ServerUpdate& update) {
     }
     if (m_welcome.mode == SessionMode::kRollback)
         rollback_merge_tails(update, first, confirmed_before);
+}
+
+Micros Client::round_trip_quantile(double q) const {
+    std::uint64_t total = 0;
+    for (std::uint32_t n : m_round_trips) total += n;
+    if (total == 0) return 0;
+    const auto rank = static_cast<std::uint64_t>(std::clamp(q, 0.0, 1.0) * (total - 1));
+    std::uint64_t seen = 0;
+    for (std::size_t bin = 0; bin < m_round_trips.size(); ++bin) {
+        seen += m_round_trips[bin];
+        if (seen > rank) return static_cast<Micros>(bin) * kRoundTripBinUs + kRoundTripBinUs / 2;
+    }
+    return static_cast<Micros>(m_round_trips.size()) * kRoundTripBinUs;
 }
 
 ClientStatsSnapshot Client::stats() const {

@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "netplay/clock.h"
 #include "netplay/clock_sync.h"
@@ -123,6 +124,9 @@ class Client {
     std::uint32_t next_sample_frame() const { return m_sample_frame; }
     int delay_at(std::uint32_t frame) const;
     ClientStatsSnapshot stats() const;
+    // The q-quantile (0..1) of this client's input round trips so far (scheduled sample to
+    // confirmation, one per frame), to 0.25 ms; 0 before any.
+    Micros round_trip_quantile(double q) const;
     const std::string& end_reason() const { return m_end_reason; }
     bool spectator() const { return m_welcome.role == Role::kSpectator; }
     // Slots with a player connected and playing (bit s-1 = slot s), as the server last said.
@@ -204,9 +208,12 @@ class Client {
     std::deque<Micros> m_sample_times;
     std::uint32_t m_sample_base = 0;
     Micros m_max_round_trip = 0;  // worst since the last datagram
-    Micros m_max_late = 0;        // latest sample (after its time) since the last datagram
-    Micros m_last_tick = -1;      // when tick() last ran
-    bool m_tick_late = false;     // this tick came late: arrivals waited on the process
+    // Every frame's round trip, in 0.25 ms bins (the last one: 512 ms or more).
+    static constexpr Micros kRoundTripBinUs = 250;
+    std::vector<std::uint32_t> m_round_trips = std::vector<std::uint32_t>(2048, 0);
+    Micros m_max_late = 0;     // latest sample (after its time) since the last datagram
+    Micros m_last_tick = -1;   // when tick() last ran
+    bool m_tick_late = false;  // this tick came late: arrivals waited on the process
     // The newest update (its seq) and when it arrived, echoed so the server measures its own
     // round trip; how many copies of each datagram to send, and the copy still to go.
     bool m_have_echo = false;
