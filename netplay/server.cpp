@@ -154,6 +154,9 @@ void Server::update() {
         for (Slot& spectator : m_spectators) {
             if (now - spectator.last_update_sent >= kLobbyHeartbeatUs) send_update(spectator);
         }
+        // Out now, not at the next datagram: the lobby's round trips set the first delay (a
+        // heartbeat left waiting in the queue read as 60 ms more of network).
+        m_transport.flush();
         return;
     }
     confirm_frames();
