@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -51,8 +52,10 @@ LagFigures figures_of(const Session& session, std::uint32_t from) {
 }
 
 // Two bots for kFrames frames, through the proxy when `one_way_ms` >= 0; hash logs identical.
+// With `freeze_at` > 0, client 2's process is stopped for 100 ms once it ran that many frames.
 LagFigures play(const std::string& name, double one_way_ms, double jitter_ms,
-                const std::vector<std::string>& proxy_extra, std::uint32_t from) {
+                const std::vector<std::string>& proxy_extra, std::uint32_t from,
+                std::size_t freeze_at = 0) {
     const CoreCase core = two_player_arcade();
     require_core_case(core);
     if (one_way_ms >= 0)
@@ -64,6 +67,12 @@ LagFigures play(const std::string& name, double one_way_ms, double jitter_ms,
     if (one_way_ms >= 0) session.start_proxy(one_way_ms, jitter_ms, limit, proxy_extra);
     ChildProcess& one = session.start_client("client1", core, 1, 31, kFrames);
     ChildProcess& two = session.start_client("client2", core, 2, 32, kFrames);
+    if (freeze_at > 0) {
+        wait_for_lines(session, "client2", freeze_at, two, deadline);
+        two.send_signal(SIGSTOP);
+        std::this_thread::sleep_for(100ms);
+        two.send_signal(SIGCONT);
+    }
     session.require_success(one, "client1", deadline);
     session.require_success(two, "client2", deadline);
     session.require_server_success(after(15s));
@@ -102,4 +111,14 @@ TEST_CASE(
     const LagFigures f = play("40ms-loss", 20, 1, {"--loss", "2"}, 300);
     CHECK(f.mean_delay <= 5.0);
     for (unsigned stalls : f.stall_frames) CHECK(stalls <= 4);
+}
+
+TEST_CASE(
+    "input lag: a player's process stopped for 100 ms (SIGSTOP) raises nobody's delay for "
+    "long: at the floor again within 5 s",
+    "[integration][netplay][lag]") {
+    // Stopped at frame 600 (10 s in); 5 s later is frame 900.
+    const LagFigures f = play("sigstop", 20, 0, {}, 900, 600);
+    CHECK(f.max_delay <= f.path_floor + 1);
+    CHECK(f.mean_delay <= f.path_floor + 1);
 }
