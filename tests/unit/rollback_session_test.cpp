@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "netplay/sim_session.h"
+#include "support/sanitized.h"
 
 using namespace framelock::netplay;
 
@@ -27,25 +28,27 @@ SimScenario rollback_scenario(int players, std::uint32_t frames, int local_delay
 }  // namespace
 
 TEST_CASE(
-    "Rollback: 2 and 4 players at 100 +- 20 ms, 2% loss, 36,000 frames, identical final "
-    "frames, local delay as configured, no rollback beyond the window",
+    "Rollback: 2 and 4 players at 100 +- 20 ms, 2% loss, 36,000 frames (7,200 under "
+    "sanitizers), identical final frames, local delay as configured, no rollback beyond the "
+    "window",
     "[netplay][rollback]") {
+    constexpr std::uint32_t kFrames = framelock::test::full_or_sanitized(36'000u, 7'200u);
     for (int players : {2, 4}) {
         for (int delay : {0, 2}) {
-            const SimResult r = run_scenario(rollback_scenario(players, 36'000, delay));
+            const SimResult r = run_scenario(rollback_scenario(players, kFrames, delay));
             INFO(players << " players, local delay " << delay);
             REQUIRE(r.hashes_identical);
             std::uint64_t rollbacks = 0, resimulated = 0, predicted = 0, right = 0;
             for (const auto& c : r.clients) {
                 // Every client's final frames cover (nearly) the whole run.
-                CHECK(c.hashes.size() >= 36'000 - 60);
+                CHECK(c.hashes.size() >= kFrames - 60);
                 CHECK(c.stats.longest_rollback <= 8);
                 CHECK(c.stats.longest_rollback >= 5);  // 100 ms is 6 frames of prediction
                 rollbacks += c.stats.rollbacks;
                 resimulated += c.stats.frames_resimulated;
                 predicted += c.stats.predicted_frames;
                 right += c.stats.predicted_right;
-                CHECK(c.stall_frames_after_warmup < 36'000 / 200);  // < 0.5%
+                CHECK(c.stall_frames_after_warmup < kFrames / 200);  // < 0.5%
             }
             CHECK(r.min_delay == delay);
             CHECK(r.max_delay == delay);
@@ -63,8 +66,9 @@ TEST_CASE(
             std::printf(
                 "rollback: %d players, delay %d: %.1f rollbacks/s per client, %.2f frames "
                 "re-run per frame, prediction right %.1f%% of %llu predicted frames\n",
-                players, delay, rollbacks / (r.clients.size() * 600.0),
-                static_cast<double>(resimulated) / (r.clients.size() * 36'000.0),
+                players, delay, rollbacks / (r.clients.size() * (kFrames / 60.0)),
+                static_cast<double>(resimulated) /
+                    (r.clients.size() * static_cast<double>(kFrames)),
                 100.0 * static_cast<double>(right) / static_cast<double>(predicted),
                 static_cast<unsigned long long>(predicted));
             CHECK(rollbacks > 0);
