@@ -112,7 +112,6 @@ stage() {
     [ -n "$STAGE_NAME" ] && STAGES+=("$(printf '%-44s %6s s' "$STAGE_NAME" $((now - STAGE_START)))")
     STAGE_NAME=$1
     STAGE_START=$now
-    [ -n "$1" ] && echo "== $1"
     return 0
 }
 stage_table() {

@@ -362,8 +362,10 @@ TEST_CASE("netem: a fixed one-way delay adds twice the delay to the round trip",
         CHECK(json_number(stats, direction, "planned_min_ms") == 20.0);
         CHECK(json_number(stats, direction, "planned_max_ms") == 20.0);
         CHECK(json_number(stats, direction, "hold_mean_ms") >= 20.0);
-        CHECK(json_number(stats, direction, "hold_mean_ms") <= 21.0);
-        CHECK(json_number(stats, direction, "late_mean_ms") < 1.0);
+        // The proxy's own lateness is the machine's scheduling: on average well under the
+        // slack the round trips get (a loaded 2-core machine measured 1.07 ms).
+        CHECK(json_number(stats, direction, "hold_mean_ms") <= 20.0 + kSlackMs / 4);
+        CHECK(json_number(stats, direction, "late_mean_ms") < kSlackMs / 4);
     }
     CHECK(proxy.out().find("stopped (idle)") != std::string::npos);
 }
