@@ -68,7 +68,6 @@ demo() {
 }
 
 check_format() {
-    echo "== clang-format (.clang-format)"
     git ls-files '*.c' '*.h' '*.cpp' | xargs clang-format --dry-run --Werror
 }
 
@@ -76,7 +75,6 @@ check_format() {
 # from its committed corpus, in a clang build dir holding only the fuzz targets. Fails on
 # any crash.
 fuzz_pass() {
-    echo "== fuzz (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-12} s per target)"
     bash tools/fuzz.sh --time "${FUZZ_SECONDS:-12}"
 }
 
@@ -112,6 +110,7 @@ stage() {
     [ -n "$STAGE_NAME" ] && STAGES+=("$(printf '%-44s %6s s' "$STAGE_NAME" $((now - STAGE_START)))")
     STAGE_NAME=$1
     STAGE_START=$now
+    [ -n "$1" ] && echo "== $1"
     return 0
 }
 stage_table() {
@@ -128,7 +127,7 @@ tests() {
     trap stage_table EXIT
     stage "install packages"
     install_packages
-    stage "clang-format"
+    stage "clang-format (.clang-format)"
     check_format
     stage "build (RelWithDebInfo, -Werror)"
     build build -DFRAMELOCK_TESTS=ON -DFRAMELOCK_WERROR=ON
@@ -151,7 +150,7 @@ tests() {
     ctest --test-dir build-tsan --output-on-failure -j "$TEST_JOBS" --timeout 900 -L threaded \
         -E "lobby: (the room of a killed host expires|relays and rooms warn while the lobby is down)"
 
-    stage "fuzz pass"
+    stage "fuzz pass (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-12} s per target)"
     fuzz_pass
 
     stage "benchmark smoke runs"
