@@ -84,10 +84,25 @@ std::uint32_t Client::scheduled_frame(Micros now) const {
 }
 
 Micros Client::frame_due_local(std::uint32_t frame) const {
+    // Rounded up to the microsecond: at the time returned, scheduled_frame() counts the frame
+    // as come (rounded down, a loop woken then would find it a microsecond early and spin).
     const Micros server_time =
         m_start.start_time_us +
-        static_cast<Micros>(static_cast<std::int64_t>(frame) * m_start.frame_time_ns / 1000);
+        static_cast<Micros>((static_cast<std::int64_t>(frame) * m_start.frame_time_ns + 999) /
+                            1000);
     return m_sync.to_local(server_time);
+}
+
+bool Client::may_sample_next() const {
+    return !spectator() && Frame(m_sample_frame) < Frame(m_confirmed_end + kMaxSampleLead) &&
+           schedule_known_for(m_sample_frame);
+}
+
+Micros Client::run_behind_us() const {
+    // A spectator plays a few frames behind: a late confirmation then costs it nothing.
+    return spectator() ? static_cast<Micros>(m_config.spectator_buffer_frames) *
+                             m_start.frame_time_ns / 1000
+                       : 0;
 }
 
 int Client::tick(InputWord local_pad) {
@@ -157,9 +172,7 @@ int Client::tick(InputWord local_pad) {
     // whether or not this emulator has kept up: after a stall the inputs for the frames
     // ahead are already on their way, and catching up is limited by emulation speed
     // alone. A frame's sample needs the delay of its keyframe; it waits for it if needed.
-    while (!spectator() && Frame(m_sample_frame) <= Frame(scheduled_frame(now)) &&
-           Frame(m_sample_frame) < Frame(m_confirmed_end + kMaxSampleLead) &&
-           schedule_known_for(m_sample_frame)) {
+    while (Frame(m_sample_frame) <= Frame(scheduled_frame(now)) && may_sample_next()) {
         sample_input(m_sample_frame, local_pad);
         ++m_sample_frame;
         if (++m_samples_since_send >= send_interval()) send_input();
@@ -175,10 +188,7 @@ int Client::tick(InputWord local_pad) {
 
 int Client::run_frame_lock(Micros now) {
     int ran = 0;
-    // A spectator plays a few frames behind: a late confirmation then costs it nothing.
-    const Micros buffer = spectator() ? static_cast<Micros>(m_config.spectator_buffer_frames) *
-                                            m_start.frame_time_ns / 1000
-                                      : 0;
+    const Micros buffer = run_behind_us();
     while (ran < m_config.max_catch_up_frames) {
         if (m_resync_waiting && m_resync_waiting->first == m_next_frame) {
             auto waiting = std::move(*m_resync_waiting);
@@ -246,12 +256,14 @@ Micros Client::next_wakeup() const {
     const Micros frame_us = m_start.frame_time_ns / 1000;
     // Statistics and hash reports leave with the next input datagram (at the latest one
     // frame after the send interval): no wake-up of their own.
-    Micros wake =
-        std::min({frame_due_local(m_sample_frame), m_last_send + (send_interval() + 1) * frame_us,
-                  m_last_heard + m_config.server_timeout_us});
+    Micros wake = std::min(m_last_send + (send_interval() + 1) * frame_us,
+                           m_last_heard + m_config.server_timeout_us);
+    // A sample held back (by the lead or an unknown keyframe delay), like a frame waiting for
+    // its inputs, is woken by what arrives (the network), not by time: waking for it would
+    // spin.
+    if (may_sample_next()) wake = std::min(wake, frame_due_local(m_sample_frame));
     if (m_copy_at >= 0) wake = std::min(wake, m_copy_at);
-    // A frame waiting for its inputs is woken by their arrival (the network), not by time.
-    if (m_blocked_since < 0) wake = std::min(wake, frame_due_local(m_next_frame));
+    if (m_blocked_since < 0) wake = std::min(wake, frame_due_local(m_next_frame) + run_behind_us());
     return std::max(wake, now);
 }
 

@@ -154,6 +154,11 @@ class Client {
     void handle_message(std::span<const std::uint8_t> bytes);
     void handle_update(const ServerUpdate& update);
     bool schedule_known_for(std::uint32_t frame) const;
+    // Whether the next pad sample may be taken once its time comes: a player's, within the
+    // lead it may run ahead of its confirmations, with its keyframe's delay known.
+    bool may_sample_next() const;
+    // How far behind the server's timeline frames run here: a spectator's buffer.
+    Micros run_behind_us() const;
     void sample_input(std::uint32_t frame, InputWord pad);
     void send_input();
     void send_stats();

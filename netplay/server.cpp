@@ -198,10 +198,17 @@ Micros Server::next_wakeup() const {
         const Micros period =
             m_started ? kQuietUpdateFrames * m_config.delay.frame_time_us : kLobbyHeartbeatUs;
         if (slot.copy_at >= 0) wake = std::min(wake, slot.copy_at);
-        wake = std::min({wake, slot.last_update_sent + period,
-                         slot.last_heard + m_config.client_timeout_us + 1,
-                         slot.away ? slot.away_since + m_config.reconnect_grace_us + 1
-                                   : slot.last_heard + m_config.link_lost_us + 1});
+        wake = std::min(wake, slot.last_update_sent + period);
+        // The one deadline update() holds this slot to now (a deadline already passed and
+        // still included would make the caller spin, e.g. an away player's old silence).
+        if (!m_started || m_config.reconnect_grace_us <= 0)
+            wake = std::min(wake, slot.last_heard + m_config.client_timeout_us + 1);
+        else if (slot.away)
+            wake = std::min(wake, slot.away_since + m_config.reconnect_grace_us + 1);
+        else if (!slot.awaiting_state)
+            wake = std::min(wake, slot.last_heard + m_config.link_lost_us + 1);
+        else
+            wake = std::min(wake, slot.last_heard + m_config.client_timeout_us + 1);
     }
     for (const Slot& spectator : m_spectators) {
         const Micros period =
@@ -210,7 +217,9 @@ Micros Server::next_wakeup() const {
                          spectator.last_heard + m_config.client_timeout_us + 1});
     }
     if (m_upload) wake = std::min(wake, m_upload->asked_at + m_config.state_request_timeout_us + 1);
-    if (m_blocked_since >= 0)
+    // Passed without a drop (the missing player is away, or several are missing): what can
+    // change that arrives as a message or is one of the deadlines above.
+    if (m_blocked_since >= 0 && m_blocked_since + m_config.client_timeout_us + 1 > now)
         wake = std::min(wake, m_blocked_since + m_config.client_timeout_us + 1);
     if (m_started && m_config.mode == SessionMode::kNoWait && !ended())
         wake = std::min(wake, no_wait_deadline(m_confirmed_end));

@@ -138,9 +138,13 @@ Micros SimNetwork::path_delay(const std::string& from, const std::string& to, Mi
 }
 
 std::optional<Micros> SimNetwork::next_delivery_time() const {
+    return next_delivery_time_from(std::numeric_limits<Micros>::min());
+}
+
+std::optional<Micros> SimNetwork::next_delivery_time_from(Micros now) const {
     std::optional<Micros> earliest;
     for (const EndpointState& e : m_endpoints) {
-        if (!e.alive || e.queue.empty()) continue;
+        if (!e.alive || e.queue.empty() || e.queue.front().time < now) continue;
         const Micros t = e.queue.front().time;
         if (!earliest || t < *earliest) earliest = t;
     }

@@ -116,6 +116,10 @@ class SimNetwork {
     // message poll() will discard because its connection closed), or nullopt. A driver
     // sets the clock to it instead of ticking, and must poll every live endpoint.
     std::optional<Micros> next_delivery_time() const;
+    // The same over the endpoints whose next datagram is not due before `now`: a driver that
+    // polled every endpoint at `now` leaves only a stopped process's datagrams due earlier
+    // (waking for them would spin); one due at `now` itself was sent after its reader polled.
+    std::optional<Micros> next_delivery_time_from(Micros now) const;
 
     Totals totals() const { return m_totals; }
 

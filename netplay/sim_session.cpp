@@ -305,6 +305,8 @@ SimResult run_scenario(const SimScenario& sc) {
             auto& r = result.clients[i];
             if (!was_running && client.state() == Client::State::kRunning)
                 r.running_at_us = clock.now_us() - 1'000'000;
+            if (client.state() == Client::State::kRunning && client.next_wakeup() <= clock.now_us())
+                ++r.busy_wakeups;
             // The pad this client sampled for each scheduled frame (one per tick on time).
             while (sc.log_stride == 1 && client.state() == Client::State::kRunning &&
                    !client.spectator() && r.sampled.size() < client.next_sample_frame()) {
@@ -322,6 +324,7 @@ SimResult run_scenario(const SimScenario& sc) {
             }
         }
         server.update();
+        if (server.next_wakeup() <= clock.now_us()) ++result.server_busy_wakeups;
         if (!sc.keep_events) {
             while (auto event = server.poll_event())
                 ++result.server_event_counts[static_cast<std::size_t>(event->type)];
@@ -337,7 +340,9 @@ SimResult run_scenario(const SimScenario& sc) {
         }
         // Jump to the next moment anything can happen.
         Micros next = clock.now_us() + frame_us;
-        if (auto delivery = net.next_delivery_time()) next = std::min(next, *delivery);
+        // Every endpoint but a frozen process's polled this turn.
+        if (auto delivery = net.next_delivery_time_from(clock.now_us()))
+            next = std::min(next, *delivery);
         for (const Peer& peer : peers) {
             if (!peer.dropped && !peer.frozen) next = std::min(next, peer.client->next_wakeup());
             if (peer.frozen && sc.freeze_for_us >= 0)

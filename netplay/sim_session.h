@@ -137,6 +137,10 @@ struct SimClientResult {
     Micros connected_at_us = -1;    // a late joiner: when it connected (simulated time)
     Micros running_at_us = -1;      // ... and when it started running frames
     std::uint8_t present = 0;       // Client::present_slots() at the end
+    // Ticks after which it asked to be woken again at once, while running: each is a turn of
+    // a busy loop in a real process (a client catching up has a few; one with nothing to do
+    // has none).
+    std::uint32_t busy_wakeups = 0;
 };
 
 struct SimResult {
@@ -157,6 +161,7 @@ struct SimResult {
     double mean_delay_after_warmup = 0;
     std::uint32_t total_stalls_after_warmup = 0;  // summed over clients
     bool cut_short = false;                       // SimScenario::max_stall_frames was passed
+    std::uint32_t server_busy_wakeups = 0;        // as SimClientResult::busy_wakeups
     std::uint64_t hash_frames_matched = 0;        // Server::hash_frames_matched()
     std::vector<SlotStats> slots;                 // Server::slot_stats() at the end
     // The path floor on this trace, from the warm-up on: the smallest delay with which an
