@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bench/bench_json.h"
+#include "bench/sibling_exe.h"
 #include "frontend/child_process.h"
 #include "netplay/transport.h"
 #include "support/temp_dir.h"
@@ -192,11 +193,11 @@ class Processes {
     // The impairment proxy in front of `address` (80 ms RTT by default): its address.
     std::optional<std::string> proxy(const std::string& address, const Options& options,
                                      const std::string& seconds_arg) {
-        ChildProcess* proxy =
-            spawn("netem", {FRAMELOCK_NETEM_EXE, "--listen", "127.0.0.1:0", "--forward", address,
-                            "--delay", std::to_string(options.rtt_ms / 2), "--jitter",
-                            std::to_string(options.jitter_ms), "--duration", seconds_arg,
-                            "--port-file", file("netem.port"), "--stats-file", file("netem.json")});
+        ChildProcess* proxy = spawn(
+            "netem", {framelock::bench::sibling_exe("framelock_netem"), "--listen", "127.0.0.1:0",
+                      "--forward", address, "--delay", std::to_string(options.rtt_ms / 2),
+                      "--jitter", std::to_string(options.jitter_ms), "--duration", seconds_arg,
+                      "--port-file", file("netem.port"), "--stats-file", file("netem.json")});
         if (!proxy) return std::nullopt;
         m_proxy = proxy;
         return address_of("netem", *proxy);
@@ -212,7 +213,8 @@ class Processes {
 
     ChildProcess* join(const std::string& address, const std::string& name,
                        const std::vector<std::string>& extra) {
-        std::vector<std::string> args = {FRAMELOCK_EXE, "join", address};
+        std::vector<std::string> args = {framelock::bench::sibling_exe("framelock"), "join",
+                                         address};
         const auto game = game_args(name);
         args.insert(args.end(), game.begin(), game.end());
         args.insert(args.end(), extra.begin(), extra.end());
@@ -243,10 +245,11 @@ std::optional<Json> measure(const Options& options, const std::string& mode) {
     const auto deadline =
         Clock::now() + std::chrono::milliseconds(static_cast<long>(limit_s * 1e3));
     const std::string seconds_arg = std::to_string(static_cast<int>(limit_s));
-    ChildProcess* server = run.spawn(
-        "server", {FRAMELOCK_EXE, "server", "--bind", "127.0.0.1", "--port", "0", "--players", "2",
-                   "--mode", mode, "--port-file", run.file("server.port"), "--duration",
-                   seconds_arg, "--stats-json", run.file("server.json")});
+    ChildProcess* server =
+        run.spawn("server", {framelock::bench::sibling_exe("framelock"), "server", "--bind",
+                             "127.0.0.1", "--port", "0", "--players", "2", "--mode", mode,
+                             "--port-file", run.file("server.port"), "--duration", seconds_arg,
+                             "--stats-json", run.file("server.json")});
     if (!server) return std::nullopt;
     auto address = run.address_of("server", *server);
     if (!address) return std::nullopt;
@@ -359,9 +362,14 @@ std::optional<Json> host_vs_dedicated(const Options& options) {
         std::optional<std::string> address;
         const std::vector<std::string> bot1 = {"--random", "11", "--frames", frames_arg};
         if (host) {
-            std::vector<std::string> args = {
-                FRAMELOCK_EXE, "host", "--port",      "0",
-                "--players",   "2",    "--port-file", run.file("bot1.port")};
+            std::vector<std::string> args = {framelock::bench::sibling_exe("framelock"),
+                                             "host",
+                                             "--port",
+                                             "0",
+                                             "--players",
+                                             "2",
+                                             "--port-file",
+                                             run.file("bot1.port")};
             const auto game = run.game_args("bot1");
             args.insert(args.end(), game.begin(), game.end());
             args.insert(args.end(), bot1.begin(), bot1.end());
@@ -369,9 +377,10 @@ std::optional<Json> host_vs_dedicated(const Options& options) {
             if (!local) return std::nullopt;
             address = run.address_of("bot1", *local);
         } else {
-            server = run.spawn("server", {FRAMELOCK_EXE, "server", "--bind", "127.0.0.1", "--port",
-                                          "0", "--players", "2", "--port-file",
-                                          run.file("server.port"), "--duration", seconds_arg});
+            server =
+                run.spawn("server", {framelock::bench::sibling_exe("framelock"), "server", "--bind",
+                                     "127.0.0.1", "--port", "0", "--players", "2", "--port-file",
+                                     run.file("server.port"), "--duration", seconds_arg});
             if (!server) return std::nullopt;
             address = run.address_of("server", *server);
             if (!address) return std::nullopt;

@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/sibling_exe.h"
 #include "frontend/child_process.h"
 #include "support/pg_cluster.h"
 #include "support/temp_dir.h"
@@ -74,8 +75,9 @@ class LobbyProcess {
         const std::string out = dir.file("lobby.out"), log = dir.file("lobby.log");
         // --quiet: a log line per request would measure the terminal, not the lobby.
         auto child = framelock::frontend::ChildProcess::spawn(
-            {FRAMELOCK_EXE, "lobby", "serve", "--listen", "127.0.0.1:0", "--db", db, "--quiet",
-             "--room-ttl", "3600", "--rate", "100000", "--burst", "1000000"},
+            {framelock::bench::sibling_exe("framelock"), "lobby", "serve", "--listen",
+             "127.0.0.1:0", "--db", db, "--quiet", "--room-ttl", "3600", "--rate", "100000",
+             "--burst", "1000000"},
             out, log);
         if (!child) throw std::runtime_error(child.error().message);
         m_child.emplace(std::move(child).value());

@@ -45,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/sibling_exe.h"
 #include "frontend/atomic_file.h"
 #include "frontend/child_process.h"
 #include "netplay/client.h"
@@ -789,7 +790,7 @@ struct Options {
     bool relay_per_point = true;
     int retries = 1;
     std::string json_path;
-    std::string framelock = FRAMELOCK_EXE;
+    std::string framelock = framelock::bench::sibling_exe("framelock");
 };
 
 class Driver {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "support/build_paths.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace fs = std::filesystem;
@@ -45,7 +46,7 @@ int run_inputs(std::string_view target, int& regressions) {
         if (t.name == target) function = t.function;
     }
     REQUIRE(function != nullptr);
-    const fs::path root = fs::path(FRAMELOCK_SOURCE_DIR) / "tests" / "fuzz";
+    const fs::path root = fs::path(framelock::test::build_paths::source_dir) / "tests" / "fuzz";
     int ran = 0;
     regressions = 0;
     for (const char* kind : {"corpus", "regressions"}) {

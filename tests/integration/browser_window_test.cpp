@@ -20,6 +20,7 @@
 
 #include "frontend/child_process.h"
 #include "integration/cores.h"
+#include "support/build_paths.h"
 #include "support/process.h"
 #include "support/xvfb.h"
 
@@ -44,9 +45,10 @@ std::vector<std::string> logged_rooms(const std::string& log) {
 
 // `framelock lobby serve` on a free port; the port from its "listening PORT" line.
 int start_lobby(const TempDir& dir, std::optional<ChildProcess>& lobby) {
-    auto child = ChildProcess::spawn({FRAMELOCK_EXE, "lobby", "serve", "--listen", "127.0.0.1:0",
-                                      "--db", "sqlite:" + dir.file("lobby.db"), "--quiet"},
-                                     dir.file("lobby.out"), dir.file("lobby.err"));
+    auto child =
+        ChildProcess::spawn({build_paths::framelock_exe, "lobby", "serve", "--listen",
+                             "127.0.0.1:0", "--db", "sqlite:" + dir.file("lobby.db"), "--quiet"},
+                            dir.file("lobby.out"), dir.file("lobby.err"));
     REQUIRE(child.ok());
     lobby.emplace(std::move(child).value());
     int port = 0;
@@ -83,10 +85,10 @@ TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the secon
     std::vector<std::string> server_addresses;
     for (int i = 0; i < 2; ++i) {
         const std::string port_file = dir.file("server" + std::to_string(i) + ".port");
-        auto server = ChildProcess::spawn(
-            {FRAMELOCK_EXE, "server", "--port", "0", "--port-file", port_file, "--players", "1"},
-            dir.file("server" + std::to_string(i) + ".log"),
-            dir.file("server" + std::to_string(i) + ".log"));
+        auto server = ChildProcess::spawn({build_paths::framelock_exe, "server", "--port", "0",
+                                           "--port-file", port_file, "--players", "1"},
+                                          dir.file("server" + std::to_string(i) + ".log"),
+                                          dir.file("server" + std::to_string(i) + ".log"));
         REQUIRE(server.ok());
         auto bound = framelock::frontend::wait_for_port_file(
             port_file, server.value(), std::chrono::steady_clock::now() + 20s);
@@ -117,9 +119,9 @@ TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the secon
 
     const std::string log = dir.file("browse.log");
     auto browse = ChildProcess::spawn(
-        {FRAMELOCK_EXE, "browse", "--lobby", "http://127.0.0.1:" + std::to_string(port), "--core",
-         c.core, "--video", "sdl", "--audio", "none", "--config", dir.file("framelock.toml"),
-         "--frames", "120", "--random", "5"},
+        {build_paths::framelock_exe, "browse", "--lobby",
+         "http://127.0.0.1:" + std::to_string(port), "--core", c.core, "--video", "sdl", "--audio",
+         "none", "--config", dir.file("framelock.toml"), "--frames", "120", "--random", "5"},
         log, log);
     REQUIRE(browse.ok());
     ChildProcess& framelock = browse.value();
@@ -191,8 +193,9 @@ TEST_CASE("Browse: a locked room asks for its password, typed through X",
 
     const std::string log = dir.file("browse.log");
     auto browse = ChildProcess::spawn(
-        {FRAMELOCK_EXE, "browse", "--lobby", "http://127.0.0.1:" + std::to_string(port), "--core",
-         c.core, "--video", "sdl", "--audio", "none", "--config", dir.file("framelock.toml")},
+        {build_paths::framelock_exe, "browse", "--lobby",
+         "http://127.0.0.1:" + std::to_string(port), "--core", c.core, "--video", "sdl", "--audio",
+         "none", "--config", dir.file("framelock.toml")},
         log, log);
     REQUIRE(browse.ok());
     REQUIRE(poll_until([&] { return read_text(log).find("rooms: " + code) != std::string::npos; },
@@ -250,8 +253,9 @@ TEST_CASE("Browse: a lobby that never answers; Esc still quits, cleanly and soon
 
     const std::string log = dir.file("browse.log");
     auto browse = ChildProcess::spawn(
-        {FRAMELOCK_EXE, "browse", "--lobby", "http://127.0.0.1:" + std::to_string(port), "--core",
-         c.core, "--video", "sdl", "--audio", "none", "--config", dir.file("framelock.toml")},
+        {build_paths::framelock_exe, "browse", "--lobby",
+         "http://127.0.0.1:" + std::to_string(port), "--core", c.core, "--video", "sdl", "--audio",
+         "none", "--config", dir.file("framelock.toml")},
         log, log);
     REQUIRE(browse.ok());
     std::string id;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "support/build_paths.h"
 #include "support/skip.h"
 
 namespace framelock::test {
@@ -19,17 +20,17 @@ struct CoreCase {
 };
 
 inline std::vector<CoreCase> all_core_cases() {
-    const std::string sys = FRAMELOCK_SYSTEM_CORE_DIR;
+    const std::string sys = build_paths::system_core_dir;
     return {
         {"arcade",
-         std::string(FRAMELOCK_CORE_DIR) + "/framelock_arcade_libretro.so",
+         std::string(build_paths::core_dir) + "/framelock_arcade_libretro.so",
          "",
          {"--option", "farcade_players=4"},
          4,
          0,
          "built by this project"},
         {"chaos",
-         std::string(FRAMELOCK_CORE_DIR) + "/framelock_chaos_libretro.so",
+         std::string(build_paths::core_dir) + "/framelock_chaos_libretro.so",
          "",
          {},
          2,
@@ -38,7 +39,7 @@ inline std::vector<CoreCase> all_core_cases() {
         // Both test ROMs fold the pads into RAM in the frame they are read: no lag.
         {"nestopia",
          sys + "/nestopia_libretro.so",
-         FRAMELOCK_TEST_NES_ROM,
+         build_paths::nes_rom,
          {},
          2,
          0,
@@ -46,7 +47,7 @@ inline std::vector<CoreCase> all_core_cases() {
         // Debian's mednafen_pce_fast has the multitap always on: ports 1-5 are pads 1-5.
         {"pce_fast",
          sys + "/mednafen_pce_fast_libretro.so",
-         FRAMELOCK_TEST_PCE_ROM,
+         build_paths::pce_rom,
          {},
          5,
          0,
@@ -71,7 +72,8 @@ inline void require_core_case(const CoreCase& c) {
 
 // framelock run with the case's core, content and options, plus `args`.
 inline std::vector<std::string> run_args(const CoreCase& c, std::vector<std::string> args) {
-    std::vector<std::string> all = {FRAMELOCK_EXE, "run", "--core", c.core, "--no-sram", "-q"};
+    std::vector<std::string> all = {
+        build_paths::framelock_exe, "run", "--core", c.core, "--no-sram", "-q"};
     if (!c.content.empty()) {
         all.push_back("--content");
         all.push_back(c.content);

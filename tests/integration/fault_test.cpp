@@ -25,6 +25,7 @@
 #include "integration/lobby_session.h"
 #include "integration/netplay_session.h"
 #include "netplay/state_hash.h"
+#include "support/build_paths.h"
 #include "support/process.h"
 
 using namespace framelock::test;
@@ -69,9 +70,10 @@ std::string file_hash(const std::string& path) {
 std::string make_srm(const TempDir& dir) {
     const std::string saves = dir.file("srm-source");
     fs::create_directories(saves);
-    const auto run = run_process({FRAMELOCK_EXE, "run", "--core", core_case("arcade").core,
-                                  "--save-dir", saves, "--random", "5", "--frames", "3000", "-q"},
-                                 60s);
+    const auto run =
+        run_process({build_paths::framelock_exe, "run", "--core", core_case("arcade").core,
+                     "--save-dir", saves, "--random", "5", "--frames", "3000", "-q"},
+                    60s);
     INFO(run.err);
     REQUIRE(run.exit_code == 0);
     const std::string srm = saves + "/framelock-arcade.srm";
@@ -92,7 +94,7 @@ std::string save_dir_with(const Session& session, const std::string& name, const
 std::vector<std::string> join_args(const Session& session, const std::string& address,
                                    const std::string& name, int players, std::uint64_t seed,
                                    int frames, const std::string& save_dir) {
-    return {FRAMELOCK_EXE,
+    return {build_paths::framelock_exe,
             "join",
             address,
             "--core",
@@ -142,11 +144,11 @@ std::vector<ChildProcess*> start_players(Session& session, const std::string& po
 // frames it played, every one's state hash equal to the recorded one. The session loaded
 // save RAM from `save_dir` (join --sram); the replay loads the same.
 int verify_replay(const std::string& path, int players, const std::string& save_dir) {
-    const auto result =
-        run_process({FRAMELOCK_EXE, "replay", "play", path, "--core", core_case("arcade").core,
-                     "--option", "farcade_players=" + std::to_string(players), "--verify", "--sram",
-                     "--save-dir", save_dir},
-                    120s);
+    const auto result = run_process(
+        {build_paths::framelock_exe, "replay", "play", path, "--core", core_case("arcade").core,
+         "--option", "farcade_players=" + std::to_string(players), "--verify", "--sram",
+         "--save-dir", save_dir},
+        120s);
     INFO(path << "\n" << result.out << result.err);
     REQUIRE_FALSE(result.timed_out);
     REQUIRE(result.exit_code == 0);
@@ -653,9 +655,17 @@ TEST_CASE("faults: `framelock run` killed while it writes save RAM never leaves 
     const std::string srm = make_srm(dir);
     const auto run_args = [&](const std::string& save_dir, int frames,
                               const std::string& hash_log) {
-        std::vector<std::string> args = {
-            FRAMELOCK_EXE, "run", "--core",   core_case("arcade").core, "--save-dir", save_dir,
-            "--random",    "9",   "--frames", std::to_string(frames),   "-q"};
+        std::vector<std::string> args = {build_paths::framelock_exe,
+                                         "run",
+                                         "--core",
+                                         core_case("arcade").core,
+                                         "--save-dir",
+                                         save_dir,
+                                         "--random",
+                                         "9",
+                                         "--frames",
+                                         std::to_string(frames),
+                                         "-q"};
         if (!hash_log.empty()) args.insert(args.end(), {"--hash-log", hash_log});
         return args;
     };

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "integration/cores.h"
+#include "support/build_paths.h"
 #include "support/process.h"
 
 using namespace framelock::test;
@@ -10,7 +11,7 @@ using namespace framelock::test;
 namespace {
 
 ProcessResult run_framelock(std::vector<std::string> args) {
-    args.insert(args.begin(), {FRAMELOCK_EXE, "run", "--frames", "30"});
+    args.insert(args.begin(), {build_paths::framelock_exe, "run", "--frames", "30"});
     auto result = run_process(args, std::chrono::seconds(30));
     INFO("stderr: " << result.err);
     REQUIRE_FALSE(result.signaled);
@@ -41,7 +42,7 @@ TEST_CASE("A file that is not a core", "[integration][errors]") {
 }
 
 TEST_CASE("A core missing a symbol is named with the symbol", "[integration][errors]") {
-    auto r = run_framelock({"--core", FAKE_NORUN_CORE});
+    auto r = run_framelock({"--core", build_paths::fake_norun_core});
     CHECK(r.exit_code == 3);
     CHECK_THAT(r.err, Catch::Contains("symbol retro_run is missing"));
 }
@@ -67,7 +68,7 @@ TEST_CASE("Content the core rejects", "[integration][errors]") {
     CHECK(r.exit_code == 4);
     CHECK_THAT(r.err, Catch::Contains("refused content") && Catch::Contains("garbage.nes"));
 
-    auto fake = run_framelock({"--core", FAKE_REFUSE_CORE, "--no-sram"});
+    auto fake = run_framelock({"--core", build_paths::fake_refuse_core, "--no-sram"});
     CHECK(fake.exit_code == 4);
     CHECK_THAT(fake.err, Catch::Contains("refused"));
 }
@@ -75,12 +76,13 @@ TEST_CASE("Content the core rejects", "[integration][errors]") {
 TEST_CASE("Malformed input script names the line", "[integration][errors]") {
     TempDir dir("script");
     write_text(dir.file("bad.txt"), "0 1 A\n10 1 B+JUMP\n");
-    auto r = run_framelock({"--core", FAKE_GOOD_CORE, "--no-sram", "--input", dir.file("bad.txt")});
+    auto r = run_framelock(
+        {"--core", build_paths::fake_good_core, "--no-sram", "--input", dir.file("bad.txt")});
     CHECK(r.exit_code == 5);
     CHECK_THAT(r.err, Catch::Contains("line 2") && Catch::Contains("JUMP"));
 
-    auto missing =
-        run_framelock({"--core", FAKE_GOOD_CORE, "--no-sram", "--input", dir.file("none.txt")});
+    auto missing = run_framelock(
+        {"--core", build_paths::fake_good_core, "--no-sram", "--input", dir.file("none.txt")});
     CHECK(missing.exit_code == 5);
     CHECK_THAT(missing.err, Catch::Contains("none.txt"));
 }
@@ -88,7 +90,8 @@ TEST_CASE("Malformed input script names the line", "[integration][errors]") {
 TEST_CASE("Unwritable save directory", "[integration][errors]") {
     TempDir dir("savedir");
     write_text(dir.file("plain"), "a file where a directory should be");
-    auto r = run_framelock({"--core", FAKE_GOOD_CORE, "--save-dir", dir.file("plain") + "/saves"});
+    auto r = run_framelock(
+        {"--core", build_paths::fake_good_core, "--save-dir", dir.file("plain") + "/saves"});
     CHECK(r.exit_code == 6);
     CHECK_THAT(r.err, Catch::Contains("save directory") && Catch::Contains("--save-dir"));
 }
@@ -96,16 +99,17 @@ TEST_CASE("Unwritable save directory", "[integration][errors]") {
 TEST_CASE("Malformed config file names the line", "[integration][errors]") {
     TempDir dir("config");
     write_text(dir.file("framelock.toml"), "[paths]\nsystem = \"/srv\"\nsaves = [\n");
-    auto r = run_framelock(
-        {"--core", FAKE_GOOD_CORE, "--no-sram", "--config", dir.file("framelock.toml")});
+    auto r = run_framelock({"--core", build_paths::fake_good_core, "--no-sram", "--config",
+                            dir.file("framelock.toml")});
     CHECK(r.exit_code == 7);
     CHECK_THAT(r.err, Catch::Contains("framelock.toml") && Catch::Contains("line"));
 }
 
 TEST_CASE("Bad command-line values", "[integration][errors]") {
-    auto option = run_framelock({"--core", FAKE_GOOD_CORE, "--no-sram", "--option", "novalue"});
+    auto option =
+        run_framelock({"--core", build_paths::fake_good_core, "--no-sram", "--option", "novalue"});
     CHECK(option.exit_code == 2);
     CHECK_THAT(option.err, Catch::Contains("KEY=VALUE"));
-    auto ports = run_framelock({"--core", FAKE_GOOD_CORE, "--ports", "9"});
+    auto ports = run_framelock({"--core", build_paths::fake_good_core, "--ports", "9"});
     CHECK(ports.exit_code == 2);
 }

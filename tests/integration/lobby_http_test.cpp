@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "frontend/child_process.h"
+#include "support/build_paths.h"
 #include "support/pg_cluster.h"
 #include "support/skip.h"
 #include "support/temp_dir.h"
@@ -46,8 +47,13 @@ struct Lobby {
 
     static Lobby start(const test::TempDir& dir, const std::string& name, const std::string& db,
                        std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {FRAMELOCK_EXE, "lobby", "serve", "--listen",
-                                         "127.0.0.1:0", "--db",  db};
+        std::vector<std::string> args = {framelock::test::build_paths::framelock_exe,
+                                         "lobby",
+                                         "serve",
+                                         "--listen",
+                                         "127.0.0.1:0",
+                                         "--db",
+                                         db};
         args.insert(args.end(), extra.begin(), extra.end());
         const std::string out = dir.file(name + ".out"), log = dir.file(name + ".log");
         auto child = frontend::ChildProcess::spawn(args, out, log);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "integration/netplay_session.h"
+#include "support/build_paths.h"
 
 namespace framelock::test {
 
@@ -35,7 +36,7 @@ struct LobbyProcess {
         db = session.dir().file(db_name.empty() ? name + ".db" : db_name);
         ChildProcess& lobby =
             session.start(name,
-                          {FRAMELOCK_EXE, "lobby", "serve", "--listen", listen, "--db",
+                          {build_paths::framelock_exe, "lobby", "serve", "--listen", listen, "--db",
                            "sqlite:" + db, "--room-ttl", std::to_string(kRoomTtlS), "--quiet"},
                           true);
         const Deadline deadline = after(20s);
@@ -78,9 +79,9 @@ inline int start_relay(Session& session, const std::string& name, const LobbyPro
                        std::chrono::milliseconds limit, ChildProcess** process = nullptr) {
     const std::string port_file = session.dir().file(name + ".port");
     ChildProcess& server = session.start(
-        name, {FRAMELOCK_EXE, "server", "--bind", "127.0.0.1", "--port", "0", "--players", "2",
-               "--port-file", port_file, "--lobby", lobby.url, "--region", "test", "--duration",
-               std::to_string(limit.count() / 1000)});
+        name, {build_paths::framelock_exe, "server", "--bind", "127.0.0.1", "--port", "0",
+               "--players", "2", "--port-file", port_file, "--lobby", lobby.url, "--region", "test",
+               "--duration", std::to_string(limit.count() / 1000)});
     auto port = framelock::frontend::wait_for_port_file(port_file, server, after(10s));
     if (!port) FAIL(port.error().message << session.log_of(name));
     if (process != nullptr) *process = &server;
@@ -93,7 +94,7 @@ inline std::vector<std::string> player_args(const Session& session, const std::s
                                             const CoreCase& core, std::uint64_t seed, int frames,
                                             std::vector<std::string> lobby_args,
                                             const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {FRAMELOCK_EXE};
+    std::vector<std::string> args = {build_paths::framelock_exe};
     args.insert(args.end(), lobby_args.begin(), lobby_args.end());
     for (const std::string& a :
          {std::string("--core"), core.core, std::string("--ports"), std::string("2"),

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/build_paths.h"
 #include "support/process.h"
 #include "tools/netem/impairment.h"
 
@@ -163,7 +164,7 @@ class EchoServer {
 class ProxyProcess {
   public:
     explicit ProxyProcess(std::vector<std::string> args) : m_dir("netem") {
-        args.insert(args.begin(), FRAMELOCK_NETEM_EXE);
+        args.insert(args.begin(), framelock::test::build_paths::netem_exe);
         args.insert(args.end(),
                     {"--port-file", m_dir.file("port"), "--stats-file", m_dir.file("stats.json")});
         std::vector<char*> argv;
@@ -563,9 +564,10 @@ TEST_CASE("netem: datagrams up to the UDP maximum pass intact", "[tools][netem]"
 
 TEST_CASE("netem: the proxy stops by itself when --duration elapses", "[tools][netem]") {
     const auto start = SteadyClock::now();
-    const auto result = run_process({FRAMELOCK_NETEM_EXE, "--listen", "127.0.0.1:0", "--forward",
-                                     "127.0.0.1:9", "--delay", "5", "--duration", "1"},
-                                    10s);
+    const auto result =
+        run_process({framelock::test::build_paths::netem_exe, "--listen", "127.0.0.1:0",
+                     "--forward", "127.0.0.1:9", "--delay", "5", "--duration", "1"},
+                    10s);
     const double seconds = ms_between(start, SteadyClock::now()) / 1000.0;
     INFO(result.err);
     REQUIRE_FALSE(result.timed_out);
@@ -596,7 +598,7 @@ TEST_CASE("netem: addresses outside loopback are refused", "[tools][netem]") {
         {"--listen", "192.168.1.1:0", "--forward", "127.0.0.1:7000"},
     };
     for (const auto& addresses : cases) {
-        std::vector<std::string> args = {FRAMELOCK_NETEM_EXE};
+        std::vector<std::string> args = {framelock::test::build_paths::netem_exe};
         args.insert(args.end(), addresses.begin(), addresses.end());
         args.insert(args.end(), {"--delay", "5", "--duration", "5"});
         const auto result = run_process(args, 5s);
@@ -627,7 +629,7 @@ TEST_CASE("netem: bad arguments exit with a clear error", "[tools][netem]") {
         {{"--delay", "5", "--duration", "5", "--forward", "127.0.0.1:0"}, "port other than 0"},
     };
     for (const auto& c : cases) {
-        std::vector<std::string> args = {FRAMELOCK_NETEM_EXE};
+        std::vector<std::string> args = {framelock::test::build_paths::netem_exe};
         args.insert(args.end(), c.args.begin(), c.args.end());
         // The addresses unless the case is about them.
         for (const auto& [option, value] :
@@ -865,9 +867,15 @@ TEST_CASE("netem: bad blackout and corruption arguments exit with a clear error"
         {{"--corrupt-down", "-3"}, "--corrupt-down"},
     };
     for (const auto& [extra, message] : cases) {
-        std::vector<std::string> args = {
-            FRAMELOCK_NETEM_EXE, "--listen", "127.0.0.1:0", "--forward", "127.0.0.1:7000",
-            "--delay",           "5",        "--duration",  "5"};
+        std::vector<std::string> args = {framelock::test::build_paths::netem_exe,
+                                         "--listen",
+                                         "127.0.0.1:0",
+                                         "--forward",
+                                         "127.0.0.1:7000",
+                                         "--delay",
+                                         "5",
+                                         "--duration",
+                                         "5"};
         args.insert(args.end(), extra.begin(), extra.end());
         const auto result = run_process(args, 5s);
         INFO(extra[0] << " " << extra[1] << " -> " << result.err);

@@ -30,6 +30,7 @@
 #include "integration/netplay_session.h"
 #include "netplay/io/enet_transport.h"
 #include "netplay/protocol.h"
+#include "support/build_paths.h"
 #include "support/process.h"
 #include "support/sanitized.h"
 
@@ -250,15 +251,24 @@ TEST_CASE(
     const CoreCase chaos = core_case("chaos");
     require_core_case(chaos);
     Session session("netplay-rollback-refused");
-    const std::vector<std::string> host = {FRAMELOCK_EXE, "host",
-                                           "--port",      "0",
-                                           "--players",   "2",
-                                           "--core",      chaos.core,
-                                           "--option",    "chaos_fault=unsaved",
-                                           "--option",    "chaos_fault_frame=100",
-                                           "--mode",      "rollback",
-                                           "--random",    "1",
-                                           "--frames",    "300",
+    const std::vector<std::string> host = {build_paths::framelock_exe,
+                                           "host",
+                                           "--port",
+                                           "0",
+                                           "--players",
+                                           "2",
+                                           "--core",
+                                           chaos.core,
+                                           "--option",
+                                           "chaos_fault=unsaved",
+                                           "--option",
+                                           "chaos_fault_frame=100",
+                                           "--mode",
+                                           "rollback",
+                                           "--random",
+                                           "1",
+                                           "--frames",
+                                           "300",
                                            "--no-sram"};
     ChildProcess& refused = session.start("refused", host);
     const auto status = refused.wait_until(after(60s));
@@ -279,11 +289,11 @@ TEST_CASE(
     auto port = framelock::frontend::wait_for_port_file(session.dir().file("host.port"),
                                                         host_process, after(30s));
     REQUIRE(port);
-    ChildProcess& joiner =
-        session.start("joiner", {FRAMELOCK_EXE, "join", "127.0.0.1:" + std::to_string(port.value()),
-                                 "--core", chaos.core, "--option", "chaos_fault=unsaved",
-                                 "--option", "chaos_fault_frame=100", "--random", "2", "--frames",
-                                 "300", "--no-sram", "--hash-log", session.hashes("joiner")});
+    ChildProcess& joiner = session.start(
+        "joiner",
+        {build_paths::framelock_exe, "join", "127.0.0.1:" + std::to_string(port.value()), "--core",
+         chaos.core, "--option", "chaos_fault=unsaved", "--option", "chaos_fault_frame=100",
+         "--random", "2", "--frames", "300", "--no-sram", "--hash-log", session.hashes("joiner")});
     session.require_success(joiner, "joiner", after(60s));
     session.require_success(host_process, "host", after(30s));
     const std::string host_log = read_text(session.dir().file("host.log"));
@@ -313,7 +323,8 @@ void recorded_session(const CoreCase& core) {
     if (!core.content.empty()) core_args.insert(core_args.end(), {"--content", core.content});
     core_args.insert(core_args.end(), core.extra.begin(), core.extra.end());
     const auto play = [&](const std::string& file, std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {FRAMELOCK_EXE, "replay", "play", file, "--verify"};
+        std::vector<std::string> args = {build_paths::framelock_exe, "replay", "play", file,
+                                         "--verify"};
         args.insert(args.end(), core_args.begin(), core_args.end());
         args.insert(args.end(), extra.begin(), extra.end());
         return run_process(args, 120s);
@@ -532,8 +543,9 @@ TEST_CASE("demo: two bots through the proxy, identical, with a side-by-side pict
     require_core_case(two_player_arcade());
     FRAMELOCK_SKIP_UNLESS_FILE(netem_exe(), "build the framelock_netem target");
     TempDir dir("demo");
-    const auto result = run_process(
-        {FRAMELOCK_EXE, "demo", "--frames", "600", "--jitter", "3", "--out", dir.path()}, 90s);
+    const auto result = run_process({build_paths::framelock_exe, "demo", "--frames", "600",
+                                     "--jitter", "3", "--out", dir.path()},
+                                    90s);
     INFO(result.out << result.err << read_text(dir.file("client1.log"))
                     << read_text(dir.file("server.log")));
     REQUIRE_FALSE(result.timed_out);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "integration/netplay_session.h"
+#include "support/build_paths.h"
 #include "support/process.h"
 
 using namespace framelock::test;
@@ -216,8 +217,8 @@ TEST_CASE("netplay: a spectator joins a running session and sees the players' ga
     // The replay plays back from its start state, every hash verified, line for line the
     // spectator's own hash log.
     const auto played =
-        run_process({FRAMELOCK_EXE, "replay", "play", replay, "--verify", "--core", core.core,
-                     "--no-sram", "-q", "--hash-log", replay + ".hashes"},
+        run_process({build_paths::framelock_exe, "replay", "play", replay, "--verify", "--core",
+                     core.core, "--no-sram", "-q", "--hash-log", replay + ".hashes"},
                     60s);
     INFO(played.out << played.err);
     CHECK(played.exit_code == 0);

@@ -18,6 +18,7 @@
 
 #include "frontend/child_process.h"
 #include "integration/cores.h"
+#include "support/build_paths.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
@@ -39,12 +40,9 @@ inline std::chrono::milliseconds session_time(int frames) {
     return std::chrono::milliseconds(frames * 1000 / 60) + 60s;
 }
 
+// "" when the proxy is not built.
 inline std::string netem_exe() {
-#ifdef FRAMELOCK_NETEM_EXE
-    return FRAMELOCK_NETEM_EXE;
-#else
-    return "";
-#endif
+    return build_paths::netem_exe;
 }
 
 inline nlohmann::json read_json(const std::string& path) {
@@ -85,13 +83,20 @@ class Session {
     void start_server(int players, std::chrono::milliseconds limit,
                       const std::vector<std::string>& extra = {}) {
         const std::string port_file = m_dir.file("server.port");
-        std::vector<std::string> args = {FRAMELOCK_EXE,  "server",
-                                         "--bind",       "127.0.0.1",
-                                         "--port",       "0",
-                                         "--players",    std::to_string(players),
-                                         "--port-file",  port_file,
-                                         "--stats-json", m_dir.file("server.json"),
-                                         "--duration",   std::to_string(limit.count() / 1000)};
+        std::vector<std::string> args = {build_paths::framelock_exe,
+                                         "server",
+                                         "--bind",
+                                         "127.0.0.1",
+                                         "--port",
+                                         "0",
+                                         "--players",
+                                         std::to_string(players),
+                                         "--port-file",
+                                         port_file,
+                                         "--stats-json",
+                                         m_dir.file("server.json"),
+                                         "--duration",
+                                         std::to_string(limit.count() / 1000)};
         args.insert(args.end(), extra.begin(), extra.end());
         m_server = &start("server", args);
         auto port = framelock::frontend::wait_for_port_file(port_file, *m_server, after(10s));
@@ -133,7 +138,7 @@ class Session {
                                std::uint64_t seed, int frames,
                                const std::vector<std::string>& extra = {},
                                bool separate_stderr = false) {
-        std::vector<std::string> args = {FRAMELOCK_EXE,
+        std::vector<std::string> args = {build_paths::framelock_exe,
                                          "join",
                                          m_address,
                                          "--core",

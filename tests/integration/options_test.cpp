@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "integration/cores.h"
+#include "support/build_paths.h"
 #include "support/process.h"
 
 using namespace framelock::test;
@@ -11,10 +12,17 @@ namespace {
 
 std::vector<std::string> arcade_log(const TempDir& dir, const std::string& name,
                                     std::vector<std::string> extra) {
-    std::vector<std::string> args = {
-        FRAMELOCK_EXE, "run",        "--core",      core_case("arcade").core,
-        "--no-sram",   "--random",   "5",           "--frames",
-        "600",         "--hash-log", dir.file(name)};
+    std::vector<std::string> args = {build_paths::framelock_exe,
+                                     "run",
+                                     "--core",
+                                     core_case("arcade").core,
+                                     "--no-sram",
+                                     "--random",
+                                     "5",
+                                     "--frames",
+                                     "600",
+                                     "--hash-log",
+                                     dir.file(name)};
     args.insert(args.end(), extra.begin(), extra.end());
     const auto r = run_process(args);
     INFO(r.err);
@@ -60,9 +68,9 @@ TEST_CASE("Config file overrides per core, and the command line wins", "[integra
 
 TEST_CASE("An invalid option value is reported with the allowed values", "[integration][options]") {
     require_core_case(core_case("arcade"));
-    const auto r = run_process({FRAMELOCK_EXE, "run", "--core", core_case("arcade").core,
-                                "--no-sram", "--frames", "10", "--option", "farcade_seed=7777",
-                                "--option", "no_such_key=1"});
+    const auto r = run_process({build_paths::framelock_exe, "run", "--core",
+                                core_case("arcade").core, "--no-sram", "--frames", "10", "--option",
+                                "farcade_seed=7777", "--option", "no_such_key=1"});
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.err, Catch::Contains("farcade_seed=7777") && Catch::Contains("1941") &&
                           Catch::Contains("no_such_key"));

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "integration/cores.h"
+#include "support/build_paths.h"
 #include "support/process.h"
 
 using namespace framelock::test;
@@ -13,9 +14,17 @@ namespace fs = std::filesystem;
 namespace {
 
 ProcessResult run_arcade(const std::string& save_dir, std::vector<std::string> extra) {
-    std::vector<std::string> args = {FRAMELOCK_EXE, "run",    "--core",   core_case("arcade").core,
-                                     "--save-dir",  save_dir, "--random", "3",
-                                     "--frames",    "3000",   "-q"};
+    std::vector<std::string> args = {build_paths::framelock_exe,
+                                     "run",
+                                     "--core",
+                                     core_case("arcade").core,
+                                     "--save-dir",
+                                     save_dir,
+                                     "--random",
+                                     "3",
+                                     "--frames",
+                                     "3000",
+                                     "-q"};
     args.insert(args.end(), extra.begin(), extra.end());
     auto result = run_process(args);
     INFO(result.err);

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "integration/cores.h"
+#include "support/build_paths.h"
 #include "support/process.h"
 
 using namespace framelock::test;
@@ -33,8 +34,13 @@ Synctest synctest(const TempDir& tmp, const std::string& name, std::vector<std::
                   std::chrono::seconds timeout = std::chrono::seconds(300)) {
     Synctest out;
     out.dir = tmp.file(name);
-    std::vector<std::string> all = {FRAMELOCK_EXE, "synctest", "--no-sram", "--no-progress",
-                                    "-q",          "--report", out.dir};
+    std::vector<std::string> all = {build_paths::framelock_exe,
+                                    "synctest",
+                                    "--no-sram",
+                                    "--no-progress",
+                                    "-q",
+                                    "--report",
+                                    out.dir};
     all.insert(all.end(), args.begin(), args.end());
     out.process = run_process(all, timeout);
     INFO(out.process.out << out.process.err);
@@ -171,7 +177,8 @@ TEST_CASE("synctest: each chaos fault fails the check aimed at it, at its frame 
 TEST_CASE("synctest: a core without savestates gets a verdict, not a crash", "[synctest]") {
     TempDir tmp("synctest-nostate");
     const Synctest r =
-        synctest(tmp, "report", {"--core", FAKE_NOSTATE_CORE, "--frames", "100", "--ports", "1"});
+        synctest(tmp, "report",
+                 {"--core", build_paths::fake_nostate_core, "--frames", "100", "--ports", "1"});
     CHECK(r.process.exit_code == 1);
     const Json& rt = r.check("roundtrip");
     CHECK(rt["verdict"] == "no-savestates");
@@ -195,17 +202,19 @@ TEST_CASE("synctest --compare: identical logs, the first differing frame and reg
                "2 0000000000000004 RAM=00000000000000ad VRAM=00000000000000bd\n");
     write_text(bad, "0 0000000000000001\nthis is not a hash log\n");
 
-    const auto same = run_process({FRAMELOCK_EXE, "synctest", "--compare", a, a});
+    const auto same = run_process({build_paths::framelock_exe, "synctest", "--compare", a, a});
     CHECK(same.exit_code == 0);
     CHECK_THAT(same.out, Catch::Contains("identical: 3 frames"));
-    const auto differ = run_process({FRAMELOCK_EXE, "synctest", "--compare", a, b});
+    const auto differ = run_process({build_paths::framelock_exe, "synctest", "--compare", a, b});
     CHECK(differ.exit_code == 1);
     CHECK_THAT(differ.out, Catch::Contains("DIVERGED at frame 2") && Catch::Contains("VRAM") &&
                                !Catch::Contains("RAM,"));
-    const auto malformed = run_process({FRAMELOCK_EXE, "synctest", "--compare", a, bad});
+    const auto malformed =
+        run_process({build_paths::framelock_exe, "synctest", "--compare", a, bad});
     CHECK(malformed.exit_code == 2);
     CHECK_THAT(malformed.err, Catch::Contains("line 2"));
-    const auto missing = run_process({FRAMELOCK_EXE, "synctest", "--compare", a, tmp.file("no")});
+    const auto missing =
+        run_process({build_paths::framelock_exe, "synctest", "--compare", a, tmp.file("no")});
     CHECK(missing.exit_code == 6);
 }
 
@@ -213,7 +222,7 @@ TEST_CASE("synctest --compare: identical logs, the first differing frame and reg
 // "| core | frames | roundtrip | twice |" between the synctest-verdicts markers, a verdict
 // being "deterministic" or "diverged at N".
 TEST_CASE("synctest: Debian's cores get the verdicts README.md states", "[synctest][real]") {
-    const std::string readme = read_text(FRAMELOCK_README);
+    const std::string readme = read_text(build_paths::readme);
     const auto begin = readme.find("<!-- synctest-verdicts -->");
     const auto end = readme.find("<!-- /synctest-verdicts -->");
     REQUIRE(begin != std::string::npos);

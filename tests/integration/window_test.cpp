@@ -27,6 +27,7 @@
 
 #include "frontend/sdl/sdl_player_window.h"
 #include "frontend/sdl/sdl_video.h"
+#include "support/build_paths.h"
 
 using namespace framelock::test;
 using framelock::frontend::ChildProcess;
@@ -454,7 +455,7 @@ TEST_CASE("Window: the netplay overlay over a two-player loopback session",
     ::setenv("SDL_AUDIODRIVER", "dummy", 1);  // sound through SDL, to no device
     const std::string port_file = dir.file("port");
     const int frames = 360, shot_frame = 330;
-    auto host = ChildProcess::spawn({FRAMELOCK_EXE,
+    auto host = ChildProcess::spawn({build_paths::framelock_exe,
                                      "host",
                                      "--port",
                                      "0",
@@ -488,11 +489,11 @@ TEST_CASE("Window: the netplay overlay over a two-player loopback session",
                                                         std::chrono::steady_clock::now() + 30s);
     INFO(read_text(dir.file("host.err")));
     REQUIRE(port.ok());
-    auto join =
-        ChildProcess::spawn({FRAMELOCK_EXE, "join", "127.0.0.1:" + std::to_string(port.value()),
-                             "--core", c.core, "--video", "none", "--name", "bob", "--slot", "2",
-                             "--random", "2", "--frames", std::to_string(frames)},
-                            dir.file("join.out"), dir.file("join.err"));
+    auto join = ChildProcess::spawn(
+        {build_paths::framelock_exe, "join", "127.0.0.1:" + std::to_string(port.value()), "--core",
+         c.core, "--video", "none", "--name", "bob", "--slot", "2", "--random", "2", "--frames",
+         std::to_string(frames)},
+        dir.file("join.out"), dir.file("join.err"));
     REQUIRE(join.ok());
     const auto joined = join.value().wait_until(std::chrono::steady_clock::now() + 90s);
     const auto hosted = host.value().wait_until(std::chrono::steady_clock::now() + 30s);

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "frontend/config.h"
+#include "support/build_paths.h"
 
 using namespace framelock::frontend;
 
@@ -164,7 +165,7 @@ TEST_CASE("Player config: a file that does not parse names the line", "[frontend
 }
 
 TEST_CASE("Player config: the example in docs/config.md is valid", "[frontend][config]") {
-    std::ifstream in(std::string(FRAMELOCK_SOURCE_DIR) + "/docs/config.md");
+    std::ifstream in(std::string(framelock::test::build_paths::source_dir) + "/docs/config.md");
     REQUIRE(in);
     std::stringstream text;
     text << in.rdbuf();
