@@ -13,6 +13,7 @@
 #       built in build/).
 #
 # Environment: FUZZ_BUILD_DIR (default build-fuzz), FUZZ_ARGS (extra libFuzzer flags),
+# FUZZ_JOBS (targets run at once, default one per core),
 # FUZZ_NO_BUILD=1 (skip the build step).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
         --time) limit=(-max_total_time="$2"); shift 2 ;;
         --runs) limit=(-runs="$2"); shift 2 ;;
         --capture) capture=1; shift ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *)
             if [[ ! " ${TARGETS_ALL[*]} " == *" $1 "* ]]; then
@@ -68,10 +69,9 @@ fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$BUILD/crashes"
-failed=0
-printf '%-16s %12s %8s %10s  %s\n' target execs seconds execs/s result
-for t in "${targets[@]}"; do
-    corpus="$scratch/$t"
+# One target: its row of the table into $scratch/$t.row, and $scratch/$t.crashed on a crash.
+run_target() {
+    local t=$1 corpus="$scratch/$1" max_len log start status seconds execs rate result
     mkdir -p "$corpus"
     for kind in corpus regressions; do
         if [ -d "tests/fuzz/$kind/$t" ]; then cp "tests/fuzz/$kind/$t"/* "$corpus"/; fi
@@ -97,13 +97,24 @@ for t in "${targets[@]}"; do
     seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     execs=${execs:-0}
-    if [ "$status" -eq 0 ]; then
-        result="ok"
-    else
-        result="CRASH (exit $status): see $log"
-        failed=1
-    fi
+    result="ok"
+    [ "$status" -eq 0 ] || result="CRASH (exit $status): see $log"
     rate=$(awk -v n="$execs" -v s="$seconds" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }')
-    printf '%-16s %12s %8s %10s  %s\n' "$t" "$execs" "$seconds" "$rate" "$result"
+    printf '%-16s %12s %8s %10s  %s\n' "$t" "$execs" "$seconds" "$rate" "$result" >"$scratch/$t.row"
+    [ "$status" -eq 0 ] || touch "$scratch/$t.crashed"
+}
+
+# One target per core at a time (FUZZ_JOBS): each still gets its seconds of a whole core.
+parallel=${FUZZ_JOBS:-$JOBS}
+for t in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+    run_target "$t" &
+done
+wait
+failed=0
+printf '%-16s %12s %8s %10s  %s\n' target execs seconds execs/s result
+for t in "${targets[@]}"; do
+    cat "$scratch/$t.row"
+    [ ! -e "$scratch/$t.crashed" ] || failed=1
 done
 exit $failed
