@@ -32,10 +32,15 @@ void DelayController::observe_srtt(Micros srtt_worst) {
 int DelayController::target(Micros now) {
     if (!m_policy.adaptive) return m_policy.fixed_delay;
     Micros covered = 0;
+    const double enough = m_policy.stall_budget > 0 ? 1.0 / m_policy.stall_budget : 0.0;
+    bool any = false;
+    m_evidence_thin = false;
     for (auto& samples : m_samples) {
         while (!samples.empty() && samples.front().time < now - m_policy.window_us)
             samples.pop_front();
         if (samples.empty()) continue;
+        any = true;
+        if (static_cast<double>(samples.size()) < enough) m_evidence_thin = true;
         // The round trip that at most `stall_budget` of this client's reports exceed: the
         // (k+1)-th largest, k = floor(n x budget).
         m_scratch.clear();
@@ -46,6 +51,7 @@ int DelayController::target(Micros now) {
         std::nth_element(m_scratch.begin(), nth, m_scratch.end(), std::greater<>());
         covered = std::max(covered, *nth);
     }
+    if (!any) m_evidence_thin = true;  // no report at all yet
     m_covered = covered;
     return frames_for(covered);
 }
@@ -60,6 +66,11 @@ int DelayController::decide(Micros now, int current, int target) {
     if (target >= current) {
         m_lower_since = -1;
         return target;
+    }
+    // On thin evidence, not below the target plus a frame (the class comment).
+    if (m_evidence_thin && target + 1 >= current) {
+        m_lower_since = -1;
+        return current;
     }
     // Lower only once the target has stayed below the delay for lower_after; then one
     // frame per decision while it stays below.

@@ -108,6 +108,10 @@ TEST_CASE("Delay rises at once and falls one frame at a time after a steady impr
     policy.lower_after_us = 2'000'000;
     DelayController controller(policy);
     Micros now = 0;  // decisions every 0.5 s
+    // Enough reports for the tail to be evidence (1 / stall_budget of them).
+    for (int i = 0; i < 1000; ++i) controller.add_round_trip(now, 1, 60'000);
+    REQUIRE(controller.target(now) == 4);
+    REQUIRE_FALSE(controller.evidence_thin());
     int delay = 5;
     delay = controller.decide(now, delay, 9);
     CHECK(delay == 9);
@@ -128,4 +132,37 @@ TEST_CASE("Delay rises at once and falls one frame at a time after a steady impr
     fixed.fixed_delay = 3;
     DelayController constant(fixed);
     CHECK(constant.decide(0, 3, 20) == 3);
+}
+
+TEST_CASE(
+    "On fewer reports than 1 / stall_budget the delay may rise and fall, but not below the "
+    "target plus a frame",
+    "[netplay][delay]") {
+    DelayPolicy policy;
+    policy.lower_after_us = 1'000'000;
+    DelayController controller(policy);
+    Micros now = 0;
+    // 1.5 s of reports at 40 ms: 90 of them, the largest a 99th percentile at best.
+    for (int i = 0; i < 90; ++i) controller.add_round_trip(now += 16'667, 1, 40'000);
+    REQUIRE(controller.target(now) == 3);  // (40000 + 1000) / 16667 = 2.5 -> 3
+    CHECK(controller.evidence_thin());
+    int delay = 4;  // the first delay, from the handshake
+    for (int i = 0; i < 10; ++i) delay = controller.decide(now += 500'000, delay, 3);
+    CHECK(delay == 4);  // held at the target plus a frame
+    // A rise needs no evidence beyond the report itself.
+    controller.add_round_trip(now, 1, 90'000);
+    CHECK(controller.decide(now, delay, controller.target(now)) == 6);
+    // Far above the target (a network that got better) it steps down, to the target plus one.
+    delay = 9;
+    for (int i = 0; i < 20; ++i) delay = controller.decide(now += 500'000, delay, 3);
+    CHECK(delay == 4);
+    // With 1,000 reports the tail is evidence: down to the target.
+    DelayController full(policy);
+    now = 0;
+    for (int i = 0; i < 1000; ++i) full.add_round_trip(now += 16'667, 1, 40'000);
+    REQUIRE(full.target(now) == 3);
+    CHECK_FALSE(full.evidence_thin());
+    delay = 4;
+    for (int i = 0; i < 4; ++i) delay = full.decide(now += 500'000, delay, 3);
+    CHECK(delay == 3);
 }
