@@ -128,8 +128,10 @@ TEST_CASE(
     "input lag: a player's process stopped for 100 ms (SIGSTOP) raises nobody's delay for "
     "long: at the floor again within 5 s (a frame more and 900 frames under sanitizers)",
     "[integration][netplay][lag]") {
-    // Stopped a third of the way in (frame 600, or 300 under the sanitizers); 5 s later.
-    const std::uint32_t stop = kFrames / 3;
+    // Stopped at frame 1,200 (300 under the sanitizers), once the delay has settled: until
+    // 1,000 round trips are reported (about 17 s) it stays a frame above its target
+    // (DelayController, thin evidence). Measured from 5 s later.
+    const std::uint32_t stop = full_or_sanitized(1200u, 300u);
     const LagFigures f = play("sigstop", 20, 0, {}, stop + 300, stop);
     CHECK(f.max_delay <= f.path_floor + 1 + kSlack);
     CHECK(f.mean_delay <= f.path_floor + 1 + kSlack);
