@@ -147,11 +147,19 @@ int Client::tick(InputWord local_pad) {
             " ms");
         return 0;
     }
+    if (m_upload) {  // a state the server asked for (before the start too)
+        for (const auto& message : m_upload->take_messages())
+            m_transport.send(m_server, Channel::kBulk, message);
+        if (m_upload->done()) m_upload.reset();
+    }
     if (m_state == State::kLobby || m_state == State::kJoining) {
         // A joiner acknowledges the frames it collects while its state arrives.
         const Micros period =
             m_state == State::kJoining ? m_start.frame_time_ns / 1000 * 2 : kLobbyHeartbeatUs;
-        if (m_last_send < 0 || now - m_last_send >= period) send_input();
+        // Before the start each of the server's heartbeats is answered at once: they are
+        // its round-trip samples for the first delay, and the start waits for them.
+        if (m_last_send < 0 || now - m_last_send >= period || m_answer_update) send_input();
+        m_answer_update = false;
         if (now - m_last_stats >= kStatsIntervalUs) send_stats();
         m_transport.flush();
         return 0;
@@ -162,11 +170,6 @@ int Client::tick(InputWord local_pad) {
     if (m_copy_at >= 0 && now >= m_copy_at) {
         m_transport.send(m_server, Channel::kInput, m_copy);
         m_copy_at = -1;
-    }
-    if (m_upload) {
-        for (const auto& message : m_upload->take_messages())
-            m_transport.send(m_server, Channel::kBulk, message);
-        if (m_upload->done()) m_upload.reset();
     }
     // The pad is sampled on the server's timeline, for every frame whose time has come,
     // whether or not this emulator has kept up: after a stall the inputs for the frames
@@ -383,6 +386,12 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             m_sync.seed(welcome->server_time_us, now);
             m_state = State::kLobby;  // a late joiner's Start follows at once
             emit({ClientEvent::Type::kWelcome, m_slot, 0, 0, 0, {}});
+            if (!m_welcome.late) {
+                // Before the start, an early state can only be the start state.
+                auto early = std::move(m_early_bulk);
+                m_early_bulk.clear();
+                for (const auto& message : early) handle_bulk(message);
+            }
             return;
         }
         case MsgId::kReject: {
@@ -476,6 +485,7 @@ void Client::handle_update(const ServerUpdate& update) {
         m_have_echo = true;
         m_echo_seq = update.seq;
         m_echo_at = now;
+        m_answer_update = m_state == State::kLobby;
     }
     m_stats.updates_received = m_update_loss.received();
     m_stats.updates_lost = m_update_loss.lost();

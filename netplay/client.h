@@ -53,10 +53,11 @@ struct ClientEvent {
         kPlayerLeft,
         kDesync,
         kDisconnected,
-        kJoining,     // a running session: its state is on the way (frame, message: size)
-        kJoined,      // the state is loaded: frame-identical from `frame` on
-        kResynced,    // a reference state replaced a divergent one (message: what differed)
-        kStateError,  // a state transfer was refused (message says why)
+        kJoining,      // a running session: its state is on the way (frame, message: size)
+        kJoined,       // the state is loaded: frame-identical from `frame` on
+        kResynced,     // a reference state replaced a divergent one (message: what differed)
+        kStateError,   // a state transfer was refused (message says why)
+        kStartLoaded,  // before frame 0: the session's start state is loaded (message: size)
     };
     Type type;
     int slot = 0;
@@ -133,6 +134,11 @@ class Client {
     std::uint8_t present_slots() const { return m_present; }
     // Joining a running session: how much of its state has arrived (0..1).
     double transfer_progress() const { return m_rx.progress(); }
+    // Before the start: the session's start state is on its way (transfer_progress()).
+    bool receiving_start_state() const {
+        return m_state == State::kLobby && m_rx.active() &&
+               m_rx.header().purpose == StatePurpose::kStart;
+    }
     // The frame this client's emulator started from (0, or a late join's state).
     std::uint32_t first_frame() const { return m_first_frame; }
 
@@ -179,6 +185,7 @@ class Client {
                 const std::vector<std::uint8_t>& state);
     void handle_bulk(std::span<const std::uint8_t> bytes);
     void apply_join(std::vector<std::uint8_t> state);
+    void apply_start(std::vector<std::uint8_t> state);
     bool apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& state);
     void emit(ClientEvent event) { m_events.push_back(std::move(event)); }
 
@@ -222,6 +229,7 @@ class Client {
     // The newest update (its seq) and when it arrived, echoed so the server measures its own
     // round trip; how many copies of each datagram to send, and the copy still to go.
     bool m_have_echo = false;
+    bool m_answer_update = false;  // before the start: echo the newest update at once
     std::uint8_t m_echo_seq = 0;
     Micros m_echo_at = 0;
     std::uint8_t m_copies = 1;
@@ -275,8 +283,9 @@ class Client {
     std::optional<StateRequest> m_pending_request;  // for a frame still ahead
     std::optional<StateSender> m_upload;
     StateReceiver m_rx;
-    bool m_join_header = false;                           // joining: the state's frame is known
-    std::vector<std::vector<std::uint8_t>> m_early_bulk;  // state that overtook the Start
+    bool m_join_header = false;  // joining: the state's frame is known
+    // A state that overtook the Welcome or Start it belongs to.
+    std::vector<std::vector<std::uint8_t>> m_early_bulk;
     std::optional<std::pair<std::uint32_t, std::vector<std::uint8_t>>> m_resync_waiting;
     std::uint32_t m_last_desync_frame = 0;
     std::uint32_t m_first_frame = 0;

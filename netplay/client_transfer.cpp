@@ -41,7 +41,24 @@ void Client::take_snapshot(std::uint32_t next_frame, std::vector<std::uint8_t> s
 }
 
 void Client::handle_state_request(const StateRequest& request) {
-    if (spectator() || m_state != State::kRunning) return;
+    StateHeader none;
+    none.transfer_id = request.transfer_id;
+    none.available = false;
+    none.frame = request.frame;
+    if (spectator()) return;
+    if (m_state == State::kLobby) {
+        // Before the start: the session's start state, this emulator's right after power-on
+        // (none when the core cannot save its state).
+        std::vector<std::uint8_t> state;
+        if (request.frame == 0 && m_next_frame == 0 && m_emulator.save_state(state)) {
+            upload(request.transfer_id, 0, state);
+            apply_start(std::move(state));  // the same bytes the others load
+        } else {
+            m_transport.send(m_server, Channel::kBulk, encode(none));
+        }
+        return;
+    }
+    if (m_state != State::kRunning) return;
     for (const Snapshot& snapshot : m_snapshots) {
         if (snapshot.frame == request.frame) {
             upload(request.transfer_id, snapshot.frame, snapshot.state);
@@ -62,10 +79,6 @@ void Client::handle_state_request(const StateRequest& request) {
             return;
         }
     }
-    StateHeader none;
-    none.transfer_id = request.transfer_id;
-    none.available = false;
-    none.frame = request.frame;
     m_transport.send(m_server, Channel::kBulk, encode(none));
 }
 
@@ -85,6 +98,22 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
         case MsgId::kStateHeader: {
             auto header = decode_state_header(bytes);
             if (!header || header->purpose == StatePurpose::kUpload) return;
+            if (header->purpose == StatePurpose::kStart) {
+                if (m_state == State::kConnecting) {
+                    m_early_bulk.assign(1, std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+                    return;
+                }
+                if (m_state != State::kLobby || m_next_frame != 0) return;
+                if (auto ok = m_rx.begin(*header); !ok) {
+                    emit({ClientEvent::Type::kStateError, m_slot, 0, 0, 0, ok.error().message});
+                    end("the session's start state was refused: " + ok.error().message);
+                    return;
+                }
+                emit({ClientEvent::Type::kJoining, m_slot, 0, 0, 0,
+                      "receiving the session's start state (" +
+                          std::to_string(header->compressed_size) + " bytes)"});
+                return;
+            }
             if (header->purpose == StatePurpose::kJoin &&
                 (m_state == State::kConnecting || m_state == State::kLobby)) {
                 // The bulk channel is not ordered with the control channel: the state can
@@ -128,11 +157,14 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
                 return;
             }
             if (!chunk || !m_rx.active()) return;
+            const bool start = m_rx.header().purpose == StatePurpose::kStart;
             auto ack = m_rx.add(*chunk);
             if (!ack) {
                 emit({ClientEvent::Type::kStateError, m_slot, m_rx.header().frame, 0, 0,
                       ack.error().message});
-                if (m_state == State::kJoining) end("joining failed: " + ack.error().message);
+                if (m_state == State::kJoining || start)
+                    end((start ? "receiving the start state failed: " : "joining failed: ") +
+                        ack.error().message);
                 return;
             }
             m_transport.send(m_server, Channel::kBulk, encode(ack.value()));
@@ -143,10 +175,14 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
             if (!raw) {
                 emit({ClientEvent::Type::kStateError, m_slot, header.frame, 0, 0,
                       raw.error().message});
-                if (m_state == State::kJoining) end("joining failed: " + raw.error().message);
+                if (m_state == State::kJoining || start)
+                    end((start ? "receiving the start state failed: " : "joining failed: ") +
+                        raw.error().message);
                 return;
             }
-            if (header.purpose == StatePurpose::kJoin) {
+            if (start) {
+                apply_start(std::move(raw).value());
+            } else if (header.purpose == StatePurpose::kJoin) {
                 apply_join(std::move(raw).value());
             } else if (Frame(header.frame) > Frame(m_next_frame)) {
                 m_resync_waiting.emplace(header.frame, std::move(raw).value());
@@ -183,6 +219,23 @@ void Client::apply_join(std::vector<std::uint8_t> state) {
     m_state = State::kRunning;
     emit({ClientEvent::Type::kJoined, m_slot, m_first_frame, delay_at(m_first_frame), 0,
           "joined at frame " + std::to_string(m_first_frame)});
+}
+
+void Client::apply_start(std::vector<std::uint8_t> state) {
+    if (!m_emulator.load_state(state)) {
+        end("the session's start state does not load into this core (" +
+            std::to_string(state.size()) + " bytes): is it the same core version?");
+        return;
+    }
+    m_emulator.rewind_to(0);
+    m_snapshots.clear();
+    m_history.clear();
+    m_history_base = 0;
+    const std::size_t size = state.size();
+    take_snapshot(0, std::move(state));
+    emit({ClientEvent::Type::kStartLoaded, m_slot, 0, 0, 0,
+          "loaded the session's start state (" + std::to_string(size) +
+              " bytes): every player starts from the same bytes"});
 }
 
 bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& state) {

@@ -512,7 +512,7 @@ std::optional<StateHeader> decode_state_header(std::span<const std::uint8_t> byt
     m.raw_size = r.u32();
     m.compressed_size = r.u32();
     m.crc32 = r.u32();
-    if (purpose > static_cast<std::uint8_t>(StatePurpose::kResync) || available > 1) r.fail();
+    if (purpose > static_cast<std::uint8_t>(StatePurpose::kStart) || available > 1) r.fail();
     m.purpose = static_cast<StatePurpose>(purpose);
     m.available = available == 1;
     // Sizes are checked against the caps by whoever accepts the transfer (with a message

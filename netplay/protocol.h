@@ -26,8 +26,8 @@ namespace framelock::netplay {
 
 inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
 // 2: rollback; 3: join/resync; 4: inputs every frame, the server's own round trip (echo of its
-// updates), sampling lateness, redundant copies.
-inline constexpr std::uint16_t kProtocolVersion = 4;
+// updates), sampling lateness, redundant copies; 5: one start state for every player.
+inline constexpr std::uint16_t kProtocolVersion = 5;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
 // disc-based systems, are a few MiB).
@@ -228,6 +228,7 @@ enum class StatePurpose : std::uint8_t {
     kUpload = 0,  // player -> server, answering a StateRequest
     kJoin = 1,    // server -> late joiner: start from this state
     kResync = 2,  // server -> divergent player: replace your state at `frame` with this
+    kStart = 3,   // server -> every player before frame 0: the session's one start state
 };
 
 // Opens a transfer on Channel::kBulk; StateChunks follow in order, each acknowledged.

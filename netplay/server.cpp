@@ -33,7 +33,10 @@ constexpr std::size_t kInfoFrames = 600;
 // A link that lost a datagram (either way) this recently sends everything twice.
 constexpr Micros kLossMemoryUs = 10'000'000;
 // The handshake's round trips the first delay needs from every player.
-constexpr long kStartRttSamples = 4;
+constexpr long kStartRttSamples = 8;
+// Before the start, a player with fewer round-trip samples than that gets a heartbeat this
+// often (each answered at once), so the first delay is measured within a round trip or two.
+constexpr Micros kLobbyMeasureUs = 10'000;
 
 std::string describe(const SessionIdentity& id, const std::string& content_name) {
     char text[256];
@@ -145,10 +148,12 @@ void Server::update() {
         }
     }
     if (!m_started) {
+        prepare_start_state();
+        pump_senders();
         maybe_start();
         for (int s = 0; s < m_config.players; ++s) {
             Slot& slot = m_slots[s];
-            if (slot.occupied && now - slot.last_update_sent >= kLobbyHeartbeatUs)
+            if (slot.occupied && now - slot.last_update_sent >= lobby_period(slot))
                 send_update(slot);
         }
         for (Slot& spectator : m_spectators) {
@@ -196,7 +201,7 @@ Micros Server::next_wakeup() const {
         const Slot& slot = m_slots[s];
         if (!slot.occupied || slot.left) continue;
         const Micros period =
-            m_started ? kQuietUpdateFrames * m_config.delay.frame_time_us : kLobbyHeartbeatUs;
+            m_started ? kQuietUpdateFrames * m_config.delay.frame_time_us : lobby_period(slot);
         if (slot.copy_at >= 0) wake = std::min(wake, slot.copy_at);
         wake = std::min(wake, slot.last_update_sent + period);
         // The one deadline update() holds this slot to now (a deadline already passed and
@@ -456,6 +461,7 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
     welcome(slot, s, false);
     emit({ServerEvent::Type::kPlayerJoined, s, 0, 0, 0,
           slot.name + " joined: " + describe(hello.identity, hello.content_name)});
+    offer_start_state(slot);
 }
 
 void Server::welcome(Slot& slot, int slot_number, bool late) {
@@ -499,6 +505,7 @@ void Server::add_spectator(PeerId peer, const Hello& hello) {
     welcome(m_spectators.back(), 0, m_started);
     emit({ServerEvent::Type::kSpectatorJoined, 0, m_confirmed_end, 0, 0,
           spectator.name + " watches" + (m_started ? " (joining a running session)" : "")});
+    if (!m_started) offer_start_state(m_spectators.back());
 }
 
 void Server::hello_running(PeerId peer, const Hello& hello) {
@@ -575,6 +582,10 @@ void Server::hello_running(PeerId peer, const Hello& hello) {
               std::to_string(m_confirmed_end)});
 }
 
+Micros Server::lobby_period(const Slot& slot) const {
+    return slot.rtt.samples() < kStartRttSamples ? kLobbyMeasureUs : kLobbyHeartbeatUs;
+}
+
 Micros Server::srtt_worst() const {
     Micros worst = 0;
     for (int s = 0; s < m_config.players; ++s) {
@@ -606,6 +617,8 @@ void Server::maybe_start() {
         return;
     }
     if (m_lobby_full_since < 0) m_lobby_full_since = now;
+    // The start state's transfer overlaps the round-trip measurements below.
+    if (!start_state_everywhere()) return;
     // Wait (briefly) until every client has measured its round trip: the first delay
     // should already fit the network.
     bool all_measured = true;
@@ -995,6 +1008,9 @@ Micros Server::sample_time(std::uint32_t frame) const {
 
 void Server::note_echo(Slot& slot, const ClientInput& input) {
     if (input.echo_hold_10us == kEchoHoldUnknown) return;
+    // A state on its way fills the link: echoes queued behind it measure the transfer, not
+    // the path the first delay must cover.
+    if (!m_started && (slot.sender || (m_upload && &m_slots[m_upload->slot - 1] == &slot))) return;
     const Micros sent = slot.update_sent_at[input.echo_seq];
     const Micros now = m_clock.now_us();
     const Micros rtt = now - sent - static_cast<Micros>(input.echo_hold_10us) * 10;
@@ -1175,6 +1191,7 @@ void Server::drop(int slot_number, ByeReason reason, const std::string& message)
           slot.name + " left: " + message});
     if (!m_started) {
         slot = Slot{};
+        if (m_upload && m_upload->slot == slot_number) m_upload.reset();  // asked again
         return;
     }
     slot.left = true;
@@ -1258,6 +1275,17 @@ void Server::handle_bulk(Slot& slot, int slot_number, std::span<const std::uint8
                       "unrequested state from " + slot.name + " dropped"});
                 return;
             }
+            if (!header->available && !m_started) {
+                // The core cannot save its state: no common start.
+                m_upload.reset();
+                m_start_state_refused = true;
+                emit({ServerEvent::Type::kRefused, slot_number, 0, 0, 0,
+                      "no common start state: " + slot.name +
+                          "'s core cannot save its state, so every player starts from its "
+                          "own power-on state (a core that keeps a clock or leftover memory "
+                          "in its state may then report desyncs that are not)"});
+                return;
+            }
             if (!header->available) {
                 // It no longer holds that frame: ask for the next snapshot instead.
                 m_upload.reset();
@@ -1285,11 +1313,23 @@ void Server::handle_bulk(Slot& slot, int slot_number, std::span<const std::uint8
             auto raw = m_upload_rx.finish();
             if (!raw) return refuse(raw.error().message);
             PackedState packed = m_upload_rx.packed();
-            packed.delay = delay_in_force(packed.frame);
-            m_cached = std::move(packed);
             m_upload.reset();
             m_upload_rx.reset();
             m_bad_reference = 0;
+            if (!m_started) {
+                // The start state: to every other member (its source loaded it already).
+                emit({ServerEvent::Type::kStateSent, slot_number, 0, 0, 0,
+                      "start state from " + slot.name + " (" + std::to_string(packed.raw_size) +
+                          " bytes, " + std::to_string(packed.compressed->size()) +
+                          " compressed) to every player"});
+                m_start_state = std::move(packed);
+                slot.start_loaded = true;  // it loaded the bytes it sent
+                for (int s = 0; s < m_config.players; ++s) offer_start_state(m_slots[s]);
+                for (Slot& spectator : m_spectators) offer_start_state(spectator);
+                return;
+            }
+            packed.delay = delay_in_force(packed.frame);
+            m_cached = std::move(packed);
             serve_states();
             return;
         }
@@ -1376,12 +1416,48 @@ void Server::serve_states() {
     }
 }
 
+void Server::prepare_start_state() {
+    if (!m_config.common_start || m_start_state || m_start_state_refused) return;
+    if (m_upload) {
+        if (m_clock.now_us() - m_upload->asked_at <= m_config.state_request_timeout_us) return;
+        emit({ServerEvent::Type::kRefused, m_upload->slot, 0, 0, 0,
+              "no start state from " + m_slots[m_upload->slot - 1].name + " within " +
+                  std::to_string(m_config.state_request_timeout_us / 1000) + " ms; asking again"});
+        m_bad_reference = m_upload->slot;
+        m_upload.reset();
+        m_upload_rx.reset();
+    }
+    request_state(0, 0);  // the first player in (the host), at once
+}
+
+void Server::offer_start_state(Slot& member) {
+    if (m_started || !m_start_state || !member.occupied || member.left || member.start_loaded ||
+        member.sender)
+        return;
+    member.sender.emplace(m_next_transfer_id++, StatePurpose::kStart, *m_start_state);
+}
+
+bool Server::start_state_everywhere() const {
+    if (!m_config.common_start || m_start_state_refused) return true;
+    if (!m_start_state) return false;
+    for (int s = 0; s < m_config.players; ++s) {
+        if (m_slots[s].occupied && !m_slots[s].start_loaded) return false;
+    }
+    for (const Slot& spectator : m_spectators) {
+        if (!spectator.start_loaded) return false;
+    }
+    return true;
+}
+
 void Server::pump_senders() {
     const auto pump = [&](Slot& member) {
         if (!member.sender) return;
         for (const auto& message : member.sender->take_messages())
             m_transport.send(member.peer, Channel::kBulk, message);
-        if (member.sender->done()) member.sender.reset();
+        if (!member.sender->done()) return;
+        // A client loads a state the moment its last chunk arrives, before it acknowledges.
+        if (member.sender->purpose() == StatePurpose::kStart) member.start_loaded = true;
+        member.sender.reset();
     };
     for (int s = 0; s < m_config.players; ++s) pump(m_slots[s]);
     for (Slot& spectator : m_spectators) pump(spectator);

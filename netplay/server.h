@@ -34,7 +34,8 @@ struct ServerConfig {
     std::uint8_t send_interval = 1;        // frames between a client's input datagrams
     DelayPolicy delay;                     // frame_time_us is set from the session's fps
     Micros client_timeout_us = kPeerSilenceTimeoutUs;  // silent this long: dropped
-    Micros start_lead_us = 500'000;                    // Start is sent this long before frame 0
+    // Start is sent this long before frame 0 (at least twice the slowest round trip).
+    Micros start_lead_us = 250'000;
     Micros max_lobby_rtt_wait_us = 2'000'000;
     std::uint32_t max_frames_ahead = 600;  // inputs further ahead of confirmation: dropped
     // Rollback: the delay is the fixed local input delay (delay.fixed_delay, 0-2 frames),
@@ -61,6 +62,11 @@ struct ServerConfig {
     std::uint16_t snapshot_interval = 0;  // 0: from the hash and keyframe intervals
     std::uint32_t history_frames = 3600;  // confirmed inputs kept for joiners and resyncs
     Micros state_request_timeout_us = 5'000'000;
+    // Before frame 0, the first player's state right after power-on (the host's) goes to
+    // every player, that one included, and each loads it: everyone starts from the same
+    // bytes, whatever a core keeps of its own process (a clock read at load, leftover
+    // memory). A core that cannot save its state starts as before, each from its own.
+    bool common_start = true;
 };
 
 struct SlotStats {
@@ -201,6 +207,7 @@ class Server {
         std::uint32_t last_hash_frame = 0;
         bool any_hash = false;
         bool resync_pending = false;  // a reference state is on its way to it
+        bool start_loaded = false;    // holds the session's start state (common_start)
         std::optional<StateSender> sender;
     };
     struct Upload {
@@ -234,6 +241,7 @@ class Server {
     int slot_of(PeerId peer) const;
     // The server's own round-trip measurements over the slots playing.
     Micros srtt_worst() const;
+    Micros lobby_period(const Slot& slot) const;  // before the start: heartbeat interval
     Micros safe_rtt_worst() const;
     // Delay measurements (see delay_controller.h).
     Micros sample_time(std::uint32_t frame) const;  // server clock: when frame's input was sampled
@@ -258,6 +266,11 @@ class Server {
     void pump_senders();
     void trim_history();
     void start_repair(std::uint32_t desync_frame, std::uint8_t slots, int reference);
+    // Before the start: asks for the start state, and sends it once it is here.
+    void prepare_start_state();
+    void offer_start_state(Slot& member);
+    // Every member holds the start state, or there is none to wait for.
+    bool start_state_everywhere() const;
     std::uint8_t delay_in_force(std::uint32_t frame) const;
 
     Transport& m_transport;
@@ -269,6 +282,10 @@ class Server {
     std::string m_content_name;
     bool m_started = false;
     Micros m_lobby_full_since = -1;
+    // The session's start state (common_start) once uploaded; refused: the core cannot save
+    // its state, so every player starts from its own power-on state.
+    std::optional<PackedState> m_start_state;
+    bool m_start_state_refused = false;
     Start m_start{};
     // Every keyframe's decision from the oldest confirmed frame still kept (the entry in
     // force there first): trimmed with m_confirmed, so a long session's updates do not scan

@@ -110,31 +110,41 @@ void fill_padding(std::uint64_t seed, std::span<std::uint8_t> out) {
 }
 }  // namespace
 
+std::uint64_t HashingEmulator::state_hash() {
+    return m_stamp ? mix(m_state ^ m_stamp) : m_state;
+}
+
 bool HashingEmulator::save_state(std::vector<std::uint8_t>& out) {
-    out.resize(16 + m_padding);
+    const std::size_t head = m_stamp ? 24 : 16;
+    out.resize(head + m_padding);
     for (int i = 0; i < 8; ++i) {
         out[i] = static_cast<std::uint8_t>(m_state >> (8 * i));
         out[8 + i] = static_cast<std::uint8_t>(m_frames >> (8 * i));
+        if (m_stamp) out[16 + i] = static_cast<std::uint8_t>(m_stamp >> (8 * i));
     }
-    fill_padding(m_state, std::span(out).subspan(16));
+    fill_padding(m_state, std::span(out).subspan(head));
     return true;
 }
 
 bool HashingEmulator::load_state(std::span<const std::uint8_t> state) {
-    if (state.size() != 16 + m_padding) return false;
-    std::uint64_t st = 0, frames = 0;
+    const std::size_t head = m_stamp ? 24 : 16;
+    if (state.size() != head + m_padding) return false;
+    std::uint64_t st = 0, frames = 0, stamp = 0;
     for (int i = 0; i < 8; ++i) {
         st |= static_cast<std::uint64_t>(state[i]) << (8 * i);
         frames |= static_cast<std::uint64_t>(state[8 + i]) << (8 * i);
+        if (m_stamp) stamp |= static_cast<std::uint64_t>(state[16 + i]) << (8 * i);
     }
     if (m_padding) {
         // The padding must be the state's own: a corrupted transfer is refused.
         std::vector<std::uint8_t> expected(m_padding);
         fill_padding(st, expected);
-        if (!std::equal(expected.begin(), expected.end(), state.begin() + 16)) return false;
+        if (!std::equal(expected.begin(), expected.end(), state.begin() + head)) return false;
     }
+    if (m_stamp && stamp == 0) return false;
     m_state = st;
     m_frames = frames;
+    if (m_stamp) m_stamp = stamp;
     return true;
 }
 
@@ -208,6 +218,7 @@ SimResult run_scenario(const SimScenario& sc) {
         peer.emulator = std::make_unique<HashingEmulator>();
         peer.emulator->set_fps(sc.fps);
         peer.emulator->set_state_padding(sc.state_padding);
+        if (sc.load_stamps) peer.emulator->set_load_stamp(mix(sc.seed * 0x100 + number) | 1);
         peer.emulator->set_log_stride(sc.log_stride);
         if (sc.log_stride > 1) peer.emulator->reserve_log(sc.frames + 600);
         if (number == sc.diverging_client) peer.emulator->set_divergence(sc.diverge_frame);
@@ -231,9 +242,15 @@ SimResult run_scenario(const SimScenario& sc) {
         result.clients.push_back(r);
         peers.push_back(std::move(peer));
     };
-    for (int c = 1; c <= n; ++c) {
+    const auto spawn_player = [&](int c) {
         spawn(c, "client" + std::to_string(c), "client" + std::to_string(c), c, false,
               mix(sc.seed * 1000 + static_cast<std::uint64_t>(c)));
+    };
+    const Micros last_player_at = clock.now_us() + sc.last_player_after_us;
+    bool last_player_spawned = sc.last_player_after_us <= 0 || n < 2;
+    for (int c = 1; c <= n; ++c) {
+        if (c == n && !last_player_spawned) break;
+        spawn_player(c);
         result.clients.back().connected_at_us = -1;
     }
     std::vector<bool> joiner_spawned(sc.joiners.size(), false);
@@ -259,6 +276,7 @@ SimResult run_scenario(const SimScenario& sc) {
                 return false;
             }
         }
+        if (!last_player_spawned) return false;
         for (bool spawned : joiner_spawned) {
             if (!spawned) return false;
         }
@@ -266,6 +284,10 @@ SimResult run_scenario(const SimScenario& sc) {
     };
     while (!done() && clock.now_us() < limit) {
         server.update();
+        if (!last_player_spawned && clock.now_us() >= last_player_at) {
+            last_player_spawned = true;
+            spawn_player(n);  // its result keeps connected_at_us
+        }
         for (std::size_t j = 0; j < sc.joiners.size(); ++j) {
             if (joiner_spawned[j] || peers[0].client->next_frame() < sc.joiners[j].at_frame)
                 continue;
@@ -349,6 +371,7 @@ SimResult run_scenario(const SimScenario& sc) {
                 next = std::min(next, peer.frozen_at + sc.freeze_for_us);
         }
         next = std::min(next, server.next_wakeup());
+        if (!last_player_spawned) next = std::min(next, last_player_at);
         clock.set(std::max(next, clock.now_us() + 1));
     }
     result.simulated_us = clock.now_us() - 1'000'000;
@@ -361,6 +384,8 @@ SimResult run_scenario(const SimScenario& sc) {
         r.first_frame = peer.client->first_frame();
         r.log_stride = sc.log_stride;
         r.present = peer.client->present_slots();
+        r.load_stamp = peer.emulator->load_stamp();
+        r.final_state_hash = peer.emulator->state_hash();
         // Frames run on predictions at the end were never confirmed: not final.
         r.hashes.resize(
             std::min<std::size_t>(r.hashes.size(), peer.client->final_frames() / sc.log_stride));

@@ -25,7 +25,7 @@ class HashingEmulator final : public Emulator {
     std::uint64_t frame_count() const override { return m_frames; }
     bool save_state(std::vector<std::uint8_t>& out) override;
     bool load_state(std::span<const std::uint8_t> state) override;
-    std::uint64_t state_hash() override { return m_state; }
+    std::uint64_t state_hash() override;
     std::vector<MemoryRegion> memory_regions() override;
     void rewind_to(std::uint64_t next_frame) override { m_frames = next_frame; }
     double frames_per_second() const override { return m_fps; }
@@ -36,6 +36,11 @@ class HashingEmulator final : public Emulator {
     // Makes every saved state `bytes` longer with data derived from the state (and as
     // incompressible as random data): a stand-in for a big core's state.
     void set_state_padding(std::size_t bytes) { m_padding = bytes; }
+    // A value taken when the content loads that the game never reads (a real core's clock
+    // reading at load, leftover memory), kept in the saved state and in its hash, and taken
+    // over by a load: two processes' states then differ while their games agree. 0: none.
+    void set_load_stamp(std::uint64_t stamp) { m_stamp = stamp; }
+    std::uint64_t load_stamp() const { return m_stamp; }
     // Logs keep one hash every `stride` frames (frame f at index f / stride, for the frames
     // with f % stride == stride - 1) and no inputs when stride > 1: an hour-long soak keeps
     // its memory for the engine. The state is a hash chain, so a sparse log still catches
@@ -53,6 +58,7 @@ class HashingEmulator final : public Emulator {
     std::uint64_t m_presented = 0;
     std::uint64_t m_diverge_at = ~0ull;
     std::size_t m_padding = 0;
+    std::uint64_t m_stamp = 0;
     std::uint32_t m_stride = 1;
     std::array<std::uint8_t, 8> m_ram{};  // the state word, as the "CHAIN" memory region
     double m_fps = 60.0;
@@ -68,7 +74,10 @@ struct SimLinkChange {
 
 struct SimScenario {
     int players = 2;  // players from the start
-    int slots = 0;    // player slots in the session (more than players: room to join late)
+    // > 0: the last of those players connects this long after the others (its result's
+    // connected_at_us says when).
+    Micros last_player_after_us = 0;
+    int slots = 0;  // player slots in the session (more than players: room to join late)
     std::uint64_t seed = 1;
     std::uint32_t frames = 3600;
     double fps = 60.0;
@@ -108,6 +117,7 @@ struct SimScenario {
     };
     std::vector<Joiner> joiners;
     std::size_t state_padding = 0;  // bytes added to every HashingEmulator state
+    bool load_stamps = false;       // each HashingEmulator gets its own load stamp
     // Long runs: clients' hash logs keep one frame in `log_stride` (SimClientResult::hashes
     // then holds frame i * log_stride + log_stride - 1 at index i), and neither inputs nor
     // sampled pads are logged. Hash reports still go to the server every hash interval.
@@ -137,6 +147,8 @@ struct SimClientResult {
     Micros connected_at_us = -1;    // a late joiner: when it connected (simulated time)
     Micros running_at_us = -1;      // ... and when it started running frames
     std::uint8_t present = 0;       // Client::present_slots() at the end
+    std::uint64_t load_stamp = 0;   // its HashingEmulator's at the end (SimScenario::load_stamps)
+    std::uint64_t final_state_hash = 0;  // its HashingEmulator's state_hash() at the end
     // Ticks after which it asked to be woken again at once, while running: each is a turn of
     // a busy loop in a real process (a client catching up has a few; one with nothing to do
     // has none).

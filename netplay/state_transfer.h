@@ -54,6 +54,7 @@ class StateSender {
 
     bool done() const { return m_acked >= size(); }
     std::uint32_t transfer_id() const { return m_id; }
+    StatePurpose purpose() const { return m_purpose; }
     std::uint32_t frame() const { return m_state.frame; }
     std::uint32_t size() const { return static_cast<std::uint32_t>(m_state.compressed->size()); }
     std::uint32_t acked() const { return m_acked; }

@@ -331,13 +331,18 @@ TEST_CASE("A zlib bomb uploaded as the session's state is refused; the joiner ge
         while (auto e = server.poll_event()) events.push_back(*e);
         clock.advance(1000);
     }
-    CHECK(t1.bombs == 1);
+    // Asked twice: for the start state before frame 0, and for the joiner's state.
+    CHECK(t1.bombs == 2);
     const ServerEvent* refused = nullptr;
+    bool start_from_p2 = false;
     for (const auto& e : events) {
         if (e.type == ServerEvent::Type::kRefused && !refused) refused = &e;
+        start_from_p2 |= e.type == ServerEvent::Type::kStateSent &&
+                         e.message.find("start state from p2") != std::string::npos;
     }
     REQUIRE(refused != nullptr);
     CHECK_THAT(refused->message, Catch::Contains("p1") && Catch::Contains("1024"));
+    CHECK(start_from_p2);  // the honest player's start state went to everyone
     // The joiner got slot 2's state instead and plays in step with everyone.
     REQUIRE(c3.state() == Client::State::kRunning);
     CHECK(c3.first_frame() > 0);
