@@ -337,6 +337,7 @@ struct ServerArgs {
     std::string on_drop = "continue";
     double reconnect_grace = 60;
     bool no_repair = false;
+    bool no_common_start = false;
     // The lobby (frontend/lobby/lobby_client.h): `server` registers its sessions there,
     // `host` opens a room there.
     std::string lobby_url;
@@ -407,6 +408,10 @@ struct ServerArgs {
         app.add_flag("--no-repair", no_repair,
                      "on a desync only report it; by default the players that differ from the "
                      "majority get the majority's state (not in rollback sessions)");
+        app.add_flag("--no-common-start", no_common_start,
+                     "each player starts from its own power-on state instead of the first "
+                     "player's (for comparing: a core that keeps a clock or leftover memory in "
+                     "its state then reports desyncs at frame 0 that are not)");
         app.add_option("--hash-interval", hash_interval,
                        "clients report a state hash every N frames (0: never)")
             ->check(CLI::Range(0, 65535))
@@ -491,6 +496,7 @@ struct ServerArgs {
         config.server.pause_on_drop = on_drop == "pause";
         config.server.reconnect_grace_us = static_cast<netplay::Micros>(reconnect_grace * 1e6);
         config.server.repair_desyncs = !no_repair;
+        config.server.common_start = !no_common_start;
         config.server.hash_interval = static_cast<std::uint16_t>(hash_interval);
         if (mode == "rollback") {
             config.server.mode = netplay::SessionMode::kRollback;

@@ -650,7 +650,9 @@ void ClientRunner::step() {
     // Events first: a late joiner's replay is opened on kJoined, before the frames it ran
     // in the same tick are flushed to it.
     while (auto event = m_client->poll_event()) handle_event(*event);
-    if (!m_left && m_client->state() == netplay::Client::State::kJoining) show_transfer_progress();
+    if (!m_left && (m_client->state() == netplay::Client::State::kJoining ||
+                    m_client->receiving_start_state()))
+        show_transfer_progress();
     m_recording->flush_log(m_client->final_frames());
     if (!m_left && m_config.frames > 0 && m_client->final_frames() >= m_config.frames) {
         end_of_play(now);
@@ -725,7 +727,7 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
         case Type::kStarted: {
             m_summary.started = true;
             m_started_at = now;
-            if (!m_config.record_path.empty()) open_replay(0, {});
+            if (!m_config.record_path.empty()) open_replay(0, m_common_start);
             m_traffic_at_start = m_client->stats().traffic;
             const double frame_ms = 1000.0 / m_emulator.frames_per_second();
             log_info("session started: input delay {} frames ({:.0f} ms)", event.delay,
@@ -781,6 +783,16 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
             break;
         case Type::kStateError:
             log_error("state transfer: {}", event.message);
+            break;
+        case Type::kStartLoaded:
+            show_transfer_progress(1.0);
+            if (m_transfer_bar) m_transfer_bar->done();
+            m_transfer_bar.reset();
+            m_transfer_quarter = 0;
+            log_info("{}", event.message);
+            // A replay starts from the same bytes (no frame has run yet).
+            if (!m_config.record_path.empty() && !m_emulator.save_state(m_common_start))
+                m_common_start.clear();
             break;
         case Type::kDisconnected:
             end_of_play(now);

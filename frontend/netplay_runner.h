@@ -242,6 +242,7 @@ class ClientRunner {
     bool m_transfer_on_tty = false;               // a bar for the state transfer ...
     std::unique_ptr<ProgressBar> m_transfer_bar;  // ... once its first bytes are in
     int m_transfer_quarter = 0;                   // else: quarters logged so far
+    std::vector<std::uint8_t> m_common_start;     // the session's start state, for a replay
     netplay::PeerStats m_traffic_at_start, m_traffic_at_end;
     ClientRunSummary m_summary;
     std::deque<netplay::ClientEvent> m_view_events;

@@ -128,6 +128,7 @@ void NetplayView::take_events(Micros now) {
                 break;
             case CType::kJoining:
             case CType::kJoined:
+            case CType::kStartLoaded:
                 messages.post(e->message, Tone::kNormal, now, kShortMessageUs);
                 break;
             case CType::kResynced:
@@ -207,7 +208,9 @@ void NetplayView::refresh(Micros now) {
     if (client.state() == State::kIdle || client.state() == State::kConnecting) {
         progress = Progress{"connecting to " + m_client.config().server_address, -1};
     } else if (client.state() == State::kLobby) {
-        if (have_server && players > 0) {
+        if (client.receiving_start_state()) {
+            progress = Progress{"receiving the session's start state", client.transfer_progress()};
+        } else if (have_server && players > 0) {
             const auto joined = std::count_if(server_slots.begin(), server_slots.end(),
                                               [](const auto& s) { return s.connected; });
             progress =
