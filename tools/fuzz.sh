@@ -8,13 +8,15 @@
 #       touched). Prints each target's executions, seconds and verdict; exit status 1 if
 #       any target crashed (the input is kept under build-fuzz/crashes/, and the run's log
 #       next to it).
+#   bash tools/fuzz.sh --build-only
+#       only builds build-fuzz/ (the test command builds it while other tests run).
 #   bash tools/fuzz.sh --capture
 #       regenerates tests/fuzz/corpus from simulated sessions (tests/fuzz/capture_corpus.cpp,
 #       built in build/).
 #
 # Environment: FUZZ_BUILD_DIR (default build-fuzz), FUZZ_ARGS (extra libFuzzer flags),
 # FUZZ_JOBS (targets run at once, default one per core),
-# FUZZ_NO_BUILD=1 (skip the build step).
+# FUZZ_NO_BUILD=1 (skip the build step), FUZZ_BUILD_JOBS (compile jobs, default one per core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,12 +25,14 @@ BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
 limit=(-max_total_time=60)
 targets=()
 capture=0
+build_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --time) limit=(-max_total_time="$2"); shift 2 ;;
         --runs) limit=(-runs="$2"); shift 2 ;;
         --capture) capture=1; shift ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        --build-only) build_only=1; shift ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *)
             if [[ ! " ${TARGETS_ALL[*]} " == *" $1 "* ]]; then
@@ -64,7 +68,9 @@ if [ ! -f "$BUILD/CMakeCache.txt" ]; then
         -DFRAMELOCK_WERROR=ON "${launcher[@]}" >/dev/null
 fi
 # FUZZ_NO_BUILD=1: run what is built (several runs in parallel share one build dir).
-[ -n "${FUZZ_NO_BUILD:-}" ] || cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]/#/fuzz_}"
+[ -n "${FUZZ_NO_BUILD:-}" ] ||
+    cmake --build "$BUILD" -j "${FUZZ_BUILD_JOBS:-$JOBS}" --target "${targets[@]/#/fuzz_}"
+[ "$build_only" = 1 ] && exit 0
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
