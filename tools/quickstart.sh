@@ -114,26 +114,6 @@ bench_smoke() {
     if [ -x "$B/bench_audio_drc" ]; then "$B/bench_audio_drc" --seconds 5 --skew 0.001 2>/dev/null; fi
 }
 
-# While the ASan+UBSan tests run, the TSan and fuzz builds start in the background: one
-# compile job at idle CPU priority (SCHED_IDLE). Those tests are mostly sessions that wait on
-# real time; the kernel hands a core back to a test the moment it wakes, and the other core
-# stays free. When the tests end the build is stopped and finished in the foreground with
-# every core (ninja keeps what is done). Its own session (setsid) lets us stop it with
-# everything it started. The normal tests run alone: their figures are the reference.
-BG_PID=""
-build_in_background() { # LOG COMMAND...
-    local log=$1
-    shift
-    setsid chrt --idle 0 "$@" >"$log" 2>&1 &
-    BG_PID=$!
-}
-stop_background() {
-    [ -n "$BG_PID" ] || return 0
-    kill -- "-$BG_PID" 2>/dev/null || true
-    wait "$BG_PID" 2>/dev/null || true
-    BG_PID=""
-}
-
 # Each stage's wall time, printed at the end (and when a stage fails: what ran so far).
 STAGES=()
 STAGE_NAME=""
@@ -150,7 +130,6 @@ stage() {
 }
 stage_table() {
     local status=$?
-    stop_background
     stage ""
     echo
     echo "== stage times (wall)"
@@ -175,16 +154,12 @@ tests() {
     stage "build (ASan + UBSan)"
     build build-asan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_SANITIZERS=ON -DFRAMELOCK_BENCH=OFF \
         "${SANITIZED[@]}"
+    stage "tests under ASan + UBSan"
+    ctest --test-dir build-asan --output-on-failure -j "$TEST_JOBS" --timeout 900
+
+    stage "build (TSan: the threaded code's tests)"
     configure build-tsan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_TSAN=ON -DFRAMELOCK_BENCH=OFF -DFRAMELOCK_SDL=OFF \
         "${SANITIZED[@]}"
-    FUZZ_NO_BUILD=1 bash tools/fuzz.sh --build-only # configures build-fuzz
-    build_in_background build-tsan/background-build.log bash -c \
-        "cmake --build build-tsan -j 1 --target test_lobby && FUZZ_BUILD_JOBS=1 bash tools/fuzz.sh --build-only"
-    stage "tests under ASan + UBSan (TSan, fuzz building at idle priority)"
-    ctest --test-dir build-asan --output-on-failure -j "$TEST_JOBS" --timeout 900
-    stop_background
-
-    stage "build (TSan: the threaded code's tests): what is left"
     cmake --build build-tsan -j "$JOBS" --target test_lobby
     stage "threaded tests under TSan"
     # Two lobby end-to-end tests are left out: under TSan the lobby process exits 66 (a
@@ -192,7 +167,7 @@ tests() {
     ctest --test-dir build-tsan --output-on-failure -j "$TEST_JOBS" --timeout 900 -L threaded \
         -E "lobby: (the room of a killed host expires|relays and rooms warn while the lobby is down)"
 
-    stage "fuzz: the rest of its build, then libFuzzer + ASan + UBSan ${FUZZ_SECONDS:-12} s per target"
+    stage "fuzz pass (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-12} s per target)"
     fuzz_pass
 
     stage "benchmark smoke runs"
