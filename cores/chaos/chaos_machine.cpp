@@ -114,6 +114,7 @@ void ChaosMachine::power_on() {
         m_block[kMain.offset + at + 1] = kSpriteStart[port][1];
     }
     m_audio_frames = 0;
+    m_load_stamp = m_faults.fault == Fault::kLoadstamp ? wallclock_ns() : 0;
     render();
 }
 
@@ -283,7 +284,8 @@ std::size_t ChaosMachine::growth_chunks(std::uint32_t at_frame) const {
 
 std::size_t ChaosMachine::state_size_at(std::uint32_t at_frame) const {
     if (state_fault_active(Fault::kNostate, at_frame)) return 0;
-    return kBaseStateSize + growth_chunks(at_frame) * kGrowthChunkSize;
+    const std::size_t stamp = m_faults.fault == Fault::kLoadstamp ? 8 : 0;
+    return kBaseStateSize + growth_chunks(at_frame) * kGrowthChunkSize + stamp;
 }
 
 std::size_t ChaosMachine::state_size() const {
@@ -315,6 +317,8 @@ bool ChaosMachine::serialize(std::span<std::uint8_t> out) const {
         store_u32(bytes, 8, f);
         store_u32(bytes, 12, main_digest);
     }
+
+    if (m_faults.fault == Fault::kLoadstamp) store_u64(out, size - 8, m_load_stamp);
 
     // A host may hash its whole buffer; keep bytes past the state deterministic too.
     std::fill(out.begin() + static_cast<std::ptrdiff_t>(size), out.end(), std::uint8_t{0});
@@ -348,6 +352,11 @@ bool ChaosMachine::unserialize(std::span<const std::uint8_t> in) {
         std::copy_n(block.begin(), kHidden.offset, m_block.begin());
     } else {
         std::copy(block.begin(), block.end(), m_block.begin());
+    }
+    if (m_faults.fault == Fault::kLoadstamp) {
+        m_load_stamp = 0;
+        for (std::size_t i = 0; i < 8; ++i)
+            m_load_stamp |= static_cast<std::uint64_t>(in[in.size() - 8 + i]) << (8 * i);
     }
     m_audio_frames = 0;
     render();

@@ -25,7 +25,8 @@ inline constexpr double kFps = 60.0;
 inline constexpr unsigned kSampleRate = 32000;
 inline constexpr std::size_t kMaxAudioFrames = 534;
 
-// Savestate: 8-byte header (magic "FLCH", u32 LE version) followed by the block.
+// Savestate: 8-byte header (magic "FLCH", u32 LE version) followed by the block (then the
+// varsize fault's chunks, then the loadstamp fault's u64).
 inline constexpr std::size_t kStateHeaderSize = 8;
 inline constexpr std::size_t kBaseStateSize = kStateHeaderSize + kBlockSize;
 // The varsize fault appends one chunk of this many bytes per kGrowthPeriod frames.
@@ -101,6 +102,7 @@ class ChaosMachine {
     std::array<std::uint16_t, kWidth * kHeight> m_video{};
     std::array<std::int16_t, kMaxAudioFrames * 2> m_audio{};
     std::size_t m_audio_frames = 0;
+    std::uint64_t m_load_stamp = 0;  // the loadstamp fault's reading of real time
 };
 
 }  // namespace framelock::cores::chaos

@@ -20,6 +20,10 @@ enum class Fault {
     kVarsize,    // from frame F on, the savestate grows by 16 bytes every 100 frames
     kNostate,    // from frame F on, savestates are unsupported (size 0, calls fail)
     kCrash,      // the retro_run of frame F crashes the process
+    // At power-on, real time goes into the savestate (after everything else) and nowhere
+    // else: the game never reads it and no memory region shows it, and a load takes it over.
+    // Two processes' states differ from frame 0 while their games agree (F is not used).
+    kLoadstamp,
 };
 
 struct FaultConfig {

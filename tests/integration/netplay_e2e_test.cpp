@@ -237,6 +237,57 @@ TEST_CASE(
     long_session(core_case("nestopia"));
 }
 
+// The chaos core's loadstamp fault: the clock at power-on is kept in the savestate and
+// nowhere else, so two processes started apart hold different states while their games
+// agree. The second player starts 3 s after the first.
+void load_stamped_session(bool common_start, int frames) {
+    CoreCase core = core_case("chaos");
+    require_core_case(core);
+    core.extra = {"--option", "chaos_fault=loadstamp"};
+    Session session(common_start ? "start-state" : "start-state-off");
+    std::vector<std::string> server = {"--hash-interval", "1"};
+    if (!common_start) server.insert(server.end(), {"--no-common-start", "--no-repair"});
+    session.start_server(2, session_time(frames) + 3s, server);
+    ChildProcess& one = session.start_client("client1", core, 1, 11, frames, core.extra);
+    std::this_thread::sleep_for(3s);
+    ChildProcess& two = session.start_client("client2", core, 2, 22, frames, core.extra);
+    session.require_success(one, "client1", after(session_time(frames) + 10s));
+    session.require_success(two, "client2", after(30s));
+    const auto log1 = read_lines(session.hashes("client1"));
+    const auto log2 = read_lines(session.hashes("client2"));
+    REQUIRE(log1.size() == static_cast<std::size_t>(frames));
+    REQUIRE(log2.size() == static_cast<std::size_t>(frames));
+    std::size_t differing = 0;
+    for (std::size_t f = 0; f < log1.size(); ++f) differing += log1[f] != log2[f];
+    const auto stats1 = read_json(session.stats("client1"));
+    const std::string log_one = session.log_of("client1"), log_two = session.log_of("client2");
+    INFO(log_one << log_two);
+    std::printf(
+        "[figure] chaos loadstamp, second player 3 s later, %s: %zu of %d hash-log "
+        "lines differ, %d desync(s) reported\n",
+        common_start ? "one start state" : "--no-common-start", differing, frames,
+        stats1["desyncs"].get<int>());
+    if (common_start) {
+        CHECK(differing == 0);
+        CHECK(stats1["desyncs"].get<int>() == 0);
+        CHECK_THAT(log_two, Catch::Contains("loaded the session's start state"));
+        CHECK_THAT(session.log_of("server"), Catch::Contains("start state from client1"));
+    } else {
+        // Every frame's state differs, from frame 0, and the first compared frame is an alarm.
+        CHECK(differing == static_cast<std::size_t>(frames));
+        CHECK(stats1["desyncs"].get<int>() >= 1);
+        CHECK_THAT(log_one, Catch::Contains("desync at frame 0"));
+    }
+}
+
+TEST_CASE(
+    "netplay: one start state: the chaos core's load stamp, the second player 3 s later: no "
+    "desync, hash logs identical from frame 0 (with --no-common-start: every line differs)",
+    "[integration][netplay][start]") {
+    load_stamped_session(true, 600);
+    load_stamped_session(false, 300);
+}
+
 TEST_CASE(
     "rollback: arcade, 2 bots through an 80 ms RTT proxy for 10000 frames (2000 under "
     "sanitizers), identical confirmed frames",
