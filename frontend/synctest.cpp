@@ -193,16 +193,43 @@ int worker_roundtrip(const SynctestOptions& options, WorkerCore& core, const fs:
     return 0;
 }
 
+// The hash-log line with the state hashed without the bytes in `mask` (zeroed).
+std::string masked_line(std::uint64_t frame, netplay::Emulator& emulator,
+                        const std::vector<netplay::ByteRange>& mask) {
+    std::string line = hash_log_line(frame, emulator, true);
+    std::vector<std::uint8_t> state;
+    if (mask.empty() || !emulator.save_state(state)) return line;
+    for (const auto& r : mask) {
+        if (r.offset >= state.size()) continue;
+        const std::size_t end = std::min(state.size(), r.offset + r.length);
+        std::fill(state.begin() + static_cast<std::ptrdiff_t>(r.offset),
+                  state.begin() + static_cast<std::ptrdiff_t>(end), std::uint8_t{0});
+    }
+    const std::size_t regions = line.find(' ', line.find(' ') + 1);
+    return std::to_string(frame) + ' ' + netplay::hash_to_hex(netplay::hash_bytes(state)) +
+           (regions == std::string::npos ? std::string() : line.substr(regions));
+}
+
 int worker_twice(WorkerCore& core, const fs::path& dir) {
     std::uint64_t frame = 0;
+    std::vector<netplay::ByteRange> mask;  // state bytes left out of the state hash
     char line[kMaxLine];
     while (std::fgets(line, sizeof line, stdin)) {
         const std::string command(line, strcspn(line, "\r\n"));
         if (command == "run") {
             core.emulator->run_frame(core.input->input_for(frame), true);
-            const std::string out = hash_log_line(frame, *core.emulator, true);
+            const std::string out = masked_line(frame, *core.emulator, mask);
             std::printf("%s\n", out.c_str());
             ++frame;
+        } else if (command.rfind("mask ", 0) == 0) {
+            // "mask OFFSET:LENGTH ...": no answer.
+            std::istringstream words(command.substr(5));
+            std::string word;
+            while (words >> word) {
+                netplay::ByteRange r;
+                if (std::sscanf(word.c_str(), "%zu:%zu", &r.offset, &r.length) == 2)
+                    mask.push_back(r);
+            }
         } else if (command == "dump") {
             // Answers "dumped NAME@START..." so the parent can give addresses.
             std::vector<std::uint8_t> state;
@@ -399,6 +426,7 @@ Result<CheckReport> check_twice(const SynctestOptions& options, const fs::path& 
     std::FILE* log = std::fopen(hash_log.c_str(), "w");
     if (!log) return make_error(ErrorCode::kIo, "cannot write " + hash_log.string());
     ProgressBar progress("twice", options.frames, options.progress);
+    std::optional<ByteDiff> process_bytes;  // savestate bytes that differ from power-on
     std::uint64_t f = 0;
     for (; f < options.frames; ++f) {
         const bool sent =
@@ -442,8 +470,6 @@ Result<CheckReport> check_twice(const SynctestOptions& options, const fs::path& 
                     starts[word.substr(0, at)] = std::strtoull(word.c_str() + at + 1, nullptr, 16);
             }
         }
-        out.verdict = "diverged";
-        out.frame = f;
         std::vector<std::string> names = differing_region_names(*la, *lb);
         std::vector<RegionDiff> regions;
         for (const auto& name : names) {
@@ -455,6 +481,22 @@ Result<CheckReport> check_twice(const SynctestOptions& options, const fs::path& 
         const auto state_a = read_bytes(dir / "a" / "state.bin");
         const auto state_b = read_bytes(dir / "b" / "state.bin");
         const ByteDiff state = netplay::diff_bytes(state_a, state_b);
+        if (f == 0 && names.empty() && !state.empty() && !state.sizes_differ &&
+            state.range_count == state.ranges.size()) {
+            // From power-on every memory region agrees and a few bytes of the savestate do
+            // not: a value the core takes from its process (a clock read at load, leftover
+            // memory). Compared from now on without them, so anything else that differs later
+            // is still caught; a difference first seen later is a divergence as ever.
+            process_bytes = state;
+            std::string mask = "mask";
+            for (const auto& r : state.ranges) mask += fmt::format(" {}:{}", r.offset, r.length);
+            mask += "\n";
+            if (send_line(a.value()->child, mask.c_str()) &&
+                send_line(b.value()->child, mask.c_str()))
+                continue;
+        }
+        out.verdict = "diverged";
+        out.frame = f;
         out.message = "two runs from power-on with the same inputs differ at frame " +
                       std::to_string(f) + ": " +
                       (regions.empty() ? std::string("no memory region differs")
@@ -491,6 +533,18 @@ Result<CheckReport> check_twice(const SynctestOptions& options, const fs::path& 
         out.message = std::to_string(f) +
                       " frames: both runs had the same state hash and memory after every frame";
         out.details = {{"frames", f}};
+        if (process_bytes) {
+            out.message = fmt::format(
+                "{} frames: both runs had the same memory after every frame, and the same state "
+                "but for {} byte(s) of the savestate ({} range(s), first at offset {}) that "
+                "differ between the two processes from power-on and never affected the game: "
+                "a value the core takes from its process (a clock read at load, leftover "
+                "memory). Not a desync: netplay starts every player from one state (the first "
+                "player's) for this reason",
+                f, process_bytes->differing_bytes, process_bytes->range_count,
+                process_bytes->ranges.front().offset);
+            out.details["process_bytes"] = ranges_json(*process_bytes, 0);
+        }
     }
     return out;
 }

@@ -122,6 +122,22 @@ TEST_CASE("synctest: each chaos fault fails the check aimed at it, at its frame 
         CHECK(std::filesystem::exists(r.dir + "/roundtrip/frames.png"));
         CHECK(std::filesystem::exists(r.dir + "/roundtrip/state-first.bin"));
     }
+    SECTION(
+        "loadstamp: two processes' savestates differ in the stamp alone: deterministic, "
+        "the bytes listed, compared without them from then on") {
+        const Synctest r = synctest(tmp, "loadstamp", chaos("loadstamp", 60, 300, 8));
+        CHECK(r.process.exit_code == 0);
+        const Json& twice = r.check("twice");
+        CHECK(twice["passed"] == true);
+        CHECK(twice["verdict"] == "deterministic");
+        // After the header (8) and the block (448): the stamp, 8 bytes at most.
+        CHECK(twice["details"]["process_bytes"]["ranges"][0]["offset"] == 456);
+        CHECK(twice["details"]["process_bytes"]["differing_bytes"].get<int>() >= 1);
+        CHECK(twice["details"]["process_bytes"]["differing_bytes"].get<int>() <= 8);
+        CHECK_THAT(twice["message"].get<std::string>(),
+                   Catch::Contains("netplay starts every player from one state"));
+        CHECK(r.check("roundtrip")["passed"] == true);
+    }
     SECTION("uninit: two runs differ at the fault frame, in SCRATCH alone") {
         const Synctest r = synctest(tmp, "uninit", chaos("uninit", 250, 300, 8));
         CHECK(r.process.exit_code == 1);
