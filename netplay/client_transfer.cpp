@@ -181,7 +181,9 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
                 return;
             }
             if (start) {
-                apply_start(std::move(raw).value());
+                // Only before frame 0: a start state completing later is never loaded.
+                if (m_state == State::kLobby && m_next_frame == 0)
+                    apply_start(std::move(raw).value());
             } else if (header.purpose == StatePurpose::kJoin) {
                 apply_join(std::move(raw).value());
             } else if (Frame(header.frame) > Frame(m_next_frame)) {
