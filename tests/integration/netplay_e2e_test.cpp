@@ -45,9 +45,10 @@ namespace {
 // Each player's link, both directions together, per frame, wire bytes including UDP/IP
 // headers: RetroArch 1.14's netplay measured here (bench/bandwidth.cpp) is 144 B with every
 // frame sent. The figure of record is bench_bandwidth's (136 B on a quiet machine); here, with
-// other tests loading the machine, a delay that rises for a while lengthens every resend, so
-// the bound is a tenth above it (nestopia measured 145-152 B under that load).
-constexpr double kLinkBytesPerFrame = 144.0 * 1.1;
+// other tests loading the machine, a delay that rises for a while lengthens every resend and a
+// late datagram seen as lost turns on the copies for 10 s, so the bound is a quarter above it
+// (nestopia measured 141-165 B in full test runs on 2 cores; a doubled link still fails).
+constexpr double kLinkBytesPerFrame = 144.0 * 1.25;
 
 // A server (with `server_args`), the proxy at 80 ms RTT with +-3 ms jitter each way, and two
 // bots with these seeds for `frames` frames; returns once all ended cleanly, with the two
