@@ -177,7 +177,10 @@ class Server {
         // its recent worst, and the earliest an input arrived after its scheduled sample time
         // lately (both over kCheckWindowUs), for checking what the client reports.
         RttEstimator rtt;
-        std::array<Micros, 256> update_sent_at{};       // by ServerUpdate::seq
+        std::array<Micros, 256> update_sent_at{};  // by ServerUpdate::seq
+        // The confirmed frames each update carried, [first, end) by ServerUpdate::seq: a
+        // frame the client acknowledges late may have reached it only in the next update.
+        std::array<std::pair<std::uint32_t, std::uint32_t>, 256> update_frames{};
         std::deque<std::pair<Micros, Micros>> rtt_max;  // (time, rtt), decreasing rtt
         std::deque<std::pair<Micros, Micros>> up_min;   // (time, lateness), increasing
         struct Arrival {
@@ -245,7 +248,10 @@ class Server {
     Micros safe_rtt_worst() const;
     // Delay measurements (see delay_controller.h).
     Micros sample_time(std::uint32_t frame) const;  // server clock: when frame's input was sampled
-    int estimate_path_floor() const;                // see path_floor()
+    // How long after the first update carrying `frame` to this client the next one carried
+    // it again (0: none has yet).
+    static Micros resend_gap(const Slot& slot, std::uint32_t frame);
+    int estimate_path_floor() const;  // see path_floor()
     void note_round_trip_report(Slot& slot, int slot_number, const ClientInput& input,
                                 std::uint32_t ack_end);
     void note_echo(Slot& slot, const ClientInput& input);
