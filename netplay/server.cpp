@@ -33,11 +33,18 @@ constexpr Micros kCheckSlackUs = 3'000;
 constexpr int kResendLookback = 64;
 // Confirmed frames whose timing is kept for checking reports.
 constexpr std::size_t kInfoFrames = 600;
-// A link that lost a datagram (either way) this recently sends everything twice. The copies
-// hide the loss that triggered them, so a short memory lets a steadily lossy link fall back
-// to single datagrams between losses, and the first loss after each fall-back costs a
-// frame: at 10 s, the delay at 50 ms and 1% loss averaged 5.02 frames; at 60 s, 4.17.
-constexpr Micros kLossMemoryUs = 60'000'000;
+// A link that lost a datagram (either way) this recently sends everything twice; a lossy
+// link (its last loss event came within kLossyGapUs of the loss before it) for longer. The
+// copies hide the loss that turned them on, so on a steadily lossy link a short memory falls
+// back to single datagrams between losses, and the first loss after each fall-back costs a
+// frame (bench_netplay_delay at 50 ms and 1% loss: a mean delay of 5.02 frames with 10 s
+// for every link); a lost datagram now and then on a clean link keeps the short memory,
+// which costs fewer bytes.
+constexpr Micros kLossMemoryUs = 10'000'000;
+constexpr Micros kLossyMemoryUs = 60'000'000;
+constexpr Micros kLossyGapUs = 2 * kLossyMemoryUs;  // a fall-back's first loss still counts
+// Datagrams lost within this of each other are one loss event (a burst).
+constexpr Micros kLossEventUs = 1'000'000;
 // The handshake's round trips the first delay needs from every player.
 constexpr long kStartRttSamples = 8;
 // Before the start, a player with fewer round-trip samples than that gets a heartbeat this
@@ -335,7 +342,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             slot.rttvar = static_cast<Micros>(stats->rttvar_100us) * 100;
             if (stats->down_lost != slot.down_lost_seen) {
                 slot.down_lost_seen = stats->down_lost;
-                slot.loss_seen_at = now;
+                note_loss(slot, now);
             }
             return;
         }
@@ -577,6 +584,7 @@ void Server::hello_running(PeerId peer, const Hello& hello) {
     slot.next_update_seq = 0;
     slot.update_frames.fill({0, 0});
     slot.up_loss = LossCounter{};
+    slot.loss_seen_at = slot.loss_gap = -1;
     slot.last_client_seq_at = -1;
     slot.srtt = slot.rttvar = 0;
     slot.held = 0;
@@ -675,7 +683,7 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
     const Micros now = m_clock.now_us();
     ++slot.datagrams;
     const bool newest = slot.up_loss.record(input.seq);
-    if (slot.up_loss.lost() > slot.up_lost_seen) slot.loss_seen_at = now;
+    if (slot.up_loss.lost() > slot.up_lost_seen) note_loss(slot, now);
     slot.up_lost_seen = slot.up_loss.lost();
     if (newest) {
         slot.last_client_seq = input.seq;
@@ -997,8 +1005,16 @@ int Server::estimate_path_floor() const {
     return std::clamp(static_cast<int>((worst * 1000 + frame_ns - 1) / frame_ns), 1, 255);
 }
 
+void Server::note_loss(Slot& slot, Micros now) {
+    if (slot.loss_seen_at >= 0 && now - slot.loss_seen_at >= kLossEventUs)
+        slot.loss_gap = now - slot.loss_seen_at;  // a new event
+    slot.loss_seen_at = now;
+}
+
 bool Server::redundant(const Slot& slot) const {
-    return slot.loss_seen_at >= 0 && m_clock.now_us() - slot.loss_seen_at < kLossMemoryUs;
+    const bool lossy = slot.loss_gap >= 0 && slot.loss_gap < kLossyGapUs;
+    const Micros memory = lossy ? kLossyMemoryUs : kLossMemoryUs;
+    return slot.loss_seen_at >= 0 && m_clock.now_us() - slot.loss_seen_at < memory;
 }
 
 Micros Server::sample_time(std::uint32_t frame) const {

@@ -191,9 +191,12 @@ class Server {
         std::deque<Arrival> arrivals;   // inputs held and not yet confirmed
         std::uint32_t report_from = 0;  // the next report covers frames from here
         std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;
-        // Redundancy: loss last seen on this link (either direction), and the copy of the
-        // last update still to go out a moment after it.
+        // Redundancy: loss last seen on this link (either direction), how long before its
+        // newest loss event the loss before it was seen (-1: none; losses within
+        // kLossEventUs are one event), and the copy of the last update still to go out a
+        // moment after it.
         Micros loss_seen_at = -1;
+        Micros loss_gap = -1;
         std::uint64_t up_lost_seen = 0;
         std::uint32_t down_lost_seen = 0;
         std::vector<std::uint8_t> copy;
@@ -256,6 +259,7 @@ class Server {
                                 std::uint32_t ack_end);
     void note_echo(Slot& slot, const ClientInput& input);
     bool redundant(const Slot& slot) const;
+    static void note_loss(Slot& slot, Micros now);
     void emit(ServerEvent event) { m_events.push_back(std::move(event)); }
     // Late join, reconnect, state transfer.
     Slot* member(PeerId peer, int& slot_number);
