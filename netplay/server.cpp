@@ -29,7 +29,8 @@ constexpr int kStalledMs = 8;
 constexpr Micros kCheckWindowUs = 10'000'000;
 constexpr Micros kCheckSlackUs = 3'000;
 // How many of a client's newest updates resend_gap() looks through (a frame goes out at once
-// and again with each update until the client acknowledges it: a round trip or two).
+// and again with each update until the client acknowledges it: a round trip or two in frame
+// lock; a frame whose first update lies further back gets no allowance).
 constexpr int kResendLookback = 64;
 // Confirmed frames whose timing is kept for checking reports.
 constexpr std::size_t kInfoFrames = 600;
@@ -37,14 +38,15 @@ constexpr std::size_t kInfoFrames = 600;
 // link (its last loss event came within kLossyGapUs of the loss before it) for longer. The
 // copies hide the loss that turned them on, so on a steadily lossy link a short memory falls
 // back to single datagrams between losses, and the first loss after each fall-back costs a
-// frame (bench_netplay_delay at 50 ms and 1% loss: a mean delay of 5.02 frames with 10 s
-// for every link); a lost datagram now and then on a clean link keeps the short memory,
-// which costs fewer bytes.
+// frame (bench_netplay_delay at 1% loss: half a frame to 0.7 more mean delay with 10 s for
+// every link, docs/netplay.md); a lost datagram now and then on a clean link keeps the
+// short memory, which costs fewer bytes.
 constexpr Micros kLossMemoryUs = 10'000'000;
 constexpr Micros kLossyMemoryUs = 60'000'000;
 constexpr Micros kLossyGapUs = 2 * kLossyMemoryUs;  // a fall-back's first loss still counts
-// Datagrams lost within this of each other are one loss event (a burst).
-constexpr Micros kLossEventUs = 1'000'000;
+// Datagrams lost within this of each other are one loss event (a burst): longer than the
+// interval of the client's statistics, which report its downlink's losses.
+constexpr Micros kLossEventUs = 3'000'000;
 // The handshake's round trips the first delay needs from every player.
 constexpr long kStartRttSamples = 8;
 // Before the start, a player with fewer round-trip samples than that gets a heartbeat this
@@ -340,10 +342,8 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             slot.down_loss_permille = stats->down_loss_permille;
             slot.srtt = static_cast<Micros>(stats->srtt_100us) * 100;
             slot.rttvar = static_cast<Micros>(stats->rttvar_100us) * 100;
-            if (stats->down_lost != slot.down_lost_seen) {
-                slot.down_lost_seen = stats->down_lost;
-                note_loss(slot, now);
-            }
+            if (stats->down_lost > slot.down_lost_seen) note_loss(slot, now);
+            slot.down_lost_seen = stats->down_lost;
             return;
         }
         case MsgId::kStateHeader:
@@ -583,6 +583,9 @@ void Server::hello_running(PeerId peer, const Hello& hello) {
     slot.last_update_sent = 0;
     slot.next_update_seq = 0;
     slot.update_frames.fill({0, 0});
+    slot.update_echoed.fill(false);
+    slot.up_lost_seen = slot.down_lost_seen = 0;
+    slot.copy_at = -1;
     slot.up_loss = LossCounter{};
     slot.loss_seen_at = slot.loss_gap = -1;
     slot.last_client_seq_at = -1;
@@ -975,6 +978,7 @@ void Server::send_update(Slot& slot) {
     m_transport.send(slot.peer, Channel::kInput, bytes);
     slot.update_sent_at[update.seq] = now;
     slot.update_frames[update.seq] = carried;
+    slot.update_echoed[update.seq] = false;
     slot.last_update_sent = now;
     // On a lossy link the same datagram goes again a moment later, unless a newer one
     // replaces it first: a lost update then costs a couple of milliseconds, not a frame.
@@ -1035,6 +1039,7 @@ Micros Server::sample_time(std::uint32_t frame) const {
 
 void Server::note_echo(Slot& slot, const ClientInput& input) {
     if (input.echo_hold_10us == kEchoHoldUnknown) return;
+    slot.update_echoed[input.echo_seq] = true;
     // A state on its way fills the link: echoes queued behind it measure the transfer, not
     // the path the first delay must cover.
     if (!m_started && (slot.sender || (m_upload && &m_slots[m_upload->slot - 1] == &slot))) return;
@@ -1051,19 +1056,27 @@ void Server::note_echo(Slot& slot, const ClientInput& input) {
 Micros Server::resend_gap(const Slot& slot, std::uint32_t frame) {
     // The updates carrying a frame are consecutive (each carries everything the client has
     // not acknowledged): walking back from the newest, the last two seen are the first two.
-    Micros first = -1, second = -1;
-    for (int back = 1; back <= kResendLookback; ++back) {
+    // The client echoes the newest update it holds with each datagram, so an honest client
+    // that got the first one almost always echoed it; one that hides its echoes gains at
+    // most an update's interval.
+    int first = -1, second = -1;  // how far back
+    bool past_first = false;
+    for (int back = 1; back <= kResendLookback && !past_first; ++back) {
         const auto seq = static_cast<std::uint8_t>(slot.next_update_seq - back);
         const auto& [begin, end] = slot.update_frames[seq];
         const bool carried = Frame(begin) <= Frame(frame) && Frame(frame) < Frame(end);
-        if (!carried) {
-            if (first >= 0) break;
-            continue;
+        if (carried) {
+            second = first;
+            first = back;
+        } else {
+            past_first = first >= 0;
         }
-        second = first;
-        first = slot.update_sent_at[seq];
     }
-    return first >= 0 && second >= first ? second - first : 0;
+    if (!past_first || second < 0) return 0;  // no second update, or the first out of reach
+    const auto first_seq = static_cast<std::uint8_t>(slot.next_update_seq - first);
+    const auto second_seq = static_cast<std::uint8_t>(slot.next_update_seq - second);
+    if (slot.update_echoed[first_seq]) return 0;
+    return slot.update_sent_at[second_seq] - slot.update_sent_at[first_seq];
 }
 
 void Server::note_round_trip_report(Slot& slot, int slot_number, const ClientInput& input,
@@ -1386,16 +1399,20 @@ void Server::handle_bulk(Slot& slot, int slot_number, std::span<const std::uint8
     }
 }
 
+bool Server::expire_upload(const char* what) {
+    if (!m_upload || m_clock.now_us() - m_upload->asked_at <= m_config.state_request_timeout_us)
+        return false;
+    emit({ServerEvent::Type::kRefused, m_upload->slot, m_upload->frame, 0, 0,
+          std::string("no ") + what + " from " + m_slots[m_upload->slot - 1].name + " within " +
+              std::to_string(m_config.state_request_timeout_us / 1000) + " ms; asking again"});
+    m_bad_reference = m_upload->slot;
+    m_upload.reset();
+    m_upload_rx.reset();
+    return true;
+}
+
 void Server::serve_states() {
-    const Micros now = m_clock.now_us();
-    if (m_upload && now - m_upload->asked_at > m_config.state_request_timeout_us) {
-        emit({ServerEvent::Type::kRefused, m_upload->slot, m_upload->frame, 0, 0,
-              "no state from " + m_slots[m_upload->slot - 1].name + " within " +
-                  std::to_string(m_config.state_request_timeout_us / 1000) + " ms; asking again"});
-        m_bad_reference = m_upload->slot;
-        m_upload.reset();
-        m_upload_rx.reset();
-    }
+    expire_upload("state");
     const std::uint32_t si = m_snapshot_interval;
     // A cached state serves joiners while the inputs since its frame are still held and it
     // is recent (a joiner fast-forwards from it).
@@ -1466,15 +1483,7 @@ void Server::serve_states() {
 
 void Server::prepare_start_state() {
     if (!m_config.common_start || m_start_state || m_start_state_refused) return;
-    if (m_upload) {
-        if (m_clock.now_us() - m_upload->asked_at <= m_config.state_request_timeout_us) return;
-        emit({ServerEvent::Type::kRefused, m_upload->slot, 0, 0, 0,
-              "no start state from " + m_slots[m_upload->slot - 1].name + " within " +
-                  std::to_string(m_config.state_request_timeout_us / 1000) + " ms; asking again"});
-        m_bad_reference = m_upload->slot;
-        m_upload.reset();
-        m_upload_rx.reset();
-    }
+    if (m_upload && !expire_upload("start state")) return;
     request_state(0, 0);  // the first player in (the host), at once
 }
 

@@ -178,9 +178,11 @@ class Server {
         // lately (both over kCheckWindowUs), for checking what the client reports.
         RttEstimator rtt;
         std::array<Micros, 256> update_sent_at{};  // by ServerUpdate::seq
-        // The confirmed frames each update carried, [first, end) by ServerUpdate::seq: a
-        // frame the client acknowledges late may have reached it only in the next update.
+        // The confirmed frames each update carried, [first, end) by ServerUpdate::seq, and
+        // whether the client echoed it: a frame whose first update never came back may have
+        // reached the client only in the next one (resend_gap).
         std::array<std::pair<std::uint32_t, std::uint32_t>, 256> update_frames{};
+        std::array<bool, 256> update_echoed{};
         std::deque<std::pair<Micros, Micros>> rtt_max;  // (time, rtt), decreasing rtt
         std::deque<std::pair<Micros, Micros>> up_min;   // (time, lateness), increasing
         struct Arrival {
@@ -252,7 +254,7 @@ class Server {
     // Delay measurements (see delay_controller.h).
     Micros sample_time(std::uint32_t frame) const;  // server clock: when frame's input was sampled
     // How long after the first update carrying `frame` to this client the next one carried
-    // it again (0: none has yet).
+    // it again, when the client never echoed the first (0: it did, or no second one yet).
     static Micros resend_gap(const Slot& slot, std::uint32_t frame);
     int estimate_path_floor() const;  // see path_floor()
     void note_round_trip_report(Slot& slot, int slot_number, const ClientInput& input,
@@ -273,6 +275,9 @@ class Server {
     void handle_bulk(Slot& slot, int slot_number, std::span<const std::uint8_t> bytes);
     void request_state(std::uint32_t frame, int prefer_slot);
     void serve_states();
+    // Gives up on an upload asked for longer than state_request_timeout_us ago (an event
+    // naming `what` and the player, who is not asked first again): whether it did.
+    bool expire_upload(const char* what);
     void pump_senders();
     void trim_history();
     void start_repair(std::uint32_t desync_frame, std::uint8_t slots, int reference);

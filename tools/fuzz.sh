@@ -9,12 +9,13 @@
 #       any target crashed (the input is kept under build-fuzz/crashes/, and the run's log
 #       next to it).
 #   bash tools/fuzz.sh --build-only
-#       only builds build-fuzz/ (the test command builds it while other tests run).
+#       only builds build-fuzz/.
 #   bash tools/fuzz.sh --capture
 #       regenerates tests/fuzz/corpus from simulated sessions (tests/fuzz/capture_corpus.cpp,
 #       built in build/).
 #
-# Environment: FUZZ_BUILD_DIR (default build-fuzz), FUZZ_ARGS (extra libFuzzer flags),
+# Environment: FUZZ_BUILD_DIR (default build-fuzz; the test command runs the targets of its
+# ASan+UBSan build, build-asan), FUZZ_ARGS (extra libFuzzer flags),
 # FUZZ_JOBS (targets run at once, default one per core),
 # FUZZ_NO_BUILD=1 (skip the build step), FUZZ_BUILD_JOBS (compile jobs, default one per core).
 set -euo pipefail
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
         --runs) limit=(-runs="$2"); shift 2 ;;
         --capture) capture=1; shift ;;
         --build-only) build_only=1; shift ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *)
             if [[ ! " ${TARGETS_ALL[*]} " == *" $1 "* ]]; then
