@@ -55,5 +55,9 @@ if(FRAMELOCK_TESTS)
     find_package(Catch2 2.13 REQUIRED CONFIG)
 endif()
 
-# cc65 builds the NES and PC Engine test ROMs from tests/roms at build time.
+# cc65 builds the NES and PC Engine test ROMs from tests/roms at build time; sdcc's Game Boy
+# assembler, linker and ROM writer the Game Boy one.
 find_program(FRAMELOCK_CL65 cl65 DOC "cc65 compiler driver (Debian: cc65)")
+find_program(FRAMELOCK_SDASGB sdasgb DOC "sdcc's Game Boy assembler (Debian: sdcc)")
+find_program(FRAMELOCK_SDLDGB sdldgb DOC "sdcc's Game Boy linker (Debian: sdcc)")
+find_program(FRAMELOCK_MAKEBIN makebin DOC "sdcc's ROM writer (Debian: sdcc)")

@@ -16,7 +16,7 @@ PACKAGES=(
     nlohmann-json3-dev libtomlplusplus-dev
     libsqlite3-dev libpqxx-dev postgresql libcpp-httplib-dev libsodium-dev
     libsdl2-ttf-dev libsamplerate0-dev fonts-dejavu-core xvfb xauth xdotool chromium
-    catch2 cc65 python3-matplotlib clang libclang-rt-14-dev
+    catch2 cc65 sdcc python3-matplotlib clang libclang-rt-14-dev
     libretro-nestopia libretro-beetle-pce-fast libretro-gambatte libretro-mgba libretro-core-info
 )
 
@@ -87,11 +87,15 @@ check_format() {
 }
 
 # A build dir configured with another C++ compiler cannot switch: it starts afresh.
-# fresh_for DIR COMPILER (as CMAKE_CXX_COMPILER ends: clang++, c++)
+# fresh_for DIR COMPILER (the compiler's file name, a version suffix allowed: clang++, c++)
 fresh_for() {
-    if [ -f "$1/CMakeCache.txt" ] && ! grep -q "^CMAKE_CXX_COMPILER:FILEPATH=.*/$2\$" "$1/CMakeCache.txt"; then
-        rm -rf "$1"
-    fi
+    [ -f "$1/CMakeCache.txt" ] || return 0
+    local compiler
+    compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$1/CMakeCache.txt")
+    case "${compiler##*/}" in
+        "$2" | "$2"-*) ;;
+        *) rm -rf "$1" ;;
+    esac
 }
 
 # A bounded libFuzzer pass (tests/fuzz, docs/fuzzing.md): every target for a few seconds

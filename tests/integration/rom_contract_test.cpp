@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "frontend/input_script.h"
@@ -25,6 +26,11 @@ constexpr int kPceOrder[8] = {RETRO_DEVICE_ID_JOYPAD_LEFT,  RETRO_DEVICE_ID_JOYP
                               RETRO_DEVICE_ID_JOYPAD_RIGHT, RETRO_DEVICE_ID_JOYPAD_UP,
                               RETRO_DEVICE_ID_JOYPAD_START, RETRO_DEVICE_ID_JOYPAD_SELECT,
                               RETRO_DEVICE_ID_JOYPAD_B,     RETRO_DEVICE_ID_JOYPAD_A};
+
+constexpr int kGbOrder[8] = {RETRO_DEVICE_ID_JOYPAD_START, RETRO_DEVICE_ID_JOYPAD_SELECT,
+                             RETRO_DEVICE_ID_JOYPAD_B,     RETRO_DEVICE_ID_JOYPAD_A,
+                             RETRO_DEVICE_ID_JOYPAD_DOWN,  RETRO_DEVICE_ID_JOYPAD_UP,
+                             RETRO_DEVICE_ID_JOYPAD_LEFT,  RETRO_DEVICE_ID_JOYPAD_RIGHT};
 
 std::uint8_t pad_byte(netplay::InputWord word, const int (&order)[8]) {
     std::uint8_t byte = 0;
@@ -59,9 +65,27 @@ netplay::InputWord nes_pad(netplay::InputWord w) {
 netplay::InputWord pce_pad(netplay::InputWord w) {
     return w & 0x0fff;
 }
+// The Game Boy's eight buttons. gambatte passes opposing directions on; mgba, by default
+// (its option mgba_allow_opposing_directions is off), drops both of a pair.
+netplay::InputWord gb_pad(netplay::InputWord w) {
+    return w & 0x01fd;  // B, SELECT, START, d-pad, A
+}
+netplay::InputWord mgba_gb_pad(netplay::InputWord w) {
+    w = gb_pad(w);
+    for (const auto& [a, b] :
+         {std::pair{RETRO_DEVICE_ID_JOYPAD_UP, RETRO_DEVICE_ID_JOYPAD_DOWN},
+          std::pair{RETRO_DEVICE_ID_JOYPAD_LEFT, RETRO_DEVICE_ID_JOYPAD_RIGHT}}) {
+        const auto pair = static_cast<netplay::InputWord>((1u << a) | (1u << b));
+        if ((w & pair) == pair) w &= static_cast<netplay::InputWord>(~pair);
+    }
+    return w;
+}
 
-void check_contract(const char* name, std::size_t block_offset, unsigned pads,
-                    const int (&order)[8], netplay::InputWord (*physical)(netplay::InputWord)) {
+// `region`: the memory region holding the block (SYSTEM_RAM, or a memory map's region named
+// by its start address where the core describes its memory map).
+void check_contract(const char* name, const char* region_name, std::size_t block_offset,
+                    unsigned pads, const int (&order)[8],
+                    netplay::InputWord (*physical)(netplay::InputWord)) {
     const auto c = core_case(name);
     framelock::test::require_core_case(c);
     HostConfig config;
@@ -76,7 +100,7 @@ void check_contract(const char* name, std::size_t block_offset, unsigned pads,
 
     auto ram_block = [&]() -> const std::uint8_t* {
         for (const auto& region : emu.memory_regions()) {
-            if (region.name == "SYSTEM_RAM" && region.bytes.size() >= block_offset + 16) {
+            if (region.name == region_name && region.bytes.size() >= block_offset + 16) {
                 return region.bytes.data() + block_offset;
             }
         }
@@ -113,10 +137,20 @@ void check_contract(const char* name, std::size_t block_offset, unsigned pads,
 }  // namespace
 
 TEST_CASE("NES ROM's pad checksum equals one computed from the inputs sent", "[integration][rom]") {
-    check_contract("nestopia", 0x10, 2, kNesOrder, nes_pad);
+    check_contract("nestopia", "SYSTEM_RAM", 0x10, 2, kNesOrder, nes_pad);
 }
 
 TEST_CASE("PCE ROM's 5-pad checksum equals one computed from the inputs sent",
           "[integration][rom]") {
-    check_contract("pce_fast", 0x200, 5, kPceOrder, pce_pad);
+    check_contract("pce_fast", "SYSTEM_RAM", 0x200, 5, kPceOrder, pce_pad);
+}
+
+TEST_CASE("Game Boy ROM's pad checksum equals one computed from the inputs sent (gambatte)",
+          "[integration][rom]") {
+    check_contract("gambatte", "00c000", 0x10, 1, kGbOrder, gb_pad);
+}
+
+TEST_CASE("Game Boy ROM's pad checksum equals one computed from the inputs sent (mgba)",
+          "[integration][rom]") {
+    check_contract("mgba_gb", "00c000", 0x10, 1, kGbOrder, mgba_gb_pad);
 }

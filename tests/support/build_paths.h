@@ -14,6 +14,7 @@ extern const char* const core_dir;         // the project's own cores
 extern const char* const system_core_dir;  // Debian's libretro cores
 extern const char* const nes_rom;          // "" when cc65 is missing
 extern const char* const pce_rom;          // "" when cc65 is missing
+extern const char* const gb_rom;           // "" when sdcc is missing
 // Fixture cores for the host's load-error paths (fixtures/fake_core.c).
 extern const char* const fake_good_core;
 extern const char* const fake_norun_core;
