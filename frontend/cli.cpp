@@ -31,6 +31,7 @@
 #include "frontend/stop_signal.h"
 #include "frontend/synctest.h"
 #include "frontend/windowed_run.h"
+#include "netplay/evidence.h"
 #include "netplay/io/real_clock.h"
 #include "netplay/state_hash.h"
 
@@ -1062,10 +1063,13 @@ int cmd_replay_play(const ReplayArgs& args) {
         log = std::move(opened).value();
     }
     std::uint64_t frame = contents.header.start_frame, verified = 0;
+    std::vector<std::uint8_t> scratch;
     for (const auto& recorded : contents.frames) {
         emu.run_frame(recorded.inputs, false);
         if (args.verify || log) {
-            const std::uint64_t hash = emu.state_hash();
+            // The evidence the session recorded: the state without the bytes a load moves.
+            const std::uint64_t hash = netplay::evidence_hash(
+                emu, contents.mask_at(static_cast<std::uint32_t>(frame)), scratch);
             if (log) log->write_line(std::to_string(frame) + ' ' + netplay::hash_to_hex(hash));
             if (args.verify) {
                 if (hash != recorded.hash) {

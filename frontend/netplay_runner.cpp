@@ -18,6 +18,7 @@
 #include "frontend/log.h"
 #include "frontend/progress.h"
 #include "frontend/stop_signal.h"
+#include "netplay/evidence.h"
 #include "netplay/state_hash.h"
 
 namespace framelock::frontend {
@@ -257,6 +258,7 @@ void ServerRunner::log_events(Session& session) {
             case Type::kSpectatorJoined:
             case Type::kSpectatorLeft:
             case Type::kStateSent:
+            case Type::kEvidence:
                 log_info("port {}: {}{}", port,
                          event->slot ? fmt::format("slot {}: ", event->slot) : std::string(),
                          event->message);
@@ -488,8 +490,25 @@ class ClientRunner::RecordingEmulator final : public netplay::Emulator {
         // time (the replay must stay contiguous, too).
         if ((m_log || m_record) && (m_log_frames == 0 || frame < m_log_frames) &&
             frame >= m_flushed_end) {
-            const std::uint64_t hash = m_inner.state_hash();
-            m_lines[frame] = {inputs, hash};
+            // The evidence the server compares (the state without the bytes a load moves):
+            // logs of two players compare like their hash reports.
+            std::uint64_t hash = 0;
+            std::uint16_t generation = 0;
+            if (m_client) {
+                const netplay::EvidenceMask& mask =
+                    m_client->evidence_mask_at(static_cast<std::uint32_t>(frame));
+                hash = netplay::evidence_hash(m_inner, mask, m_scratch);
+                generation = mask.generation;
+                if (generation > m_newest_mask) {
+                    // A replay says from which frame its hashes used this mask: this one.
+                    m_newest_mask = generation;
+                    m_masks_used.push_back(mask);
+                    m_masks_used.back().from_frame = static_cast<std::uint32_t>(frame);
+                }
+            } else {
+                hash = m_inner.state_hash();
+            }
+            m_lines[frame] = {inputs, hash, generation};
         }
         if (picture) m_picture = to_image(m_video->last_frame());
     }
@@ -515,6 +534,14 @@ class ClientRunner::RecordingEmulator final : public netplay::Emulator {
                 ++m_logged;
                 wrote = true;
             }
+            while (m_replay && m_masks_written < m_masks_used.size() &&
+                   m_masks_used[m_masks_written].generation <= entry.generation) {
+                if (Status s = m_replay->add_mask(m_masks_used[m_masks_written]); !s) {
+                    log_error("{}; recording stopped", s.error().message);
+                    m_replay = nullptr;
+                }
+                ++m_masks_written;
+            }
             if (m_replay) {
                 if (Status s = m_replay->add({entry.inputs, entry.hash}); !s) {
                     log_error("{}; recording stopped", s.error().message);
@@ -527,6 +554,8 @@ class ClientRunner::RecordingEmulator final : public netplay::Emulator {
         // rejoin is checked against it), and 60 small writes a second cost nothing.
         if (wrote) m_log->flush();
     }
+    // The client whose evidence masks the log's hashes follow.
+    void set_client(const netplay::Client* client) { m_client = client; }
     // Frames are recorded from now on (from the first frame: set before the session starts
     // or, for a late joiner, before its first frame is flushed).
     void record_to(ReplayWriter* replay) {
@@ -560,12 +589,20 @@ class ClientRunner::RecordingEmulator final : public netplay::Emulator {
     struct Line {
         netplay::InputFrame inputs;
         std::uint64_t hash = 0;
+        std::uint16_t generation = 0;  // of the evidence mask it was hashed with
     };
     std::map<std::uint64_t, Line> m_lines;  // frames run, not yet final
     ReplayWriter* m_replay = nullptr;
     bool m_record = false;
     bool m_ran_any = false;
     std::uint64_t m_flushed_end = 0;  // frames [0, this) are written
+    const netplay::Client* m_client = nullptr;
+    std::vector<std::uint8_t> m_scratch;
+    // The evidence masks hashes were computed with, each from the first frame it was used
+    // at (a replay records them), and how many of them the replay has.
+    std::uint16_t m_newest_mask = 0;
+    std::vector<netplay::EvidenceMask> m_masks_used;
+    std::size_t m_masks_written = 0;
     std::uint64_t m_start_frame = 0;
     std::vector<std::uint8_t> m_start_state;
     Image m_picture;
@@ -621,6 +658,7 @@ Result<std::unique_ptr<ClientRunner>> ClientRunner::create(RetroEmulator& emulat
         std::min<std::uint64_t>(config.frames, std::numeric_limits<std::uint32_t>::max()));
     runner->m_client = std::make_unique<netplay::Client>(*runner->m_transport, clock,
                                                          *runner->m_recording, client);
+    runner->m_recording->set_client(runner->m_client.get());
     runner->m_summary.frames_requested = config.frames;
     runner->m_summary.spectator = config.spectate;
     runner->m_created_at = clock.now_us();

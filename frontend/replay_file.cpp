@@ -46,6 +46,15 @@ Status ReplayWriter::add(const netplay::ReplayFrame& frame) {
     return {};
 }
 
+Status ReplayWriter::add_mask(const netplay::EvidenceMask& mask) {
+    if (Status s = write_block(); !s) return s;
+    if (!m_file) return {};
+    const auto bytes = netplay::encode_replay_mask(mask);
+    if (std::fwrite(bytes.data(), 1, bytes.size(), m_file) != bytes.size())
+        return make_error(ErrorCode::kIo, "writing replay '" + m_path + ".part' failed");
+    return {};
+}
+
 Status ReplayWriter::write_block() {
     if (!m_file || m_pending.empty()) return {};
     const auto bytes = netplay::encode_replay_frames(m_next_block_frame, m_pending, m_players);

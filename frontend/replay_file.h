@@ -26,6 +26,9 @@ class ReplayWriter {
 
     // The next frame (frames come in order, from the header's start frame).
     Status add(const netplay::ReplayFrame& frame);
+    // From mask.from_frame on, the frames' hashes leave the mask's bytes out (written at once,
+    // after the frames before it).
+    Status add_mask(const netplay::EvidenceMask& mask);
     // Writes what is buffered, syncs, renames PATH.part to PATH.
     Status close();
     std::uint64_t frames() const { return m_written + m_pending.size(); }

@@ -164,6 +164,13 @@ int worker_roundtrip(const SynctestOptions& options, WorkerCore& core, const fs:
                    {"state_size_max", stats.max_state_size},
                    {"state_size_changes", stats.size_changes}};
     if (stats.size_changes) result["first_state_size_change"] = stats.first_size_change;
+    if (!v.reload_bytes.empty()) {
+        Json ranges = Json::array();
+        for (const auto& r : v.reload_bytes)
+            ranges.push_back({{"offset", r.offset}, {"length", r.length}});
+        result["reload_bytes"] = {{"bytes", netplay::covered_bytes(v.reload_bytes)},
+                                  {"ranges", ranges}};
+    }
     Json files = Json::array();
     if (v.result == netplay::RoundTripResult::kDiverged ||
         v.result == netplay::RoundTripResult::kSerializeTwice) {

@@ -14,6 +14,9 @@ constexpr long kMinRttSamples = 8;
 // and send) every frame up to it.
 constexpr std::uint32_t kMaxSampleLead = 600;
 constexpr Micros kMaxSinceUs = Micros{1} << 53;
+// Evidence masks kept (each with the frame it applies from): the newest ones are all a
+// report can be under.
+constexpr std::size_t kMaxMasksKept = 16;
 // A tick this much later than the frame-paced loop promises: the process stalled, and what
 // arrived meanwhile waited on it, not on the network.
 constexpr Micros kLateTickUs = 8'000;
@@ -222,7 +225,8 @@ int Client::run_frame_lock(Micros now) {
         ++m_next_frame;
         ++ran;
         if (m_welcome.hash_interval && frame % m_welcome.hash_interval == 0 && !spectator()) {
-            queue_control(encode(HashReport{frame, m_emulator.state_hash()}));
+            queue_control(
+                encode(HashReport{frame, evidence_of(frame), evidence_mask_at(frame).generation}));
         }
         after_frame(frame, inputs);
     }
@@ -461,6 +465,13 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
         case MsgId::kStateAck:
             handle_bulk(bytes);
             return;
+        case MsgId::kEvidenceMask: {
+            auto mask = decode_evidence_mask(bytes);
+            if (!mask || mask->generation <= m_masks.back().generation) return;
+            m_masks.push_back(std::move(*mask));
+            while (m_masks.size() > kMaxMasksKept) m_masks.pop_front();
+            return;
+        }
         case MsgId::kDesync: {
             if (auto desync = decode_desync(bytes)) {
                 m_last_desync_frame = desync->frame;
@@ -472,6 +483,21 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
         default:
             return;
     }
+}
+
+const EvidenceMask& Client::evidence_mask_at(std::uint32_t frame) const {
+    for (auto it = m_masks.rbegin(); it != m_masks.rend(); ++it) {
+        if (Frame(frame) >= Frame(it->from_frame)) return *it;
+    }
+    return m_masks.front();
+}
+
+std::uint64_t Client::evidence_of(std::uint32_t frame) {
+    return evidence_hash(m_emulator, evidence_mask_at(frame), m_evidence_scratch);
+}
+
+std::uint64_t Client::evidence_of(std::uint32_t frame, std::span<const std::uint8_t> state) const {
+    return evidence_hash(state, evidence_mask_at(frame));
 }
 
 void Client::handle_update(const ServerUpdate& update) {

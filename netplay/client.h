@@ -21,6 +21,7 @@
 #include "netplay/clock.h"
 #include "netplay/clock_sync.h"
 #include "netplay/emulator.h"
+#include "netplay/evidence.h"
 #include "netplay/loss_counter.h"
 #include "netplay/protocol.h"
 #include "netplay/rtt_estimator.h"
@@ -141,6 +142,9 @@ class Client {
     }
     // The frame this client's emulator started from (0, or a late join's state).
     std::uint32_t first_frame() const { return m_first_frame; }
+    // The desync evidence mask in force at `frame` (evidence.h), as the server announced it:
+    // a hash log that must compare with other players' hashes its states with it.
+    const EvidenceMask& evidence_mask_at(std::uint32_t frame) const;
 
   private:
     int run_frame_lock(Micros now);
@@ -187,6 +191,11 @@ class Client {
     void apply_join(std::vector<std::uint8_t> state);
     void apply_start(std::vector<std::uint8_t> state);
     bool apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& state);
+    // After loading `state` (of `frame`): tells the server which bytes the load moved.
+    void report_moved(std::span<const std::uint8_t> state, std::uint32_t frame);
+    // The evidence of the state after `frame`: the live machine's, or (rollback) saved bytes.
+    std::uint64_t evidence_of(std::uint32_t frame);
+    std::uint64_t evidence_of(std::uint32_t frame, std::span<const std::uint8_t> state) const;
     void emit(ClientEvent event) { m_events.push_back(std::move(event)); }
 
     Transport& m_transport;
@@ -289,6 +298,9 @@ class Client {
     std::optional<std::pair<std::uint32_t, std::vector<std::uint8_t>>> m_resync_waiting;
     std::uint32_t m_last_desync_frame = 0;
     std::uint32_t m_first_frame = 0;
+    // Evidence masks by generation, oldest first (the first: the whole state, generation 0).
+    std::deque<EvidenceMask> m_masks = std::deque<EvidenceMask>(1);
+    std::vector<std::uint8_t> m_evidence_scratch;
     std::uint8_t m_present = 0;
     bool m_own_started = true;  // false: a joiner's first sample sets where its inputs start
 };

@@ -107,8 +107,8 @@ void Client::rollback_verify() {
         if (m_welcome.hash_interval && f % m_welcome.hash_interval == 0) {
             // The state after f: saved before f + 1 if that ran, else the live one.
             const std::uint64_t hash =
-                m_ring.size() > 1 ? hash_bytes(m_ring[1].state_before) : m_emulator.state_hash();
-            queue_control(encode(HashReport{f, hash}));
+                m_ring.size() > 1 ? evidence_of(f, m_ring[1].state_before) : evidence_of(f);
+            queue_control(encode(HashReport{f, hash, evidence_mask_at(f).generation}));
         }
         // Snapshots are of verified states only (joiners start from them).
         const bool requested = m_pending_request && m_pending_request->frame == f + 1;

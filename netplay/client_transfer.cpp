@@ -205,6 +205,7 @@ void Client::apply_join(std::vector<std::uint8_t> state) {
             " bytes): is it the same core version?");
         return;
     }
+    report_moved(state, m_first_frame);
     m_emulator.rewind_to(m_first_frame);
     m_snapshots.clear();
     m_history.clear();
@@ -229,6 +230,7 @@ void Client::apply_start(std::vector<std::uint8_t> state) {
             std::to_string(state.size()) + " bytes): is it the same core version?");
         return;
     }
+    report_moved(state, 0);
     m_emulator.rewind_to(0);
     m_snapshots.clear();
     m_history.clear();
@@ -238,6 +240,12 @@ void Client::apply_start(std::vector<std::uint8_t> state) {
     emit({ClientEvent::Type::kStartLoaded, m_slot, 0, 0, 0,
           "loaded the session's start state (" + std::to_string(size) +
               " bytes): every player starts from the same bytes"});
+}
+
+void Client::report_moved(std::span<const std::uint8_t> state, std::uint32_t frame) {
+    if (spectator()) return;  // reports no hashes
+    m_transport.send(m_server, Channel::kControl,
+                     encode(probe_moved_bytes(m_emulator, state, frame)));
 }
 
 bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& state) {
@@ -269,6 +277,7 @@ bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& 
         return fail("the reference state does not load (" + std::to_string(state.size()) +
                     " bytes)");
     }
+    report_moved(state, frame);
     m_emulator.rewind_to(frame);
     // Re-run to the present on the confirmed inputs, retaking the snapshots on the way.
     std::deque<Snapshot> kept;

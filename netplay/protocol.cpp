@@ -98,6 +98,8 @@ std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes) {
         case MsgId::kClientStats:
         case MsgId::kStateRequest:
         case MsgId::kResyncReport:
+        case MsgId::kMovedBytes:
+        case MsgId::kEvidenceMask:
         case MsgId::kStateHeader:
         case MsgId::kStateChunk:
         case MsgId::kStateAck:
@@ -368,6 +370,7 @@ std::vector<std::uint8_t> encode(const HashReport& m) {
     WireWriter w = start(MsgId::kHashReport);
     w.u32(m.frame);
     w.u64(m.hash);
+    w.u16(m.generation);
     return w.take();
 }
 
@@ -376,6 +379,7 @@ std::optional<HashReport> decode_hash_report(std::span<const std::uint8_t> bytes
     HashReport m;
     m.frame = r.u32();
     m.hash = r.u64();
+    m.generation = r.u16();
     return finish(r, m);
 }
 
@@ -573,6 +577,79 @@ std::optional<ResyncReport> decode_resync_report(std::span<const std::uint8_t> b
     m.desync_frame = r.u32();
     m.resumed_frame = r.u32();
     m.regions = r.string(1024);
+    return finish(r, m);
+}
+
+namespace {
+
+void write_ranges(WireWriter& w, const std::vector<ByteRange>& ranges) {
+    w.u8(static_cast<std::uint8_t>(std::min(ranges.size(), kMaxMaskRanges)));
+    for (std::size_t i = 0; i < ranges.size() && i < kMaxMaskRanges; ++i) {
+        w.u32(static_cast<std::uint32_t>(ranges[i].offset));
+        w.u32(static_cast<std::uint32_t>(ranges[i].length));
+    }
+}
+
+// Sorted, disjoint, non-empty and inside the largest state: anything else is malformed.
+bool read_ranges(WireReader& r, std::vector<ByteRange>& out) {
+    const std::size_t n = r.u8();
+    if (n > kMaxMaskRanges) return false;
+    std::uint64_t end = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        ByteRange range;
+        range.offset = r.u32();
+        range.length = r.u32();
+        const std::uint64_t last = std::uint64_t{range.offset} + range.length;
+        if (r.failed() || range.length == 0 || range.offset < end || last > kMaxStateBytes)
+            return false;
+        end = last;
+        out.push_back(range);
+    }
+    return true;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encode(const MovedBytes& m) {
+    WireWriter w = start(MsgId::kMovedBytes);
+    w.u32(m.frame);
+    w.u32(m.state_size);
+    w.u8(m.overflow ? 1 : 0);
+    write_ranges(w, m.overflow ? std::vector<ByteRange>{} : m.ranges);
+    return w.take();
+}
+
+std::optional<MovedBytes> decode_moved_bytes(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kMovedBytes);
+    MovedBytes m;
+    m.frame = r.u32();
+    m.state_size = r.u32();
+    const std::uint8_t overflow = r.u8();
+    if (overflow > 1 || m.state_size > kMaxStateBytes || !read_ranges(r, m.ranges))
+        return std::nullopt;
+    m.overflow = overflow == 1;
+    if (m.overflow && !m.ranges.empty()) return std::nullopt;
+    return finish(r, m);
+}
+
+std::vector<std::uint8_t> encode(const EvidenceMask& m) {
+    WireWriter w = start(MsgId::kEvidenceMask);
+    w.u16(m.generation);
+    w.u32(m.from_frame);
+    w.u8(static_cast<std::uint8_t>(m.kind));
+    write_ranges(w, m.ranges);
+    return w.take();
+}
+
+std::optional<EvidenceMask> decode_evidence_mask(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kEvidenceMask);
+    EvidenceMask m;
+    m.generation = r.u16();
+    m.from_frame = r.u32();
+    const std::uint8_t kind = r.u8();
+    if (kind > static_cast<std::uint8_t>(EvidenceKind::kMemory) || !read_ranges(r, m.ranges))
+        return std::nullopt;
+    m.kind = static_cast<EvidenceKind>(kind);
     return finish(r, m);
 }
 

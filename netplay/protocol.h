@@ -20,14 +20,16 @@
 #include <string>
 #include <vector>
 
+#include "netplay/byte_diff.h"
 #include "netplay/types.h"
 
 namespace framelock::netplay {
 
 inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
 // 2: rollback; 3: join/resync; 4: inputs every frame, the server's own round trip (echo of its
-// updates), sampling lateness, redundant copies; 5: one start state for every player.
-inline constexpr std::uint16_t kProtocolVersion = 5;
+// updates), sampling lateness, redundant copies; 5: one start state for every player; 6: desync
+// evidence without the state bytes a load moves (MovedBytes, EvidenceMask).
+inline constexpr std::uint16_t kProtocolVersion = 6;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
 // disc-based systems, are a few MiB).
@@ -56,6 +58,8 @@ enum class MsgId : std::uint8_t {
     kDesync = 0x21,
     kClientStats = 0x22,
     kResyncReport = 0x23,
+    kMovedBytes = 0x24,
+    kEvidenceMask = 0x25,
     kStateHeader = 0x30,
     kStateChunk = 0x31,
     kStateAck = 0x32,
@@ -208,7 +212,41 @@ struct ServerUpdate {
 
 struct HashReport {
     std::uint32_t frame = 0;
-    std::uint64_t hash = 0;
+    std::uint64_t hash = 0;        // desync evidence of the state after `frame` (evidence.h)
+    std::uint16_t generation = 0;  // the EvidenceMask it was computed with (0: none yet)
+};
+
+// Ranges (ByteRange: on the wire u32 offset and length, inside kMaxStateBytes) one MovedBytes
+// or EvidenceMask carries at most: a core with more scattered moving
+// bytes is compared on its memory instead (EvidenceKind::kMemory).
+inline constexpr std::size_t kMaxMaskRanges = 64;
+
+// Player -> server, right after it loaded a state (the start state, a join or resync state):
+// the bytes that moved, i.e. differ between the state it loaded and the state it saved right
+// after, or between that save and a save after loading it once more. They are not game state
+// (the game ran no frame), and they are what can differ between players who loaded the same
+// bytes. `overflow`: more ranges than kMaxMaskRanges (none listed).
+struct MovedBytes {
+    std::uint32_t frame = 0;       // the loaded state's frame (the next frame to run)
+    std::uint32_t state_size = 0;  // bytes of the loaded state
+    bool overflow = false;
+    std::vector<ByteRange> ranges;  // sorted, disjoint
+};
+
+// How players compare their machines for desyncs.
+enum class EvidenceKind : std::uint8_t {
+    kState = 0,   // the serialized state without the masked ranges
+    kMemory = 1,  // the memory regions the core exposes (a state mostly made of moving bytes)
+};
+
+// Server -> players: from `from_frame` on, hash reports are computed this way and carry
+// `generation`. Sent before Start (from frame 0) when a player's start state moved, and again
+// whenever a later load (a joiner's, a resync's) moves bytes the mask does not cover yet.
+struct EvidenceMask {
+    std::uint16_t generation = 0;
+    std::uint32_t from_frame = 0;
+    EvidenceKind kind = EvidenceKind::kState;
+    std::vector<ByteRange> ranges;  // sorted, disjoint
 };
 
 struct Desync {
@@ -289,6 +327,8 @@ std::vector<std::uint8_t> encode(const StateHeader& m);
 std::vector<std::uint8_t> encode(const StateChunk& m);
 std::vector<std::uint8_t> encode(const StateAck& m);
 std::vector<std::uint8_t> encode(const ResyncReport& m);
+std::vector<std::uint8_t> encode(const MovedBytes& m);
+std::vector<std::uint8_t> encode(const EvidenceMask& m);
 
 std::optional<Hello> decode_hello(std::span<const std::uint8_t> bytes);
 std::optional<Welcome> decode_welcome(std::span<const std::uint8_t> bytes);
@@ -306,6 +346,8 @@ std::optional<StateHeader> decode_state_header(std::span<const std::uint8_t> byt
 std::optional<StateChunk> decode_state_chunk(std::span<const std::uint8_t> bytes);
 std::optional<StateAck> decode_state_ack(std::span<const std::uint8_t> bytes);
 std::optional<ResyncReport> decode_resync_report(std::span<const std::uint8_t> bytes);
+std::optional<MovedBytes> decode_moved_bytes(std::span<const std::uint8_t> bytes);
+std::optional<EvidenceMask> decode_evidence_mask(std::span<const std::uint8_t> bytes);
 
 // Why two identities differ, naming both sides' values ("" when equal): `reference`'s
 // values (called `reference`, e.g. "session") against "yours".

@@ -7,7 +7,7 @@
 namespace framelock::netplay {
 namespace {
 
-enum BlockType : std::uint8_t { kHeaderBlock = 1, kFramesBlock = 2 };
+enum BlockType : std::uint8_t { kHeaderBlock = 1, kFramesBlock = 2, kMaskBlock = 3 };
 constexpr std::size_t kBlockHead = 1 + 4 + 4 + 4;
 
 std::vector<std::uint8_t> block(BlockType type, const std::vector<std::uint8_t>& raw) {
@@ -35,7 +35,7 @@ Result<Block> read_block(std::span<const std::uint8_t> bytes, std::size_t& at, s
     const std::uint32_t raw_size = r.u32();
     const std::uint32_t packed_size = r.u32();
     const std::uint32_t crc = r.u32();
-    if (b.type != kHeaderBlock && b.type != kFramesBlock)
+    if (b.type != kHeaderBlock && b.type != kFramesBlock && b.type != kMaskBlock)
         return make_error(ErrorCode::kState, "an unknown block type " + std::to_string(b.type));
     if (packed_size > bytes.size() - at - kBlockHead)
         return make_error(ErrorCode::kState, "a block cut short");
@@ -78,15 +78,28 @@ std::vector<std::uint8_t> encode_replay_frames(std::uint32_t first,
     return block(kFramesBlock, payload.take());
 }
 
+std::vector<std::uint8_t> encode_replay_mask(const EvidenceMask& mask) {
+    return block(kMaskBlock, encode(mask));
+}
+
+EvidenceMask ReplayContents::mask_at(std::uint32_t frame) const {
+    EvidenceMask in_force;
+    for (const EvidenceMask& mask : masks) {
+        if (frame >= mask.from_frame) in_force = mask;
+    }
+    return in_force;
+}
+
 Result<ReplayContents> parse_replay(std::span<const std::uint8_t> bytes) {
     WireReader magic(bytes.first(std::min<std::size_t>(bytes.size(), 6)));
     const std::uint32_t m = magic.u32();
     const std::uint16_t version = magic.u16();
     if (magic.failed() || m != kReplayMagic)
         return make_error(ErrorCode::kState, "not a framelock replay (no FLRP magic)");
-    if (version != kReplayVersion) {
+    if (version < kReplayOldestVersion || version > kReplayVersion) {
         return make_error(ErrorCode::kState, "replay format version " + std::to_string(version) +
-                                                 "; this framelock reads version " +
+                                                 "; this framelock reads versions " +
+                                                 std::to_string(kReplayOldestVersion) + " to " +
                                                  std::to_string(kReplayVersion));
     }
     std::size_t at = 6;
@@ -120,6 +133,16 @@ Result<ReplayContents> parse_replay(std::span<const std::uint8_t> bytes) {
                           std::to_string(out.header.start_frame + out.frames.size()) +
                           " (the frames before it are complete)";
             break;
+        }
+        if (b.value().type == kMaskBlock && version >= 2) {
+            auto mask = decode_evidence_mask(b.value().raw);
+            if (!mask || (!out.masks.empty() && mask->from_frame < out.masks.back().from_frame)) {
+                out.stopped = "a malformed mask block after frame " +
+                              std::to_string(out.header.start_frame + out.frames.size());
+                break;
+            }
+            out.masks.push_back(std::move(*mask));
+            continue;
         }
         WireReader r(b.value().raw);
         const std::uint32_t first = r.u32();

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "netplay/evidence.h"
 #include "netplay/state_hash.h"
 
 namespace framelock::netplay {
@@ -49,6 +50,11 @@ constexpr Micros kLossyGapUs = 2 * kLossyMemoryUs;  // a fall-back's first loss 
 constexpr Micros kLossEventUs = 3'000'000;
 // The handshake's round trips the first delay needs from every player.
 constexpr long kStartRttSamples = 8;
+// A mask widened mid-session applies this many frames after the newest confirmed one: time
+// for it to reach every player before they run that far.
+constexpr std::uint32_t kMaskLeadFrames = 30;
+// Mask generations remembered (their first frames): reports older than these are long done.
+constexpr std::size_t kMaskHistory = 16;
 // Before the start, a player with fewer round-trip samples than that gets a heartbeat this
 // often (each answered at once), so the first delay is measured within a round trip or two.
 constexpr Micros kLobbyMeasureUs = 10'000;
@@ -333,6 +339,13 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             if (s) handle_hash(s, *report);
             return;
         }
+        case MsgId::kMovedBytes: {
+            auto moved = decode_moved_bytes(bytes);
+            if (!moved) return malformed("malformed MovedBytes dropped");
+            slot.last_heard = now;
+            if (s) handle_moved(s, *moved);
+            return;
+        }
         case MsgId::kClientStats: {
             auto stats = decode_client_stats(bytes);
             if (!stats) return malformed("malformed ClientStats dropped");
@@ -492,6 +505,7 @@ void Server::welcome(Slot& slot, int slot_number, bool late) {
     welcome.late = late;
     welcome.snapshot_interval = m_snapshot_interval;
     m_transport.send(slot.peer, Channel::kControl, encode(welcome));
+    if (late && m_mask.generation) m_transport.send(slot.peer, Channel::kControl, encode(m_mask));
     if (late) m_transport.send(slot.peer, Channel::kControl, encode(m_start));
 }
 
@@ -637,7 +651,7 @@ void Server::maybe_start() {
     }
     if (m_lobby_full_since < 0) m_lobby_full_since = now;
     // The start state's transfer overlaps the round-trip measurements below.
-    if (!start_state_everywhere()) return;
+    if (!start_state_everywhere() || !moved_everywhere()) return;
     // Wait (briefly) until every client has measured its round trip: the first delay
     // should already fit the network.
     bool all_measured = true;
@@ -664,6 +678,11 @@ void Server::maybe_start() {
     m_confirmed_base = 0;
     m_confirmed.assign(static_cast<std::size_t>(delay), InputFrame{});
     m_confirmed_end = static_cast<std::uint32_t>(delay);
+    // The evidence every player hashes from frame 0 on: sent before Start (same channel).
+    if (m_config.common_start && m_start_state_refused) m_mask.kind = EvidenceKind::kMemory;
+    if (m_mask.kind == EvidenceKind::kMemory || !m_mask.ranges.empty())
+        announce_mask(0, m_start_state_refused ? "the core cannot save its state"
+                                               : "loading the start state moved these bytes");
     for (int s = 0; s < m_config.players; ++s) {
         m_slots[s].inputs_end = m_confirmed_end;
         m_slots[s].pending.clear();
@@ -1126,6 +1145,12 @@ void Server::handle_hash(int slot_number, const HashReport& report) {
         slot.last_hash_frame = report.frame;
         slot.any_hash = true;
     }
+    // A report under another mask than the one in force at its frame compares nothing (a
+    // player hashed before the new mask reached it).
+    if (report.generation != mask_generation_at(report.frame)) {
+        ++slot.reports_other_mask;
+        return;
+    }
     // Reports of the state a resync replaces (sent before it was loaded) compare nothing.
     if (slot.resync_pending || Frame(report.frame) < Frame(slot.hash_valid_from) ||
         Frame(report.frame) < Frame(slot.hash_from))
@@ -1479,6 +1504,63 @@ void Server::serve_states() {
         }
         request_state(frame, reference);
     }
+}
+
+void Server::handle_moved(int slot_number, const MovedBytes& moved) {
+    Slot& slot = m_slots[slot_number - 1];
+    if (!m_started) {
+        slot.moved_reported = true;
+        widen_mask(m_mask, moved);  // announced with the start
+        return;
+    }
+    if (!widen_mask(m_mask, moved)) return;
+    // Frames the others may run before the new mask reaches them are compared under the old
+    // one; this player's reports from then on only count under the new one.
+    const std::uint32_t from = m_confirmed_end + kMaskLeadFrames;
+    if (Frame(slot.hash_valid_from) < Frame(from)) slot.hash_valid_from = from;
+    announce_mask(from, slot.name + "'s load of the state of frame " + std::to_string(moved.frame) +
+                            " moved these bytes");
+}
+
+void Server::announce_mask(std::uint32_t from_frame, const std::string& why) {
+    ++m_mask.generation;
+    m_mask.from_frame = from_frame;
+    m_mask_history.emplace_back(m_mask.generation, from_frame);
+    while (m_mask_history.size() > kMaskHistory) m_mask_history.pop_front();
+    const auto message = encode(m_mask);
+    for (int s = 0; s < m_config.players; ++s) {
+        if (m_slots[s].occupied && !m_slots[s].left)
+            m_transport.send(m_slots[s].peer, Channel::kControl, message);
+    }
+    // Spectators report nothing, but their hash logs compare with the players'.
+    for (const Slot& spectator : m_spectators)
+        m_transport.send(spectator.peer, Channel::kControl, message);
+    emit({ServerEvent::Type::kEvidence, 0, from_frame, 0, 0,
+          m_mask.kind == EvidenceKind::kMemory
+              ? "desyncs are found by comparing the memory the core exposes from frame " +
+                    std::to_string(from_frame) + " on (" + why + ")"
+              : "desyncs are found by comparing the state without " +
+                    describe_ranges(m_mask.ranges) + " from frame " + std::to_string(from_frame) +
+                    " on: " + why +
+                    " (a value the core takes when a state is loaded, not game "
+                    "state)"});
+}
+
+std::uint16_t Server::mask_generation_at(std::uint32_t frame) const {
+    std::uint16_t generation = 0;
+    for (const auto& [g, from] : m_mask_history) {
+        if (Frame(frame) >= Frame(from)) generation = g;
+    }
+    return generation;
+}
+
+bool Server::moved_everywhere() const {
+    // Only loads of the common start state are probed before the start.
+    if (!m_config.common_start || m_start_state_refused) return true;
+    for (int s = 0; s < m_config.players; ++s) {
+        if (m_slots[s].occupied && !m_slots[s].moved_reported) return false;
+    }
+    return true;
 }
 
 void Server::prepare_start_state() {

@@ -102,6 +102,7 @@ struct ServerEvent {
         kRefused,    // a request refused (spectator input, a bad state upload, ...)
         kStateSent,  // a join/resync state went out: `frame`, `message` has the size
         kResynced,   // a divergent player loaded the reference state (message: regions)
+        kEvidence,   // the desync evidence changed (message: which state bytes are left out)
     };
     Type type;
     int slot = 0;  // 1..8 where it applies
@@ -214,8 +215,10 @@ class Server {
         std::uint32_t hash_valid_from = 0;  // resynced: earlier hashes were the old state's
         std::uint32_t last_hash_frame = 0;
         bool any_hash = false;
-        bool resync_pending = false;  // a reference state is on its way to it
-        bool start_loaded = false;    // holds the session's start state (common_start)
+        bool resync_pending = false;           // a reference state is on its way to it
+        bool start_loaded = false;             // holds the session's start state (common_start)
+        bool moved_reported = false;           // said which bytes its load of the start state moved
+        std::uint64_t reports_other_mask = 0;  // hash reports under a mask not in force
         std::optional<StateSender> sender;
     };
     struct Upload {
@@ -287,6 +290,12 @@ class Server {
     // Every member holds the start state, or there is none to wait for.
     bool start_state_everywhere() const;
     std::uint8_t delay_in_force(std::uint32_t frame) const;
+    // Desync evidence (evidence.h): what a player's load moved; the mask in force at a frame.
+    void handle_moved(int slot_number, const MovedBytes& moved);
+    void announce_mask(std::uint32_t from_frame, const std::string& why);
+    std::uint16_t mask_generation_at(std::uint32_t frame) const;
+    // Every player said what its load of the start state moved (or none will).
+    bool moved_everywhere() const;
 
     Transport& m_transport;
     const Clock& m_clock;
@@ -301,6 +310,10 @@ class Server {
     // its state, so every player starts from its own power-on state.
     std::optional<PackedState> m_start_state;
     bool m_start_state_refused = false;
+    // The desync evidence mask: the union of what players' loads moved; generation 0 (the
+    // whole state) until one moved anything. Each generation's first frame, oldest first.
+    EvidenceMask m_mask;
+    std::deque<std::pair<std::uint16_t, std::uint32_t>> m_mask_history;
     Start m_start{};
     // Every keyframe's decision from the oldest confirmed frame still kept (the entry in
     // force there first): trimmed with m_confirmed, so a long session's updates do not scan

@@ -144,7 +144,11 @@ bool HashingEmulator::load_state(std::span<const std::uint8_t> state) {
     if (m_stamp && stamp == 0) return false;
     m_state = st;
     m_frames = frames;
-    if (m_stamp) m_stamp = stamp;
+    if (m_reload_seed) {
+        m_stamp = mix(m_reload_seed + ++m_loads) | 1;
+    } else if (m_stamp) {
+        m_stamp = stamp;
+    }
     return true;
 }
 
@@ -219,11 +223,13 @@ SimResult run_scenario(const SimScenario& sc) {
         peer.emulator->set_fps(sc.fps);
         peer.emulator->set_state_padding(sc.state_padding);
         if (sc.load_stamps) peer.emulator->set_load_stamp(mix(sc.seed * 0x100 + number) | 1);
+        if (sc.reload_stamps || number == sc.reload_stamp_client)
+            peer.emulator->set_reload_stamps(mix(sc.seed * 0x200 + number) | 1);
         peer.emulator->set_log_stride(sc.log_stride);
         if (sc.log_stride > 1) peer.emulator->reserve_log(sc.frames + 600);
         if (number == sc.diverging_client) peer.emulator->set_divergence(sc.diverge_frame);
         Emulator* emulator = peer.emulator.get();
-        if (sc.make_emulator && number <= n) {
+        if (sc.make_emulator) {
             peer.external = sc.make_emulator(number);
             emulator = peer.external.get();
         }
@@ -321,7 +327,7 @@ SimResult run_scenario(const SimScenario& sc) {
                 continue;
             }
             const std::uint32_t sample_frame = client.next_sample_frame();
-            const InputWord pad = peer.hands->pad_for(sample_frame);
+            const InputWord pad = peer.hands->pad_for(sample_frame) & sc.bot_buttons;
             const bool was_running = client.state() == Client::State::kRunning;
             client.tick(pad);
             auto& r = result.clients[i];
@@ -385,7 +391,8 @@ SimResult run_scenario(const SimScenario& sc) {
         r.log_stride = sc.log_stride;
         r.present = peer.client->present_slots();
         r.load_stamp = peer.emulator->load_stamp();
-        r.final_state_hash = peer.emulator->state_hash();
+        r.final_state_hash =
+            peer.external ? peer.external->state_hash() : peer.emulator->state_hash();
         // Frames run on predictions at the end were never confirmed: not final.
         r.hashes.resize(
             std::min<std::size_t>(r.hashes.size(), peer.client->final_frames() / sc.log_stride));

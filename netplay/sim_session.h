@@ -41,6 +41,13 @@ class HashingEmulator final : public Emulator {
     // over by a load: two processes' states then differ while their games agree. 0: none.
     void set_load_stamp(std::uint64_t stamp) { m_stamp = stamp; }
     std::uint64_t load_stamp() const { return m_stamp; }
+    // Like a load stamp, but every load takes a new value instead of the loaded one (a core
+    // reading the clock when a state is loaded): saving right after a load differs from the
+    // state loaded. The value at power-on is 1 in every instance; loads draw from `seed`.
+    void set_reload_stamps(std::uint64_t seed) {
+        m_reload_seed = seed;
+        m_stamp = 1;
+    }
     // Logs keep one hash every `stride` frames (frame f at index f / stride, for the frames
     // with f % stride == stride - 1) and no inputs when stride > 1: an hour-long soak keeps
     // its memory for the engine. The state is a hash chain, so a sparse log still catches
@@ -59,6 +66,8 @@ class HashingEmulator final : public Emulator {
     std::uint64_t m_diverge_at = ~0ull;
     std::size_t m_padding = 0;
     std::uint64_t m_stamp = 0;
+    std::uint64_t m_reload_seed = 0;
+    std::uint64_t m_loads = 0;
     std::uint32_t m_stride = 1;
     std::array<std::uint8_t, 8> m_ram{};  // the state word, as the "CHAIN" memory region
     double m_fps = 60.0;
@@ -92,13 +101,15 @@ struct SimScenario {
     // The bots: each holds a random pad for hold_min..hold_max frames (1..8: twitchier than
     // any person, the hardest case for prediction).
     int hold_min = 1, hold_max = 8;
-    int diverging_client = 0;  // 1..N: that client's emulator diverges at diverge_frame
+    InputWord bot_buttons = 0xffff;  // the buttons bots press (bit n: RETRO_DEVICE_ID_JOYPAD n)
+    int diverging_client = 0;        // 1..N: that client's emulator diverges at diverge_frame
     std::uint64_t diverge_frame = 0;
     int drop_client = 0;  // 1..N: that client stops (process gone) at drop_frame
     std::uint32_t drop_frame = 0;
     // Emulators other than HashingEmulator (real cores, from a test that can host them):
-    // called once per client (1..N). Their per-frame hashes are not logged; compare through
-    // the server's hash reports instead (server.hash_interval = 1).
+    // called once per client (1..N, then joiners and a rejoined client by their numbers).
+    // Their per-frame hashes are not logged; compare through the server's hash reports
+    // instead (server.hash_interval = 1), and their final_state_hash.
     std::function<std::unique_ptr<Emulator>(int client)> make_emulator;
     int freeze_client = 0;           // 1..N: that client hangs (stops ticking) at freeze_frame;
     std::uint32_t freeze_frame = 0;  // its connection stays open
@@ -118,6 +129,8 @@ struct SimScenario {
     std::vector<Joiner> joiners;
     std::size_t state_padding = 0;  // bytes added to every HashingEmulator state
     bool load_stamps = false;       // each HashingEmulator gets its own load stamp
+    bool reload_stamps = false;     // ... or its own reload stamps
+    int reload_stamp_client = 0;    // 1..: only that client (a joiner too) has reload stamps
     // Long runs: clients' hash logs keep one frame in `log_stride` (SimClientResult::hashes
     // then holds frame i * log_stride + log_stride - 1 at index i), and neither inputs nor
     // sampled pads are logged. Hash reports still go to the server every hash interval.
@@ -148,7 +161,7 @@ struct SimClientResult {
     Micros running_at_us = -1;      // ... and when it started running frames
     std::uint8_t present = 0;       // Client::present_slots() at the end
     std::uint64_t load_stamp = 0;   // its HashingEmulator's at the end (SimScenario::load_stamps)
-    std::uint64_t final_state_hash = 0;  // its HashingEmulator's state_hash() at the end
+    std::uint64_t final_state_hash = 0;  // its emulator's state_hash() at the end
     // Ticks after which it asked to be woken again at once, while running: each is a turn of
     // a busy loop in a real process (a client catching up has a few; one with nothing to do
     // has none).

@@ -8,41 +8,6 @@
 
 namespace framelock::netplay {
 
-ByteDiff diff_bytes(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
-                    std::size_t max_ranges, std::size_t merge_gap) {
-    ByteDiff out;
-    const std::size_t common = std::min(a.size(), b.size());
-    bool open = false;
-    ByteRange current;
-    std::size_t last_diff = 0;
-    auto close = [&] {
-        if (!open) return;
-        current.length = last_diff + 1 - current.offset;
-        if (out.ranges.size() < max_ranges) out.ranges.push_back(current);
-        ++out.range_count;
-        open = false;
-    };
-    for (std::size_t i = 0; i < common; ++i) {
-        if (a[i] == b[i]) continue;
-        ++out.differing_bytes;
-        if (open && i - last_diff > merge_gap) close();
-        if (!open) {
-            open = true;
-            current.offset = i;
-        }
-        last_diff = i;
-    }
-    close();
-    if (a.size() != b.size()) {
-        out.sizes_differ = true;
-        const std::size_t extra = std::max(a.size(), b.size()) - common;
-        out.differing_bytes += extra;
-        if (out.ranges.size() < max_ranges) out.ranges.push_back({common, extra});
-        ++out.range_count;
-    }
-    return out;
-}
-
 std::vector<RegionCopy> copy_regions(Emulator& emulator) {
     std::vector<RegionCopy> out;
     for (const auto& region : emulator.memory_regions()) {
@@ -184,7 +149,21 @@ bool RoundTripCheck::load_and_compare(const Saved& s, bool record_failure) {
     const bool saved_again = m_emulator.save_state(again);
     const std::vector<RegionCopy> regions = copy_regions(m_emulator);
     std::vector<RegionDiff> diffs = diff_regions(s.regions, regions);
-    if (saved_again && again == s.state && diffs.empty()) return true;
+    if (saved_again && diffs.empty() && equal_except(again, s.state, m_verdict.reload_bytes))
+        return true;
+    if (saved_again && diffs.empty() && again.size() == s.state.size()) {
+        // Only bytes of the state moved, not the machine: a value the core takes when a state
+        // is loaded. Compared without them from now on; the re-run shows whether they matter.
+        const ByteDiff moved = diff_bytes(s.state, again, kMaxReloadRanges);
+        std::vector<ByteRange> wider = unite_ranges(m_verdict.reload_bytes, moved.ranges);
+        if (moved.range_count <= kMaxReloadRanges && wider.size() <= kMaxReloadRanges &&
+            covered_bytes(wider) * kMaxReloadDivisor <= s.state.size()) {
+            m_moved_now = moved;
+            m_reload_before = m_verdict.reload_bytes;
+            m_verdict.reload_bytes = std::move(wider);
+            return true;
+        }
+    }
     if (record_failure) {
         m_verdict.differs_after_load = true;
         m_verdict.frame = s.frame;
@@ -202,6 +181,7 @@ void RoundTripCheck::begin_check() {
     const Saved* from = saved(now - m_options.check_distance);
     if (!from) return;  // cannot happen: the ring holds 2 * distance + 1 frames
     m_verdict.loaded_frame = from->frame;
+    m_moved_now = {};
     if (!load_and_compare(*from, true) && m_verdict.result == RoundTripResult::kLoadRejected)
         return;
     m_rerun_next = from->frame + 1;
@@ -216,14 +196,31 @@ void RoundTripCheck::rerun_step() {
     ++m_stats.rerun_frames;
     std::vector<std::uint8_t> state;
     const bool ok = m_emulator.save_state(state);
-    const bool state_same = ok && hash_bytes(state) == first->state_hash && state == first->state;
+    const bool state_same =
+        ok && (m_verdict.reload_bytes.empty()
+                   ? hash_bytes(state) == first->state_hash && state == first->state
+                   : equal_except(state, first->state, m_verdict.reload_bytes));
     std::vector<RegionCopy> regions = copy_regions(m_emulator);
     const bool diverged = !state_same || !diff_regions(first->regions, regions).empty();
     if (diverged) {
         m_verdict.rerun_diverged = true;
         m_verdict.rerun_frame = g;
         m_rerun_next = m_rerun_end;
+        const std::uint64_t loaded = m_verdict.loaded_frame;
         fail_diverged(*first, std::move(state), regions);
+        if (!m_moved_now.empty() && !m_verdict.differs_after_load) {
+            // The bytes this load moved were game state after all: the state of the loaded
+            // frame does not load back faithfully. Say so, with the bytes, not only the re-run.
+            m_verdict.reload_bytes = m_reload_before;
+            m_verdict.differs_after_load = true;
+            m_verdict.message = "loading the state saved after frame " + std::to_string(loaded) +
+                                " changed " + describe_ranges(m_moved_now.ranges) +
+                                " of it while every memory region loaded back, and the re-run "
+                                "diverged at frame " +
+                                std::to_string(g) + " (" + describe_regions(m_verdict.regions) +
+                                "): the load does not restore those bytes, and they are game state";
+            m_verdict.frame = loaded;
+        }
         return;
     }
     if (rerunning()) return;
@@ -315,6 +312,13 @@ const RoundTripVerdict& RoundTripCheck::finish() {
                                  std::to_string(m_stats.min_state_size) + " to " +
                                  std::to_string(m_stats.max_state_size) +
                                  " bytes), each state was saved and loaded at its own size";
+        }
+        if (!m_verdict.reload_bytes.empty()) {
+            m_verdict.message +=
+                "; " + describe_ranges(m_verdict.reload_bytes) +
+                " of the savestate changed with every load and never affected the game: a value "
+                "the core takes when a state is loaded (a clock, a counter). Not a desync: "
+                "netplay compares states without the bytes a load moves";
         }
         if (!note.empty()) m_verdict.message += " (" + note + ")";
     }

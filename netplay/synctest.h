@@ -21,26 +21,11 @@
 #include <string>
 #include <vector>
 
+#include "netplay/byte_diff.h"
 #include "netplay/emulator.h"
 #include "netplay/types.h"
 
 namespace framelock::netplay {
-
-// Where two byte strings differ: [offset, offset + length) ranges, nearby ones merged.
-struct ByteRange {
-    std::size_t offset = 0;
-    std::size_t length = 0;
-};
-struct ByteDiff {
-    std::vector<ByteRange> ranges;  // the first `max_ranges` ranges, in order
-    std::size_t range_count = 0;    // all ranges, including those not listed
-    std::size_t differing_bytes = 0;
-    bool sizes_differ = false;  // the bytes past the shorter one count as one range
-    bool empty() const { return range_count == 0; }
-};
-// Ranges closer than `merge_gap` bytes are one range.
-ByteDiff diff_bytes(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
-                    std::size_t max_ranges = 16, std::size_t merge_gap = 8);
 
 // A copy of one memory region, so it can be compared after the emulator moved on.
 struct RegionCopy {
@@ -96,6 +81,10 @@ struct RoundTripVerdict {
     std::vector<std::uint8_t> state_first, state_other;
     ByteDiff state_diff;
     std::vector<RegionDiff> regions;  // only regions that differ
+    // Bytes of the state that a load changed while every memory region loaded back and the
+    // re-runs matched (a value the core takes when a state is loaded): compared without them
+    // from then on, listed, and no failure. Not in any verdict but kDeterministic's reasons.
+    std::vector<ByteRange> reload_bytes;
 };
 
 struct RoundTripStats {
@@ -113,6 +102,11 @@ class RoundTripCheck {
     // `emulator` is borrowed and must stay at the frame it is at now (frame 0 of the check
     // is the next one it runs).
     RoundTripCheck(Emulator& emulator, RoundTripOptions options);
+
+    // A state reloaded may differ in at most this share of its bytes (and kMaxReloadRanges
+    // ranges) to count as reload bytes rather than a state that does not load back.
+    static constexpr std::size_t kMaxReloadDivisor = 4;
+    static constexpr std::size_t kMaxReloadRanges = 64;
 
     // Runs the next first-run frame with `inputs`, saves and checks it. Afterwards either a
     // verdict is in (failed()), or rerunning() tells whether a check point started a re-run.
@@ -157,6 +151,10 @@ class RoundTripCheck {
     std::uint64_t m_last_good_load = 0;  // the newest frame whose state loaded back faithfully
     bool m_any_good_load = false;
     std::uint64_t m_rerun_next = 0, m_rerun_end = 0;
+    // This check's load moved state bytes not seen moving before (taken as reload bytes until
+    // its re-run says otherwise), and the reload bytes before it.
+    ByteDiff m_moved_now;
+    std::vector<ByteRange> m_reload_before;
     std::vector<std::uint8_t> m_scratch;
     RoundTripVerdict m_verdict;
     RoundTripStats m_stats;

@@ -53,6 +53,8 @@ int fuzz_protocol(const std::uint8_t* data, std::size_t size) {
     accepted += round_trip(bytes, netplay::decode_state_chunk);
     accepted += round_trip(bytes, netplay::decode_state_ack);
     accepted += round_trip(bytes, netplay::decode_resync_report);
+    accepted += round_trip(bytes, netplay::decode_moved_bytes);
+    accepted += round_trip(bytes, netplay::decode_evidence_mask);
     FUZZ_CHECK(accepted <= 1);
     FUZZ_CHECK(accepted == 0 || id.has_value());
     return 0;

@@ -115,9 +115,40 @@ TEST_CASE("Control messages round trip and refuse truncation", "[netplay][protoc
     check_truncation_and_trailing(encode(l), decode_player_left);
     CHECK_FALSE(decode_player_left(encode(PlayerLeft{9, 0, ""})));
 
-    HashReport h{600, 0xdeadbeefcafef00dull};
+    HashReport h{600, 0xdeadbeefcafef00dull, 3};
     CHECK(decode_hash_report(encode(h))->hash == h.hash);
+    CHECK(decode_hash_report(encode(h))->generation == 3);
     check_truncation_and_trailing(encode(h), decode_hash_report);
+
+    MovedBytes mv{600, 4096, false, {{16, 8}, {100, 4}}};
+    auto mvd = decode_moved_bytes(encode(mv));
+    REQUIRE(mvd);
+    CHECK(mvd->frame == 600);
+    CHECK(mvd->state_size == 4096);
+    CHECK(mvd->ranges == mv.ranges);
+    check_truncation_and_trailing(encode(mv), decode_moved_bytes);
+    MovedBytes overflow{0, 4096, true, {}};
+    CHECK(decode_moved_bytes(encode(overflow))->overflow);
+    // Ranges out of order, overlapping, empty or beyond the largest state are malformed.
+    CHECK_FALSE(decode_moved_bytes(encode(MovedBytes{0, 4096, false, {{100, 4}, {16, 8}}})));
+    CHECK_FALSE(decode_moved_bytes(encode(MovedBytes{0, 4096, false, {{16, 8}, {20, 8}}})));
+    CHECK_FALSE(decode_moved_bytes(encode(MovedBytes{0, 4096, false, {{16, 0}}})));
+    CHECK_FALSE(decode_moved_bytes(encode(MovedBytes{0, 4096, false, {{kMaxStateBytes - 4, 8}}})));
+    auto listed_overflow = encode(MovedBytes{0, 4096, false, {{16, 8}}});
+    listed_overflow[9] = 1;  // overflow with ranges listed
+    CHECK_FALSE(decode_moved_bytes(listed_overflow));
+
+    EvidenceMask em{2, 1234, EvidenceKind::kState, {{16, 8}}};
+    auto emd = decode_evidence_mask(encode(em));
+    REQUIRE(emd);
+    CHECK(emd->generation == 2);
+    CHECK(emd->from_frame == 1234);
+    CHECK(emd->kind == EvidenceKind::kState);
+    CHECK(emd->ranges == em.ranges);
+    check_truncation_and_trailing(encode(em), decode_evidence_mask);
+    auto bad_kind = encode(em);
+    bad_kind[7] = 2;  // no such evidence
+    CHECK_FALSE(decode_evidence_mask(bad_kind));
 
     Desync ds{1200, 0b0100, {1, 2, 3}};
     auto dd = decode_desync(encode(ds));

@@ -143,3 +143,40 @@ TEST_CASE("replay: corruption, wrong magic or version, gaps are refused or end t
     CHECK(gapped.value().frames.size() == 10);
     CHECK_THAT(gapped.value().stopped, Catch::Contains("frame 10"));
 }
+
+TEST_CASE(
+    "replay: mask blocks say from which frame the hashes leave bytes out; version 1 "
+    "files still read",
+    "[replay]") {
+    std::vector<std::uint8_t> file = encode_replay_start(header());
+    const auto append = [&](const std::vector<std::uint8_t>& bytes) {
+        file.insert(file.end(), bytes.begin(), bytes.end());
+    };
+    append(encode_replay_frames(0, frames(0, 60), 2));
+    append(encode_replay_mask(EvidenceMask{1, 60, EvidenceKind::kState, {{16, 8}}}));
+    append(encode_replay_frames(60, frames(60, 60), 2));
+    append(encode_replay_mask(EvidenceMask{2, 100, EvidenceKind::kMemory, {}}));
+    auto parsed = parse_replay(file);
+    REQUIRE(parsed);
+    const ReplayContents& r = parsed.value();
+    CHECK(r.stopped.empty());
+    CHECK(r.frames.size() == 120);
+    REQUIRE(r.masks.size() == 2);
+    CHECK(r.mask_at(59).generation == 0);
+    CHECK(r.mask_at(59).ranges.empty());
+    CHECK(r.mask_at(60).generation == 1);
+    CHECK(r.mask_at(99).ranges == std::vector<ByteRange>{{16, 8}});
+    CHECK(r.mask_at(100).kind == EvidenceKind::kMemory);
+    // A mask going back in time ends the readable part there.
+    append(encode_replay_mask(EvidenceMask{3, 50, EvidenceKind::kState, {}}));
+    auto cut = parse_replay(file);
+    REQUIRE(cut);
+    CHECK_THAT(cut.value().stopped, Catch::Contains("malformed mask block"));
+    // A version 1 file (no mask blocks) reads as before.
+    auto old = file_with_blocks(2, 60);
+    old[4] = 1;
+    auto v1 = parse_replay(old);
+    REQUIRE(v1);
+    CHECK(v1.value().frames.size() == 120);
+    CHECK(v1.value().masks.empty());
+}

@@ -9,7 +9,19 @@ using namespace framelock::netplay;
 
 namespace {
 
-enum class Fault { kNone, kUnsaved, kRerunDiffers, kNoState, kSaveCounter, kGrowing, kCache };
+// kLoadStamp: every load puts a new value into a state-only byte the game never reads;
+// kLoadTiming: the same byte, but the game reads it (a timing counter a load resets).
+enum class Fault {
+    kNone,
+    kUnsaved,
+    kRerunDiffers,
+    kNoState,
+    kSaveCounter,
+    kGrowing,
+    kCache,
+    kLoadStamp,
+    kLoadTiming
+};
 
 // 16 bytes of RAM (a region named "RAM") and 4 bytes "AUX"; the state is RAM + AUX + a frame
 // counter. Each frame mixes the pads into RAM and AUX. Faults start at `fault_frame` (the
@@ -24,6 +36,7 @@ class FakeMachine final : public Emulator {
         for (auto& b : m_aux) b = static_cast<std::uint8_t>(b * 7 + m_ram[3] + 1);
         if (m_fault == Fault::kRerunDiffers && m_frame >= m_at) m_ram[5] ^= ++m_runs & 0xff;
         if (m_fault == Fault::kCache) m_cache = m_ram[0];
+        if (m_fault == Fault::kLoadTiming) m_ram[2] ^= m_stamp;
         ++m_frame;
     }
     std::uint64_t frame_count() const override { return m_frame; }
@@ -36,6 +49,7 @@ class FakeMachine final : public Emulator {
             out.insert(out.end(), m_aux.begin(), m_aux.end());
         for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(m_frame >> (8 * i)));
         if (m_fault == Fault::kSaveCounter && m_frame > m_at) out.push_back(++m_saves & 0xff);
+        if (stamped()) out.push_back(m_stamp);
         if (m_fault == Fault::kGrowing && m_frame > m_at) out.resize(out.size() + m_frame - m_at);
         return true;
     }
@@ -48,6 +62,7 @@ class FakeMachine final : public Emulator {
             std::memcpy(m_aux.data(), in.data() + 16, 4);
         m_frame = frame;
         if (m_fault == Fault::kCache) m_cache = 0xEE;  // rebuilt on the next frame
+        if (stamped()) m_stamp = static_cast<std::uint8_t>(++m_loads * 37 + 1);
         return true;
     }
     std::uint64_t state_hash() override { return 0; }
@@ -59,6 +74,7 @@ class FakeMachine final : public Emulator {
     double frames_per_second() const override { return 60.0; }
 
   private:
+    bool stamped() const { return m_fault == Fault::kLoadStamp || m_fault == Fault::kLoadTiming; }
     Fault m_fault;
     std::uint64_t m_at;
     std::array<std::uint8_t, 16> m_ram{};
@@ -67,6 +83,8 @@ class FakeMachine final : public Emulator {
     std::uint64_t m_frame = 0;
     std::uint64_t m_runs = 0;
     std::uint64_t m_saves = 0;
+    std::uint8_t m_stamp = 0;
+    std::uint64_t m_loads = 0;
 };
 
 std::vector<InputFrame> inputs(std::size_t n) {
@@ -179,4 +197,28 @@ TEST_CASE("round trip: memory that differs after a load but comes back is a note
     const auto v = check(Fault::kCache, 0);
     CHECK(v.result == RoundTripResult::kDeterministic);
     CHECK(v.message.find("CACHE") != std::string::npos);
+}
+
+TEST_CASE(
+    "round trip: state bytes a load changes without touching the game are listed, not a "
+    "failure; the same bytes read by the game are one",
+    "[synctest]") {
+    const RoundTripVerdict benign = check(Fault::kLoadStamp, 0);
+    CHECK(benign.result == RoundTripResult::kDeterministic);
+    REQUIRE(benign.reload_bytes.size() == 1);
+    CHECK(benign.reload_bytes[0].offset == 28);  // after RAM, AUX and the frame counter
+    CHECK(benign.reload_bytes[0].length == 1);
+    CHECK_THAT(benign.message, Catch::Contains("1 byte in 1 range (offsets 28..28)") &&
+                                   Catch::Contains("changed with every load") &&
+                                   Catch::Contains("Not a desync"));
+
+    const RoundTripVerdict timing = check(Fault::kLoadTiming, 0);
+    CHECK(timing.result == RoundTripResult::kDiverged);
+    CHECK(timing.frame == 0);  // the first state loaded: frame 0's
+    CHECK(timing.differs_after_load);
+    CHECK(timing.rerun_frame == 1);
+    CHECK(timing.reload_bytes.empty());
+    CHECK_THAT(timing.message, Catch::Contains("changed 1 byte in 1 range (offsets 28..28)") &&
+                                   Catch::Contains("they are game state") &&
+                                   Catch::Contains("RAM"));
 }
