@@ -272,6 +272,10 @@ void ChaosMachine::render() {
     }
 }
 
+bool ChaosMachine::stamped() const {
+    return m_faults.fault == Fault::kLoadstamp || m_faults.fault == Fault::kReloadstamp;
+}
+
 bool ChaosMachine::state_fault_active(Fault fault, std::uint32_t at_frame) const {
     return m_faults.fault == fault && at_frame >= m_faults.frame;
 }
@@ -284,7 +288,7 @@ std::size_t ChaosMachine::growth_chunks(std::uint32_t at_frame) const {
 
 std::size_t ChaosMachine::state_size_at(std::uint32_t at_frame) const {
     if (state_fault_active(Fault::kNostate, at_frame)) return 0;
-    const std::size_t stamp = m_faults.fault == Fault::kLoadstamp ? 8 : 0;
+    const std::size_t stamp = stamped() ? 8 : 0;
     return kBaseStateSize + growth_chunks(at_frame) * kGrowthChunkSize + stamp;
 }
 
@@ -318,7 +322,7 @@ bool ChaosMachine::serialize(std::span<std::uint8_t> out) const {
         store_u32(bytes, 12, main_digest);
     }
 
-    if (m_faults.fault == Fault::kLoadstamp) store_u64(out, size - 8, m_load_stamp);
+    if (stamped()) store_u64(out, size - 8, m_load_stamp);
 
     // A host may hash its whole buffer; keep bytes past the state deterministic too.
     std::fill(out.begin() + static_cast<std::ptrdiff_t>(size), out.end(), std::uint8_t{0});
@@ -357,6 +361,8 @@ bool ChaosMachine::unserialize(std::span<const std::uint8_t> in) {
         m_load_stamp = 0;
         for (std::size_t i = 0; i < 8; ++i)
             m_load_stamp |= static_cast<std::uint64_t>(in[in.size() - 8 + i]) << (8 * i);
+    } else if (m_faults.fault == Fault::kReloadstamp) {
+        m_load_stamp = wallclock_ns();
     }
     m_audio_frames = 0;
     render();

@@ -26,7 +26,7 @@ inline constexpr unsigned kSampleRate = 32000;
 inline constexpr std::size_t kMaxAudioFrames = 534;
 
 // Savestate: 8-byte header (magic "FLCH", u32 LE version) followed by the block (then the
-// varsize fault's chunks, then the loadstamp fault's u64).
+// varsize fault's chunks, then the (re)loadstamp fault's u64).
 inline constexpr std::size_t kStateHeaderSize = 8;
 inline constexpr std::size_t kBaseStateSize = kStateHeaderSize + kBlockSize;
 // The varsize fault appends one chunk of this many bytes per kGrowthPeriod frames.
@@ -88,6 +88,7 @@ class ChaosMachine {
     void set_main_u32(std::size_t field, std::uint32_t value);
 
     bool state_fault_active(Fault fault, std::uint32_t at_frame) const;
+    bool stamped() const;  // the state ends with m_load_stamp (loadstamp, reloadstamp)
     std::size_t growth_chunks(std::uint32_t at_frame) const;
     std::size_t state_size_at(std::uint32_t at_frame) const;
 
@@ -102,7 +103,7 @@ class ChaosMachine {
     std::array<std::uint16_t, kWidth * kHeight> m_video{};
     std::array<std::int16_t, kMaxAudioFrames * 2> m_audio{};
     std::size_t m_audio_frames = 0;
-    std::uint64_t m_load_stamp = 0;  // the loadstamp fault's reading of real time
+    std::uint64_t m_load_stamp = 0;  // (re)loadstamp: the reading of real time kept
 };
 
 }  // namespace framelock::cores::chaos

@@ -9,7 +9,7 @@
 namespace framelock::cores::chaos {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Fault>, 8> kFaultNames{{
+constexpr std::array<std::pair<std::string_view, Fault>, 9> kFaultNames{{
     {"none", Fault::kNone},
     {"wallclock", Fault::kWallclock},
     {"uninit", Fault::kUninit},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<std::string_view, Fault>, 8> kFaultNames{{
     {"nostate", Fault::kNostate},
     {"crash", Fault::kCrash},
     {"loadstamp", Fault::kLoadstamp},
+    {"reloadstamp", Fault::kReloadstamp},
 }};
 
 constexpr std::array<std::uint32_t, 13> kFaultFrames{60,  0,   1,    10,   30,   100, 120,
@@ -26,7 +27,9 @@ constexpr std::array<std::uint32_t, 13> kFaultFrames{60,  0,   1,    10,   30,  
 // v0 format: "Description; default|other|...". The first value is the default, so the lists
 // must start with FaultConfig's defaults ("none", 60).
 constexpr std::array<retro_variable, 3> kDefinitions{{
-    {kFaultKey, "Determinism fault; none|wallclock|uninit|unsaved|varsize|nostate|crash|loadstamp"},
+    {kFaultKey,
+     "Determinism fault; "
+     "none|wallclock|uninit|unsaved|varsize|nostate|crash|loadstamp|reloadstamp"},
     {kFaultFrameKey, "Fault start frame; 60|0|1|10|30|100|120|250|500|1000|1500|3000|5000"},
     {nullptr, nullptr},
 }};

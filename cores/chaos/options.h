@@ -24,6 +24,10 @@ enum class Fault {
     // else: the game never reads it and no memory region shows it, and a load takes it over.
     // Two processes' states differ from frame 0 while their games agree (F is not used).
     kLoadstamp,
+    // Every load puts real time into the savestate (after everything else, where loadstamp
+    // keeps its stamp) and nowhere else: saving right after a load gives other bytes than the
+    // state loaded, while the game never reads them (F is not used; 0 at power-on).
+    kReloadstamp,
 };
 
 struct FaultConfig {

@@ -85,6 +85,16 @@ inline void require_core_case(const CoreCase& c) {
     }
 }
 
+// The buttons random bots may press on a core whose savestates restore the game: all but
+// nestopia's X and Y, its turbo A/B, whose pulse counter its savestates leave out (README.md,
+// "synctest"), so a state loaded while one is held runs on differently.
+inline std::uint16_t bot_buttons(const CoreCase& c) {
+    constexpr unsigned kY = 1, kX = 9;  // RETRO_DEVICE_ID_JOYPAD_Y, _X
+    if (std::string(c.name) == "nestopia")
+        return static_cast<std::uint16_t>(~((1u << kX) | (1u << kY)));
+    return 0xffff;
+}
+
 // framelock run with the case's core, content and options, plus `args`.
 inline std::vector<std::string> run_args(const CoreCase& c, std::vector<std::string> args) {
     std::vector<std::string> all = {

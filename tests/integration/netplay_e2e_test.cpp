@@ -240,12 +240,14 @@ TEST_CASE(
 
 // The chaos core's loadstamp fault: the clock at power-on is kept in the savestate and
 // nowhere else, so two processes started apart hold different states while their games
-// agree. The second player starts 3 s after the first.
-void load_stamped_session(bool common_start, int frames) {
+// agree. The second player starts 3 s after the first. With `reload` (the reloadstamp fault)
+// every load takes the clock instead, so even the one start state differs once loaded: the
+// server leaves those bytes out of the comparison.
+void load_stamped_session(bool common_start, int frames, bool reload = false) {
     CoreCase core = core_case("chaos");
     require_core_case(core);
-    core.extra = {"--option", "chaos_fault=loadstamp"};
-    Session session(common_start ? "start-state" : "start-state-off");
+    core.extra = {"--option", reload ? "chaos_fault=reloadstamp" : "chaos_fault=loadstamp"};
+    Session session(reload ? "reload-stamp" : common_start ? "start-state" : "start-state-off");
     std::vector<std::string> server = {"--hash-interval", "1"};
     if (!common_start) server.insert(server.end(), {"--no-common-start", "--no-repair"});
     session.start_server(2, session_time(frames) + 3s, server);
@@ -264,11 +266,18 @@ void load_stamped_session(bool common_start, int frames) {
     const std::string log_one = session.log_of("client1"), log_two = session.log_of("client2");
     INFO(log_one << log_two);
     std::printf(
-        "[figure] chaos loadstamp, second player 3 s later, %s: %zu of %d hash-log "
+        "[figure] chaos %s, second player 3 s later, %s: %zu of %d hash-log "
         "lines differ, %d desync(s) reported\n",
+        reload ? "reloadstamp" : "loadstamp",
         common_start ? "one start state" : "--no-common-start", differing, frames,
         stats1["desyncs"].get<int>());
-    if (common_start) {
+    if (reload) {
+        CHECK(differing == 0);
+        CHECK(stats1["desyncs"].get<int>() == 0);
+        CHECK_THAT(session.log_of("server"),
+                   Catch::Contains("comparing the state without 8 bytes in 1 range") &&
+                       Catch::Contains("loading the start state moved these bytes"));
+    } else if (common_start) {
         CHECK(differing == 0);
         CHECK(stats1["desyncs"].get<int>() == 0);
         CHECK_THAT(log_two, Catch::Contains("loaded the session's start state"));
@@ -287,6 +296,13 @@ TEST_CASE(
     "[integration][netplay][start]") {
     load_stamped_session(true, 600);
     load_stamped_session(false, 300);
+}
+
+TEST_CASE(
+    "netplay: desync evidence: the chaos core's reload stamp (every load reads the clock), the "
+    "second player 3 s later: no desync, hash logs identical from frame 0",
+    "[integration][netplay][start]") {
+    load_stamped_session(true, 600, true);
 }
 
 TEST_CASE(
@@ -363,8 +379,14 @@ void recorded_session(const CoreCase& core) {
     session.start_server(2, session_time(kFrames));
     const std::string rec1 = session.dir().file("client1.replay");
     const std::string rec2 = session.dir().file("client2.replay");
-    ChildProcess& one = session.start_client("client1", core, 1, 11, kFrames, {"--record", rec1});
-    ChildProcess& two = session.start_client("client2", core, 2, 22, kFrames, {"--record", rec2});
+    const auto with_core_extra = [&](std::vector<std::string> args) {
+        args.insert(args.end(), core.extra.begin(), core.extra.end());
+        return args;
+    };
+    ChildProcess& one =
+        session.start_client("client1", core, 1, 11, kFrames, with_core_extra({"--record", rec1}));
+    ChildProcess& two =
+        session.start_client("client2", core, 2, 22, kFrames, with_core_extra({"--record", rec2}));
     session.require_success(one, "client1", after(session_time(kFrames)));
     session.require_success(two, "client2", after(30s));
     require_identical_logs(session, "client1", "client2", kFrames);
@@ -423,6 +445,15 @@ TEST_CASE("replay: a networked session of the bundled core recorded and verified
 TEST_CASE("replay: a networked session of nestopia + NES ROM recorded and verified",
           "[netplay][e2e][replay]") {
     recorded_session(core_case("nestopia"));
+}
+
+TEST_CASE(
+    "replay: a session of the chaos core's reload stamp (every load reads the clock) recorded "
+    "and verified: the replay keeps the evidence mask",
+    "[netplay][e2e][replay]") {
+    CoreCase core = core_case("chaos");
+    core.extra = {"--option", "chaos_fault=reloadstamp"};
+    recorded_session(core);
 }
 
 TEST_CASE("netplay: a client with different core options is refused, naming both sides' values",

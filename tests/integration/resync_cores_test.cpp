@@ -79,6 +79,7 @@ void run_resync_case(const char* core_name, std::uint64_t corrupt_at) {
     sc.server.hash_interval = 1;  // every frame compared: the first bad frame is exact
     sc.hold_min = 4;
     sc.hold_max = 40;
+    sc.bot_buttons = bot_buttons(c);
     Corruption corruption;
     const Corruption* corrupted = &corruption;
     sc.make_emulator = [&](int client) -> std::unique_ptr<netplay::Emulator> {
@@ -140,4 +141,99 @@ TEST_CASE("Desync repair with the bundled arcade core: a corrupted peer is repai
 TEST_CASE("Desync repair with mednafen_pce_fast + PCE ROM: a corrupted peer is repaired",
           "[netplay][desync][cores]") {
     run_resync_case("pce_fast", 700);
+}
+
+TEST_CASE("Desync repair with nestopia + NES ROM: a corrupted peer is repaired",
+          "[netplay][desync][cores]") {
+    run_resync_case("nestopia", 700);
+}
+
+TEST_CASE("Desync repair with gambatte + Game Boy ROM: a corrupted peer is repaired",
+          "[netplay][desync][cores]") {
+    run_resync_case("gambatte", 700);
+}
+
+TEST_CASE("Desync repair with mgba (Game Boy) + Game Boy ROM: a corrupted peer is repaired",
+          "[netplay][desync][cores]") {
+    run_resync_case("mgba_gb", 700);
+}
+
+namespace {
+
+// The chaos core's own faults in a 3-player session: each player's copy of the core takes
+// something of its own at `at` (leftover memory, the clock), so all three differ there and the
+// host's state is the reference.
+struct ChaosRun {
+    netplay::SimResult result;
+    const netplay::ServerEvent* desync = nullptr;
+    const netplay::ServerEvent* repaired = nullptr;
+    int desyncs = 0;
+};
+
+ChaosRun run_chaos_case(const char* fault, std::uint32_t at, std::uint32_t frames) {
+    const CoreCase c = core_case("chaos");
+    require_core_case(c);
+    netplay::SimScenario sc;
+    sc.players = 3;
+    sc.frames = frames;
+    sc.seed = 79;
+    sc.link.latency_us = 30'000;
+    sc.link.jitter_us = 3'000;
+    sc.server.hash_interval = 1;
+    sc.make_emulator = [&](int) -> std::unique_ptr<netplay::Emulator> {
+        frontend::HostConfig host;
+        host.core_path = c.core;
+        host.ports = c.ports;
+        host.load_sram = host.write_sram = false;
+        host.private_core_copy = true;
+        host.option_overrides["chaos_fault"] = fault;
+        host.option_overrides["chaos_fault_frame"] = std::to_string(at);
+        auto emulator = frontend::RetroEmulator::create(host);
+        REQUIRE(emulator);
+        return std::move(emulator).value();
+    };
+    ChaosRun run;
+    run.result = netplay::run_scenario(sc);
+    for (const auto& e : run.result.server_events) {
+        if (e.type == netplay::ServerEvent::Type::kDesync) {
+            ++run.desyncs;
+            if (!run.desync) run.desync = &e;
+        }
+        if (e.type == netplay::ServerEvent::Type::kResynced && !run.repaired) run.repaired = &e;
+    }
+    return run;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Desync repair with the chaos core's uninit fault: found at its frame in SCRATCH, "
+    "repaired, identical after",
+    "[netplay][desync][cores]") {
+    const ChaosRun run = run_chaos_case("uninit", 250, 1200);
+    REQUIRE(run.desync != nullptr);
+    CHECK(run.desync->frame == 250);
+    CHECK(run.desync->differing_slots == 0b110);
+    REQUIRE(run.repaired != nullptr);
+    CHECK_THAT(run.repaired->message, Catch::Contains("SCRATCH") && Catch::Contains("frame 250"));
+    CHECK(run.desyncs == 1);
+    // Identical again: every client ends on the host's state.
+    const auto& clients = run.result.clients;
+    REQUIRE(clients.size() == 3);
+    CHECK(clients[1].final_state_hash == clients[0].final_state_hash);
+    CHECK(clients[2].final_state_hash == clients[0].final_state_hash);
+    std::printf("[figure] chaos uninit: %s\n", run.repaired->message.c_str());
+}
+
+TEST_CASE("Desync with the chaos core's wallclock fault: found at its frame, in CLOCK",
+          "[netplay][desync][cores]") {
+    // The clock is read again every frame: repairs cannot hold, but the first report is exact.
+    const ChaosRun run = run_chaos_case("wallclock", 250, 600);
+    REQUIRE(run.desync != nullptr);
+    CHECK(run.desync->frame == 250);
+    CHECK(run.desync->differing_slots == 0b110);
+    REQUIRE(run.repaired != nullptr);
+    CHECK_THAT(run.repaired->message, Catch::Contains("CLOCK") && Catch::Contains("frame 250"));
+    for (const auto& client : run.result.clients) CHECK(client.stats.frames_run >= 600u);
+    std::printf("[figure] chaos wallclock: %s\n", run.repaired->message.c_str());
 }

@@ -138,6 +138,24 @@ TEST_CASE("synctest: each chaos fault fails the check aimed at it, at its frame 
                    Catch::Contains("netplay starts every player from one state"));
         CHECK(r.check("roundtrip")["passed"] == true);
     }
+    SECTION(
+        "reloadstamp: every load changes the stamp alone: deterministic, the bytes a load "
+        "moves listed, compared without them from then on") {
+        const Synctest r = synctest(tmp, "reloadstamp", chaos("reloadstamp", 60, 300, 8));
+        CHECK(r.process.exit_code == 0);
+        const Json& rt = r.check("roundtrip");
+        CHECK(rt["passed"] == true);
+        CHECK(rt["verdict"] == "deterministic");
+        // The stamp: the last 8 bytes, after the header (8) and the block (448).
+        CHECK(rt["details"]["reload_bytes"]["ranges"][0]["offset"].get<int>() >= 456);
+        CHECK(rt["details"]["reload_bytes"]["bytes"].get<int>() >= 1);
+        CHECK(rt["details"]["reload_bytes"]["bytes"].get<int>() <= 8);
+        CHECK_THAT(rt["message"].get<std::string>(),
+                   Catch::Contains("changed with every load") && Catch::Contains("Not a desync"));
+        // Two processes without loads agree from power-on.
+        CHECK(r.check("twice")["passed"] == true);
+        CHECK_FALSE(r.check("twice")["details"].contains("process_bytes"));
+    }
     SECTION("uninit: two runs differ at the fault frame, in SCRATCH alone") {
         const Synctest r = synctest(tmp, "uninit", chaos("uninit", 250, 300, 8));
         CHECK(r.process.exit_code == 1);
