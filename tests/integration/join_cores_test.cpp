@@ -5,12 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
-#include <cstring>
-#include <map>
 #include <string>
 
 #include "frontend/retro_emulator.h"
 #include "integration/cores.h"
+#include "integration/sim_cores.h"
 #include "netplay/sim_session.h"
 
 using namespace framelock;
@@ -36,20 +35,8 @@ void run_join_case(const char* core_name) {
     sc.drop_client = 2;
     sc.drop_frame = 1000;
     sc.rejoin_after_us = 1'000'000;
-    std::map<std::string, std::string> overrides;
-    if (std::strcmp(core_name, "arcade") == 0) overrides.emplace("farcade_players", "3");
-    sc.make_emulator = [&](int) -> std::unique_ptr<netplay::Emulator> {
-        frontend::HostConfig host;
-        host.core_path = c.core;
-        host.content_path = c.content;
-        host.ports = c.ports;
-        host.load_sram = host.write_sram = false;
-        host.private_core_copy = true;
-        host.option_overrides = overrides;
-        auto emulator = frontend::RetroEmulator::create(host);
-        REQUIRE(emulator);
-        return std::move(emulator).value();
-    };
+    const frontend::HostConfig host = sim_host(c, 3);
+    sc.make_emulator = [&](int) { return sim_emulator(host); };
     const netplay::SimResult r = netplay::run_scenario(sc);
     INFO(core_name);
     REQUIRE(r.clients.size() == 4);  // two players, the joiner, the rejoined process

@@ -10,6 +10,7 @@
 
 #include "frontend/retro_emulator.h"
 #include "integration/cores.h"
+#include "integration/sim_cores.h"
 #include "netplay/sim_session.h"
 
 using namespace framelock;
@@ -82,19 +83,11 @@ void run_resync_case(const char* core_name, std::uint64_t corrupt_at) {
     sc.bot_buttons = bot_buttons(c);
     Corruption corruption;
     const Corruption* corrupted = &corruption;
+    const frontend::HostConfig host = sim_host(c, 3);
     sc.make_emulator = [&](int client) -> std::unique_ptr<netplay::Emulator> {
-        frontend::HostConfig host;
-        host.core_path = c.core;
-        host.content_path = c.content;
-        host.ports = c.ports;
-        host.load_sram = host.write_sram = false;
-        host.private_core_copy = true;
-        if (std::string(core_name) == "arcade") host.option_overrides["farcade_players"] = "3";
-        auto emulator = frontend::RetroEmulator::create(host);
-        REQUIRE(emulator);
-        if (client != 2) return std::move(emulator).value();
-        return std::make_unique<CorruptingEmulator>(std::move(emulator).value(), corrupt_at,
-                                                    corruption);
+        auto emulator = sim_emulator(host);
+        if (client != 2) return emulator;
+        return std::make_unique<CorruptingEmulator>(std::move(emulator), corrupt_at, corruption);
     };
     const netplay::SimResult r = netplay::run_scenario(sc);
     INFO(core_name);
@@ -180,18 +173,10 @@ ChaosRun run_chaos_case(const char* fault, std::uint32_t at, std::uint32_t frame
     sc.link.latency_us = 30'000;
     sc.link.jitter_us = 3'000;
     sc.server.hash_interval = 1;
-    sc.make_emulator = [&](int) -> std::unique_ptr<netplay::Emulator> {
-        frontend::HostConfig host;
-        host.core_path = c.core;
-        host.ports = c.ports;
-        host.load_sram = host.write_sram = false;
-        host.private_core_copy = true;
-        host.option_overrides["chaos_fault"] = fault;
-        host.option_overrides["chaos_fault_frame"] = std::to_string(at);
-        auto emulator = frontend::RetroEmulator::create(host);
-        REQUIRE(emulator);
-        return std::move(emulator).value();
-    };
+    frontend::HostConfig host = sim_host(c, 3);
+    host.option_overrides.emplace("chaos_fault", fault);
+    host.option_overrides.emplace("chaos_fault_frame", std::to_string(at));
+    sc.make_emulator = [&](int) { return sim_emulator(host); };
     ChaosRun run;
     run.result = netplay::run_scenario(sc);
     for (const auto& e : run.result.server_events) {

@@ -9,6 +9,7 @@
 
 #include "frontend/retro_emulator.h"
 #include "integration/cores.h"
+#include "integration/sim_cores.h"
 #include "netplay/sim_session.h"
 #include "support/sanitized.h"
 
@@ -41,19 +42,10 @@ void run_rollback_case(const Case& k) {
     // times a second); the twitchier 1..8 frame bots are netplay/'s rollback test.
     sc.hold_min = 4;
     sc.hold_max = 40;
+    frontend::HostConfig host = sim_host(c, k.players);
+    host.savestate_context = RETRO_SAVESTATE_CONTEXT_ROLLBACK_NETPLAY;
     sc.make_emulator = [&](int) -> std::unique_ptr<netplay::Emulator> {
-        frontend::HostConfig host;
-        host.core_path = c.core;
-        host.content_path = c.content;
-        host.ports = c.ports;
-        host.load_sram = host.write_sram = false;
-        host.private_core_copy = true;  // one emulator per peer, no shared globals
-        host.savestate_context = RETRO_SAVESTATE_CONTEXT_ROLLBACK_NETPLAY;
-        if (std::string(k.core) == "arcade")
-            host.option_overrides["farcade_players"] = std::to_string(k.players);
-        auto emulator = frontend::RetroEmulator::create(host);
-        REQUIRE(emulator);
-        return std::move(emulator).value();
+        return sim_emulator(host);
     };
     const auto start = std::chrono::steady_clock::now();
     const netplay::SimResult r = netplay::run_scenario(sc);

@@ -10,23 +10,11 @@
 #include "netplay/evidence.h"
 #include "netplay/sim_session.h"
 #include "netplay/state_hash.h"
+#include "unit/sim_events.h"
 
 using namespace framelock::netplay;
 
 namespace {
-
-int count_events(const SimResult& r, ServerEvent::Type type) {
-    int n = 0;
-    for (const auto& e : r.server_events) n += e.type == type ? 1 : 0;
-    return n;
-}
-
-const ServerEvent* first_event(const SimResult& r, ServerEvent::Type type) {
-    for (const auto& e : r.server_events) {
-        if (e.type == type) return &e;
-    }
-    return nullptr;
-}
 
 SimScenario reloading(int players, std::uint64_t seed) {
     SimScenario sc;
@@ -123,7 +111,7 @@ TEST_CASE(
         // The bytes really differ between the players: each load drew its own stamp.
         for (std::size_t i = 1; i < r.clients.size(); ++i)
             CHECK(r.clients[i].load_stamp != r.clients[0].load_stamp);
-        const ServerEvent* evidence = first_event(r, ServerEvent::Type::kEvidence);
+        const ServerEvent* evidence = find_event(r, ServerEvent::Type::kEvidence);
         REQUIRE(evidence != nullptr);
         CHECK(evidence->frame == 0);
         CHECK_THAT(evidence->message, Catch::Contains("offsets 16..") &&
@@ -156,11 +144,11 @@ TEST_CASE(
     sc.diverging_client = 2;
     sc.diverge_frame = 1000;
     const SimResult r = run_scenario(sc);
-    const ServerEvent* desync = first_event(r, ServerEvent::Type::kDesync);
+    const ServerEvent* desync = find_event(r, ServerEvent::Type::kDesync);
     REQUIRE(desync != nullptr);
     CHECK(desync->frame == 1000);
     CHECK(desync->differing_slots == 0b010);
-    const ServerEvent* repaired = first_event(r, ServerEvent::Type::kResynced);
+    const ServerEvent* repaired = find_event(r, ServerEvent::Type::kResynced);
     REQUIRE(repaired != nullptr);
     CHECK(repaired->slot == 2);
     CHECK_THAT(repaired->message, Catch::Contains("CHAIN"));
@@ -215,7 +203,7 @@ TEST_CASE(
     REQUIRE(r.clients.size() == 3);
     CHECK(count_events(r, ServerEvent::Type::kDesync) == 0);
     REQUIRE(count_events(r, ServerEvent::Type::kEvidence) == 1);
-    const ServerEvent* evidence = first_event(r, ServerEvent::Type::kEvidence);
+    const ServerEvent* evidence = find_event(r, ServerEvent::Type::kEvidence);
     CHECK(evidence->frame > r.clients[2].first_frame);
     CHECK(evidence->frame < r.clients[2].first_frame + 120);
     CHECK_THAT(evidence->message, Catch::Contains("load of the state of frame"));

@@ -6,17 +6,11 @@
 #include <cstdio>
 
 #include "netplay/sim_session.h"
+#include "unit/sim_events.h"
 
 using namespace framelock::netplay;
 
 namespace {
-
-const ServerEvent* find_event(const SimResult& r, ServerEvent::Type type, int slot = -1) {
-    for (const auto& e : r.server_events) {
-        if (e.type == type && (slot < 0 || e.slot == slot)) return &e;
-    }
-    return nullptr;
-}
 
 // Frames at which `slot`'s pad changed in a client's confirmed inputs, from `from` on.
 int pad_changes(const SimClientResult& c, int slot, std::uint32_t from) {

@@ -8,23 +8,11 @@
 #include <memory>
 
 #include "netplay/sim_session.h"
+#include "unit/sim_events.h"
 
 using namespace framelock::netplay;
 
 namespace {
-
-int count_events(const SimResult& r, ServerEvent::Type type) {
-    int n = 0;
-    for (const auto& e : r.server_events) n += e.type == type ? 1 : 0;
-    return n;
-}
-
-const ServerEvent* find_event(const SimResult& r, ServerEvent::Type type, const std::string& text) {
-    for (const auto& e : r.server_events) {
-        if (e.type == type && e.message.find(text) != std::string::npos) return &e;
-    }
-    return nullptr;
-}
 
 int client_events(const SimClientResult& c, ClientEvent::Type type) {
     int n = 0;
