@@ -1034,6 +1034,8 @@ std::string client_summary_json(const ClientRunSummary& s) {
          {{"median", s.round_trip_median / 1000.0}, {"p99", s.round_trip_p99 / 1000.0}}},
         {"updates_received", s.stats.updates_received},
         {"updates_lost", s.stats.updates_lost},
+        {"copies_sent", s.stats.copies_sent},
+        {"updates_redundant", s.stats.updates_redundant},
         {"desyncs", s.desyncs},
         {"first_desync_frame", s.first_desync_frame ? Json(*s.first_desync_frame) : Json()},
         {"running_seconds", s.running_seconds},

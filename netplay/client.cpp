@@ -173,6 +173,7 @@ int Client::tick(InputWord local_pad) {
     if (m_copy_at >= 0 && now >= m_copy_at) {
         m_transport.send(m_server, Channel::kInput, m_copy);
         m_copy_at = -1;
+        ++m_stats.copies_sent;
     }
     // The pad is sampled on the server's timeline, for every frame whose time has come,
     // whether or not this emulator has kept up: after a stall the inputs for the frames
@@ -467,7 +468,10 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             return;
         case MsgId::kEvidenceMask: {
             auto mask = decode_evidence_mask(bytes);
-            if (!mask || mask->generation <= m_masks.back().generation) return;
+            // Generations only grow (wrap-safe): an older or repeated one is no news.
+            if (!mask ||
+                static_cast<std::int16_t>(mask->generation - m_masks.back().generation) <= 0)
+                return;
             m_masks.push_back(std::move(*mask));
             while (m_masks.size() > kMaxMasksKept) m_masks.pop_front();
             return;
@@ -512,6 +516,8 @@ void Client::handle_update(const ServerUpdate& update) {
         m_echo_seq = update.seq;
         m_echo_at = now;
         m_answer_update = m_state == State::kLobby;
+    } else {
+        ++m_stats.updates_redundant;
     }
     m_stats.updates_received = m_update_loss.received();
     m_stats.updates_lost = m_update_loss.lost();

@@ -81,6 +81,9 @@ struct ClientStatsSnapshot {
     int delay = 0;
     int path_floor = 0;  // as the server last said (ServerUpdate::path_floor), frames
     std::uint64_t updates_received = 0, updates_lost = 0;
+    // Redundancy on a lossy link: second copies of input datagrams sent, and server updates
+    // received that were not news (the server's second copies, or a late one).
+    std::uint64_t copies_sent = 0, updates_redundant = 0;
     PeerStats traffic;
     // Rollback sessions.
     std::uint32_t rollbacks = 0;           // times a state was loaded to correct a prediction
@@ -191,8 +194,10 @@ class Client {
     void apply_join(std::vector<std::uint8_t> state);
     void apply_start(std::vector<std::uint8_t> state);
     bool apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& state);
-    // After loading `state` (of `frame`): tells the server which bytes the load moved.
-    void report_moved(std::span<const std::uint8_t> state, std::uint32_t frame);
+    // After loading `state` (of `frame`) into a machine that held `before`: tells the server
+    // which bytes the load moved.
+    void report_moved(std::span<const std::uint8_t> state, std::uint32_t frame,
+                      std::span<const std::uint8_t> before);
     // The evidence of the state after `frame`: the live machine's, or (rollback) saved bytes.
     std::uint64_t evidence_of(std::uint32_t frame);
     std::uint64_t evidence_of(std::uint32_t frame, std::span<const std::uint8_t> state) const;
@@ -268,7 +273,10 @@ class Client {
         bool predicted = false;        // as last run
         bool first_predicted = false;  // as first run
         std::vector<std::uint8_t> state_before;
+        std::uint64_t memory_before = 0;  // with memory as the evidence: its hash (evidence.h)
     };
+    // Saves the machine into `s` (state, and memory hash when memory is the evidence).
+    void save_before(Speculated& s);
     std::deque<Speculated> m_ring;
     std::uint32_t m_verified_end = 0;
     // Each slot's inputs the server holds beyond m_confirmed_end (index = slot - 1).

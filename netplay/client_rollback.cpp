@@ -85,12 +85,18 @@ void Client::rollback_correct(bool frame_due_now) {
     m_stats.longest_rollback = std::max(m_stats.longest_rollback, length);
     for (std::uint32_t f = first_wrong; Frame(f) < Frame(m_next_frame); ++f) {
         Speculated& s = m_ring[f - m_verified_end];
-        if (f != first_wrong) m_emulator.save_state(s.state_before);
+        if (f != first_wrong) save_before(s);
         rollback_inputs(f, s.used, s.predicted);
         // Only the last re-run frame is shown, and only when no new frame follows at once.
         const bool last = Frame(f + 1) == Frame(m_next_frame);
         m_emulator.run_frame(s.used, last && !frame_due_now);
     }
+}
+
+void Client::save_before(Speculated& s) {
+    m_emulator.save_state(s.state_before);
+    s.memory_before =
+        m_masks.back().kind == EvidenceKind::kMemory ? memory_hash(m_emulator.memory_regions()) : 0;
 }
 
 void Client::rollback_verify() {
@@ -106,8 +112,10 @@ void Client::rollback_verify() {
         }
         if (m_welcome.hash_interval && f % m_welcome.hash_interval == 0) {
             // The state after f: saved before f + 1 if that ran, else the live one.
-            const std::uint64_t hash =
-                m_ring.size() > 1 ? evidence_of(f, m_ring[1].state_before) : evidence_of(f);
+            const bool memory = evidence_mask_at(f).kind == EvidenceKind::kMemory;
+            const std::uint64_t hash = m_ring.size() < 2 ? evidence_of(f)
+                                       : memory          ? m_ring[1].memory_before
+                                                         : evidence_of(f, m_ring[1].state_before);
             queue_control(encode(HashReport{f, hash, evidence_mask_at(f).generation}));
         }
         // Snapshots are of verified states only (joiners start from them).
@@ -182,7 +190,7 @@ int Client::run_rollback(Micros now) {
         note_unblocked(now);
         s.first_used = s.used;
         s.first_predicted = s.predicted;
-        m_emulator.save_state(s.state_before);
+        save_before(s);
         const bool behind =
             now >= frame_due_local(m_next_frame + 1) && ran + 1 < m_config.max_catch_up_frames;
         add_lateness(now - due);

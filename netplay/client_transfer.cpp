@@ -199,13 +199,15 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
 }
 
 void Client::apply_join(std::vector<std::uint8_t> state) {
+    std::vector<std::uint8_t> before;  // its power-on state (see probe_moved_bytes)
+    if (!spectator() && !m_emulator.save_state(before)) before.clear();
     if (!m_emulator.load_state(state)) {
         end("the session's state of frame " + std::to_string(m_first_frame) +
             " does not load into this core (" + std::to_string(state.size()) +
             " bytes): is it the same core version?");
         return;
     }
-    report_moved(state, m_first_frame);
+    report_moved(state, m_first_frame, before);
     m_emulator.rewind_to(m_first_frame);
     m_snapshots.clear();
     m_history.clear();
@@ -225,12 +227,14 @@ void Client::apply_join(std::vector<std::uint8_t> state) {
 }
 
 void Client::apply_start(std::vector<std::uint8_t> state) {
+    std::vector<std::uint8_t> before;  // its power-on state (see probe_moved_bytes)
+    if (!spectator() && !m_emulator.save_state(before)) before.clear();
     if (!m_emulator.load_state(state)) {
         end("the session's start state does not load into this core (" +
             std::to_string(state.size()) + " bytes): is it the same core version?");
         return;
     }
-    report_moved(state, 0);
+    report_moved(state, 0, before);
     m_emulator.rewind_to(0);
     m_snapshots.clear();
     m_history.clear();
@@ -242,10 +246,11 @@ void Client::apply_start(std::vector<std::uint8_t> state) {
               " bytes): every player starts from the same bytes"});
 }
 
-void Client::report_moved(std::span<const std::uint8_t> state, std::uint32_t frame) {
+void Client::report_moved(std::span<const std::uint8_t> state, std::uint32_t frame,
+                          std::span<const std::uint8_t> before) {
     if (spectator()) return;  // reports no hashes
     m_transport.send(m_server, Channel::kControl,
-                     encode(probe_moved_bytes(m_emulator, state, frame)));
+                     encode(probe_moved_bytes(m_emulator, state, frame, before)));
 }
 
 bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& state) {
@@ -277,7 +282,9 @@ bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& 
         return fail("the reference state does not load (" + std::to_string(state.size()) +
                     " bytes)");
     }
-    report_moved(state, frame);
+    report_moved(
+        state, frame,
+        have_current ? std::span<const std::uint8_t>(current) : std::span<const std::uint8_t>());
     m_emulator.rewind_to(frame);
     // Re-run to the present on the confirmed inputs, retaking the snapshots on the way.
     std::deque<Snapshot> kept;

@@ -8,29 +8,42 @@ namespace framelock::netplay {
 
 namespace {
 
-// Adds where a and b differ to `moved`; false when that makes too many ranges.
-bool add_difference(MovedBytes& moved, std::span<const std::uint8_t> a,
-                    std::span<const std::uint8_t> b) {
-    const ByteDiff diff = diff_bytes(a, b, kMaxMaskRanges);
-    if (diff.range_count > kMaxMaskRanges) return false;
-    moved.ranges = unite_ranges(moved.ranges, diff.ranges);
-    return moved.ranges.size() <= kMaxMaskRanges;
+// Ranges of the set flags, those closer than `merge_gap` bytes merged; false past kMaxMaskRanges.
+bool flagged_ranges(const std::vector<bool>& flags, std::vector<ByteRange>& out,
+                    std::size_t merge_gap = 8) {
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+        if (!flags[i]) continue;
+        if (!out.empty() && i - (out.back().offset + out.back().length) <= merge_gap) {
+            out.back().length = i + 1 - out.back().offset;
+        } else {
+            if (out.size() == kMaxMaskRanges) return false;
+            out.push_back({i, 1});
+        }
+    }
+    return true;
 }
 
 }  // namespace
 
 MovedBytes probe_moved_bytes(Emulator& emulator, std::span<const std::uint8_t> loaded,
-                             std::uint32_t frame) {
+                             std::uint32_t frame, std::span<const std::uint8_t> before) {
     MovedBytes moved;
     moved.frame = frame;
     moved.state_size = static_cast<std::uint32_t>(loaded.size());
     std::vector<std::uint8_t> first, second;
     if (!emulator.save_state(first)) return moved;
-    bool ok = add_difference(moved, loaded, first);
-    if (emulator.load_state(first) && emulator.save_state(second))
-        ok = ok && add_difference(moved, first, second);
+    const bool reloaded = emulator.load_state(first) && emulator.save_state(second);
     if (!emulator.load_state(loaded)) (void)emulator.load_state(first);
-    if (!ok) {
+    if (first.size() != loaded.size() || (reloaded && second.size() != first.size())) {
+        moved.overflow = true;  // a state that changes size on a load: nothing to mask by offset
+        return moved;
+    }
+    std::vector<bool> flags(first.size(), false);
+    for (std::size_t i = 0; i < first.size(); ++i) {
+        const bool kept_own = i < before.size() && first[i] == before[i];
+        flags[i] = (first[i] != loaded[i] && !kept_own) || (reloaded && second[i] != first[i]);
+    }
+    if (!flagged_ranges(flags, moved.ranges)) {
         moved.overflow = true;
         moved.ranges.clear();
     }

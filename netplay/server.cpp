@@ -371,7 +371,9 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             if (!report || !s) return malformed("malformed ResyncReport dropped");
             slot.last_heard = now;
             slot.resync_pending = false;
-            slot.hash_valid_from = report->resumed_frame;
+            // Never earlier than a mask its load widened says (handle_moved, just before).
+            if (Frame(report->resumed_frame) > Frame(slot.hash_valid_from))
+                slot.hash_valid_from = report->resumed_frame;
             emit({ServerEvent::Type::kResynced, s, report->frame, 0, 0,
                   slot.name + " loaded the reference state of frame " +
                       std::to_string(report->frame) + " (first differing hash: frame " +
@@ -505,7 +507,11 @@ void Server::welcome(Slot& slot, int slot_number, bool late) {
     welcome.late = late;
     welcome.snapshot_interval = m_snapshot_interval;
     m_transport.send(slot.peer, Channel::kControl, encode(welcome));
-    if (late && m_mask.generation) m_transport.send(slot.peer, Channel::kControl, encode(m_mask));
+    // Every mask kept, oldest first: a joiner's first frame may come before the newest.
+    if (late) {
+        for (const EvidenceMask& mask : m_mask_history)
+            m_transport.send(slot.peer, Channel::kControl, encode(mask));
+    }
     if (late) m_transport.send(slot.peer, Channel::kControl, encode(m_start));
 }
 
@@ -680,6 +686,13 @@ void Server::maybe_start() {
     m_confirmed_end = static_cast<std::uint32_t>(delay);
     // The evidence every player hashes from frame 0 on: sent before Start (same channel).
     if (m_config.common_start && m_start_state_refused) m_mask.kind = EvidenceKind::kMemory;
+    for (int s = 0; s < m_config.players; ++s) {
+        Slot& slot = m_slots[s];
+        if (slot.occupied && slot.start_moved && m_start_state &&
+            slot.start_moved->state_size == m_start_state->raw_size)
+            widen_mask(m_mask, *slot.start_moved);
+        slot.start_moved.reset();
+    }
     if (m_mask.kind == EvidenceKind::kMemory || !m_mask.ranges.empty())
         announce_mask(0, m_start_state_refused ? "the core cannot save its state"
                                                : "loading the start state moved these bytes");
@@ -1454,6 +1467,7 @@ void Server::serve_states() {
         member.awaiting_state = false;
         member.client_ack_end = m_cached->frame;
         member.hash_from = m_cached->frame;
+        member.moved_due.emplace(m_cached->frame, m_cached->raw_size);
         member.sender.emplace(m_next_transfer_id++, StatePurpose::kJoin, *m_cached);
         emit({ServerEvent::Type::kStateSent, number, m_cached->frame, 0, 0,
               "state of frame " + std::to_string(m_cached->frame) + " (" +
@@ -1467,6 +1481,7 @@ void Server::serve_states() {
         for (int s = 1; s <= m_config.players; ++s) {
             Slot& slot = m_slots[s - 1];
             if (!(m_repair->slots & (1u << (s - 1))) || !active(slot)) continue;
+            slot.moved_due.emplace(m_cached->frame, m_cached->raw_size);
             slot.sender.emplace(m_next_transfer_id++, StatePurpose::kResync, *m_cached);
             // Its hashes compare again once it reports having loaded the state.
             slot.resync_pending = true;
@@ -1509,10 +1524,23 @@ void Server::serve_states() {
 void Server::handle_moved(int slot_number, const MovedBytes& moved) {
     Slot& slot = m_slots[slot_number - 1];
     if (!m_started) {
+        // One report of the start state's load each (the host's may come before its upload
+        // is complete); checked against the start state and taken in at the start.
+        if (moved.frame != 0 || slot.moved_reported) {
+            ++slot.malformed;
+            return;
+        }
         slot.moved_reported = true;
-        widen_mask(m_mask, moved);  // announced with the start
+        slot.start_moved = moved;
         return;
     }
+    // Later only for the state this player was sent (join, resync), once, at its size.
+    if (!slot.moved_due || slot.moved_due->first != moved.frame ||
+        slot.moved_due->second != moved.state_size) {
+        ++slot.malformed;
+        return;
+    }
+    slot.moved_due.reset();
     if (!widen_mask(m_mask, moved)) return;
     // Frames the others may run before the new mask reaches them are compared under the old
     // one; this player's reports from then on only count under the new one.
@@ -1525,8 +1553,11 @@ void Server::handle_moved(int slot_number, const MovedBytes& moved) {
 void Server::announce_mask(std::uint32_t from_frame, const std::string& why) {
     ++m_mask.generation;
     m_mask.from_frame = from_frame;
-    m_mask_history.emplace_back(m_mask.generation, from_frame);
-    while (m_mask_history.size() > kMaskHistory) m_mask_history.pop_front();
+    m_mask_history.push_back(m_mask);
+    while (m_mask_history.size() > kMaskHistory) {
+        m_mask_trimmed = m_mask_history.front().generation;
+        m_mask_history.pop_front();
+    }
     const auto message = encode(m_mask);
     for (int s = 0; s < m_config.players; ++s) {
         if (m_slots[s].occupied && !m_slots[s].left)
@@ -1547,9 +1578,10 @@ void Server::announce_mask(std::uint32_t from_frame, const std::string& why) {
 }
 
 std::uint16_t Server::mask_generation_at(std::uint32_t frame) const {
-    std::uint16_t generation = 0;
-    for (const auto& [g, from] : m_mask_history) {
-        if (Frame(frame) >= Frame(from)) generation = g;
+    // Before the oldest generation kept: the one trimmed last (0: none was).
+    std::uint16_t generation = m_mask_trimmed;
+    for (const EvidenceMask& mask : m_mask_history) {
+        if (Frame(frame) >= Frame(mask.from_frame)) generation = mask.generation;
     }
     return generation;
 }

@@ -215,10 +215,16 @@ class Server {
         std::uint32_t hash_valid_from = 0;  // resynced: earlier hashes were the old state's
         std::uint32_t last_hash_frame = 0;
         bool any_hash = false;
-        bool resync_pending = false;           // a reference state is on its way to it
-        bool start_loaded = false;             // holds the session's start state (common_start)
-        bool moved_reported = false;           // said which bytes its load of the start state moved
-        std::uint64_t reports_other_mask = 0;  // hash reports under a mask not in force
+        bool resync_pending = false;  // a reference state is on its way to it
+        bool start_loaded = false;    // holds the session's start state (common_start)
+        // It said which bytes its load of the start state moved; hash reports it sent under a
+        // mask not in force at their frame.
+        bool moved_reported = false;
+        std::uint64_t reports_other_mask = 0;
+        // The state it was sent (start, join, resync) whose MovedBytes it owes: (frame, size).
+        // Only such a report is taken, once: a player cannot widen the mask at will.
+        std::optional<std::pair<std::uint32_t, std::uint32_t>> moved_due;
+        std::optional<MovedBytes> start_moved;  // before the start: its load of the start state
         std::optional<StateSender> sender;
     };
     struct Upload {
@@ -313,7 +319,8 @@ class Server {
     // The desync evidence mask: the union of what players' loads moved; generation 0 (the
     // whole state) until one moved anything. Each generation's first frame, oldest first.
     EvidenceMask m_mask;
-    std::deque<std::pair<std::uint16_t, std::uint32_t>> m_mask_history;
+    std::deque<EvidenceMask> m_mask_history;  // every generation kept, with its ranges
+    std::uint16_t m_mask_trimmed = 0;         // the newest generation no longer kept
     Start m_start{};
     // Every keyframe's decision from the oldest confirmed frame still kept (the entry in
     // force there first): trimmed with m_confirmed, so a long session's updates do not scan

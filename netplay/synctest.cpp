@@ -132,7 +132,29 @@ void RoundTripCheck::run(const InputFrame& inputs) {
     if (f >= m_options.check_distance && f % m_options.check_distance == 0) begin_check();
 }
 
+bool RoundTripCheck::moves_again(const Saved& s, const std::vector<std::uint8_t>& again,
+                                 const std::vector<ByteRange>& ranges) {
+    // Each range must move on the next load too (a value taken at every load), and none may
+    // have kept what the machine held before the load (a field the load does not restore).
+    std::vector<std::uint8_t> third;
+    const bool ok = m_emulator.load_state(again) && m_emulator.save_state(third) &&
+                    third.size() == again.size();
+    bool moving = ok;
+    for (const ByteRange& r : ranges) {
+        bool moves = false, restored = true;
+        for (std::size_t i = r.offset; i < r.offset + r.length && i < again.size(); ++i) {
+            moves |= ok && third[i] != again[i];
+            restored &= !(i < m_before_load.size() && again[i] == m_before_load[i] &&
+                          again[i] != s.state[i]);
+        }
+        moving = moving && moves && restored;
+    }
+    // Back to the state being checked, for its re-run.
+    return m_emulator.load_state(s.state) && moving;
+}
+
 bool RoundTripCheck::load_and_compare(const Saved& s, bool record_failure) {
+    if (!m_emulator.save_state(m_before_load)) m_before_load.clear();
     if (!m_emulator.load_state(s.state)) {
         if (record_failure) {
             m_verdict.result = RoundTripResult::kLoadRejected;
@@ -151,13 +173,15 @@ bool RoundTripCheck::load_and_compare(const Saved& s, bool record_failure) {
     std::vector<RegionDiff> diffs = diff_regions(s.regions, regions);
     if (saved_again && diffs.empty() && equal_except(again, s.state, m_verdict.reload_bytes))
         return true;
-    if (saved_again && diffs.empty() && again.size() == s.state.size()) {
-        // Only bytes of the state moved, not the machine: a value the core takes when a state
-        // is loaded. Compared without them from now on; the re-run shows whether they matter.
+    if (saved_again && diffs.empty() && !s.regions.empty() && again.size() == s.state.size()) {
+        // Only bytes of the state moved, not the machine (which must show some memory to say
+        // so): a value the core takes when a state is loaded. Compared without them from now
+        // on; the re-run shows whether they matter.
         const ByteDiff moved = diff_bytes(s.state, again, kMaxReloadRanges);
         std::vector<ByteRange> wider = unite_ranges(m_verdict.reload_bytes, moved.ranges);
         if (moved.range_count <= kMaxReloadRanges && wider.size() <= kMaxReloadRanges &&
-            covered_bytes(wider) * kMaxReloadDivisor <= s.state.size()) {
+            covered_bytes(wider) * kMaxReloadDivisor <= s.state.size() &&
+            moves_again(s, again, moved.ranges)) {
             m_moved_now = moved;
             m_reload_before = m_verdict.reload_bytes;
             m_verdict.reload_bytes = std::move(wider);

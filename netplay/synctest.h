@@ -141,6 +141,10 @@ class RoundTripCheck {
     void begin_check();
     // Loads `s` and compares the machine with it; false (and the verdict) on a failure.
     bool load_and_compare(const Saved& s, bool record_failure);
+    // Whether the state bytes `ranges` a load of `s` changed (into `again`) change on every
+    // load and were not left as the machine had them; leaves `s` loaded.
+    bool moves_again(const Saved& s, const std::vector<std::uint8_t>& again,
+                     const std::vector<ByteRange>& ranges);
     void fail_diverged(const Saved& first, std::vector<std::uint8_t> other_state,
                        const std::vector<RegionCopy>& other_regions);
     void narrow_down();
@@ -155,6 +159,7 @@ class RoundTripCheck {
     // its re-run says otherwise), and the reload bytes before it.
     ByteDiff m_moved_now;
     std::vector<ByteRange> m_reload_before;
+    std::vector<std::uint8_t> m_before_load;  // the machine before the last load_and_compare
     std::vector<std::uint8_t> m_scratch;
     RoundTripVerdict m_verdict;
     RoundTripStats m_stats;

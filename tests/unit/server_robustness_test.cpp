@@ -496,3 +496,31 @@ TEST_CASE("A server echo held through an upstream outage gives the client no RTT
     REQUIRE(rig.c1.next_frame() >= 600);
     CHECK(srtt_worst < 40'000);
 }
+
+TEST_CASE(
+    "A player cannot widen the desync evidence mask at will: only the report for a state "
+    "the server sent it counts",
+    "[netplay][server][robustness]") {
+    Rig rig;
+    rig.c1.start();
+    rig.c2.start();
+    int sent = 0;
+    rig.run(900, [&](std::uint32_t step) {
+        if (step % 40 == 0 && rig.c2.state() == Client::State::kRunning) {
+            // The whole state "moved", or too much to say: either would end the comparison.
+            rig.t2->send(1, Channel::kControl, encode(MovedBytes{0, 64, false, {{0, 16}}}));
+            rig.t2->send(1, Channel::kControl,
+                         encode(MovedBytes{rig.c2.next_frame(), 64, true, {}}));
+            sent += 2;
+        }
+    });
+    CHECK(sent > 10);
+    int evidence = 0;
+    for (const auto& e : events_of(rig.server)) evidence += e.type == ServerEvent::Type::kEvidence;
+    CHECK(evidence == 0);
+    const auto stats = rig.server.slot_stats();
+    REQUIRE(stats.size() == 2);
+    CHECK(stats[1].malformed >= static_cast<std::uint64_t>(sent));
+    CHECK(rig.server.hash_frames_matched() > 10);
+    CHECK(rig.e1.hash_log() == rig.e2.hash_log());
+}
