@@ -163,11 +163,15 @@ struct ChaosRun {
     int desyncs = 0;
 };
 
-ChaosRun run_chaos_case(const char* fault, std::uint32_t at, std::uint32_t frames) {
+// `join_at` > 0: two players, and a third joins at that frame (its state loaded).
+ChaosRun run_chaos_case(const char* fault, std::uint32_t at, std::uint32_t frames,
+                        std::uint32_t join_at = 0) {
     const CoreCase c = core_case("chaos");
     require_core_case(c);
     netplay::SimScenario sc;
-    sc.players = 3;
+    sc.players = join_at ? 2 : 3;
+    sc.slots = 3;
+    if (join_at) sc.joiners = {{join_at, false, 3}};
     sc.frames = frames;
     sc.seed = 79;
     sc.link.latency_us = 30'000;
@@ -221,4 +225,25 @@ TEST_CASE("Desync with the chaos core's wallclock fault: found at its frame, in 
     CHECK_THAT(run.repaired->message, Catch::Contains("CLOCK") && Catch::Contains("frame 250"));
     for (const auto& client : run.result.clients) CHECK(client.stats.frames_run >= 600u);
     std::printf("[figure] chaos wallclock: %s\n", run.repaired->message.c_str());
+}
+
+TEST_CASE(
+    "Desync with the chaos core's unsaved fault: a joiner whose state leaves HIDDEN out is "
+    "found as soon as the game reads it",
+    "[netplay][desync][cores]") {
+    // HIDDEN is not in the state, so the joiner keeps its own, which is not in any hash; the
+    // game reaches it through MAIN a few frames later (610 here, joined at 601), and that
+    // first frame whose state differs is the one reported.
+    const ChaosRun run = run_chaos_case("unsaved", 100, 900, 600);
+    REQUIRE(run.result.clients.size() == 3);
+    const auto& joiner = run.result.clients[2];
+    REQUIRE(run.desync != nullptr);
+    CHECK(run.desync->frame >= joiner.first_frame);
+    CHECK(run.desync->frame < joiner.first_frame + 30);
+    CHECK(run.desync->differing_slots == 0b100);
+    REQUIRE(run.repaired != nullptr);
+    CHECK(run.repaired->slot == 3);
+    CHECK_THAT(run.repaired->message, Catch::Contains("MAIN"));
+    std::printf("[figure] chaos unsaved, joined at frame %u: desync at frame %u; %s\n",
+                joiner.first_frame, run.desync->frame, run.repaired->message.c_str());
 }
