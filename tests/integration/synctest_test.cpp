@@ -268,7 +268,8 @@ TEST_CASE("synctest: Debian's cores get the verdicts README.md states", "[syncte
     REQUIRE(begin != std::string::npos);
     REQUIRE(end != std::string::npos);
     const std::string table = readme.substr(begin, end - begin);
-    const std::regex row(R"(\|\s*(\w+)\s*\|[^|]*\|\s*(\d+)\s*\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|)");
+    const std::regex row(
+        R"(\|\s*(\w+)\s*\|([^|]*)\|\s*(\d+)\s*\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|)");
     int rows = 0;
     TempDir tmp("synctest-real");
     for (std::sregex_iterator it(table.begin(), table.end(), row), stop; it != stop; ++it) {
@@ -280,13 +281,20 @@ TEST_CASE("synctest: Debian's cores get the verdicts README.md states", "[syncte
             WARN("skipping " << name << ": " << c.how_to_get);
             continue;
         }
+        // "(normal build)" in the content cell: the core reads memory it never wrote, which
+        // a sanitizer's build leaves otherwise (README.md says what); checked there only.
+        if (kSanitized && std::string((*it)[2]).find("normal build") != std::string::npos) {
+            WARN("skipping " << name
+                             << " under the sanitizers: its row holds for the normal build");
+            continue;
+        }
         ++rows;
         std::vector<std::string> args = {
             "--core",   c.core,   "--content", c.content,
-            "--frames", (*it)[2], "--ports",   std::to_string(c.ports)};
+            "--frames", (*it)[3], "--ports",   std::to_string(c.ports)};
         const Synctest r = synctest(tmp, name, args);
         INFO(name << ": " << r.process.out << r.process.err);
-        const std::string expected[2] = {(*it)[3], (*it)[4]};
+        const std::string expected[2] = {(*it)[4], (*it)[5]};
         const char* checks[2] = {"roundtrip", "twice"};
         for (int i = 0; i < 2; ++i) {
             const Json& check = r.check(checks[i]);
