@@ -199,15 +199,14 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
 }
 
 void Client::apply_join(std::vector<std::uint8_t> state) {
-    std::vector<std::uint8_t> before;  // its power-on state (see probe_moved_bytes)
-    if (!spectator() && !m_emulator.save_state(before)) before.clear();
     if (!m_emulator.load_state(state)) {
         end("the session's state of frame " + std::to_string(m_first_frame) +
             " does not load into this core (" + std::to_string(state.size()) +
             " bytes): is it the same core version?");
         return;
     }
-    report_moved(state, m_first_frame, before);
+    // No `before`: a field a load resets to its power-on value would look not restored.
+    report_moved(state, m_first_frame, {});
     m_emulator.rewind_to(m_first_frame);
     m_snapshots.clear();
     m_history.clear();
@@ -227,14 +226,12 @@ void Client::apply_join(std::vector<std::uint8_t> state) {
 }
 
 void Client::apply_start(std::vector<std::uint8_t> state) {
-    std::vector<std::uint8_t> before;  // its power-on state (see probe_moved_bytes)
-    if (!spectator() && !m_emulator.save_state(before)) before.clear();
     if (!m_emulator.load_state(state)) {
         end("the session's start state does not load into this core (" +
             std::to_string(state.size()) + " bytes): is it the same core version?");
         return;
     }
-    report_moved(state, 0, before);
+    report_moved(state, 0, {});  // as for a join: the machine before is its power-on
     m_emulator.rewind_to(0);
     m_snapshots.clear();
     m_history.clear();

@@ -23,10 +23,10 @@ inline constexpr std::size_t kMaxMaskedDivisor = 4;  // at most 1/4 of the state
 
 // Right after `emulator` loaded `loaded` (the state of `frame`): which bytes moved. Saves, loads
 // that save, saves again, and loads `loaded` once more, so the emulator ends as every other
-// player who loaded those bytes does. `before` is the machine's state before the load (empty:
-// unknown): a byte that kept that value instead of the loaded one was not restored, which is a
-// real difference between players, not a moving byte, and is left out. Nothing listed when
-// the core cannot save.
+// player who loaded those bytes does. `before` is the live machine's state before the load
+// (a repair; empty after a power-on, whose values a load may reset fields to): a byte that kept
+// that value instead of the loaded one was not restored, which is a real difference between
+// players, not a moving byte, and is left out. Nothing listed when the core cannot save.
 MovedBytes probe_moved_bytes(Emulator& emulator, std::span<const std::uint8_t> loaded,
                              std::uint32_t frame, std::span<const std::uint8_t> before = {});
 

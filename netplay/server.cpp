@@ -1524,9 +1524,10 @@ void Server::serve_states() {
 void Server::handle_moved(int slot_number, const MovedBytes& moved) {
     Slot& slot = m_slots[slot_number - 1];
     if (!m_started) {
-        // One report of the start state's load each (the host's may come before its upload
-        // is complete); checked against the start state and taken in at the start.
-        if (moved.frame != 0 || slot.moved_reported) {
+        // A report of the start state's load each, the latest counting (the host's may come
+        // before its upload is complete, and another player's state may replace a refused
+        // upload); checked against the start state and taken in at the start.
+        if (moved.frame != 0) {
             ++slot.malformed;
             return;
         }
