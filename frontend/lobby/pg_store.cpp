@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <mutex>
 #include <pqxx/pqxx>
 #include <string_view>
 #include <type_traits>
@@ -10,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "frontend/lobby/connection_pool.h"
 #include "frontend/lobby/schema.h"
 #include "frontend/lobby/store_rows.h"
 #include "frontend/lobby/store_url.h"
@@ -20,6 +20,9 @@ namespace {
 // Key of the advisory lock migrations hold: any constant works as long as every lobby
 // uses the same one and nothing else in the database does ("FLlobby1" in ASCII).
 constexpr std::int64_t kMigrationLockKey = 0x464c6c6f62627931;
+// Connections a store opens at most (each one a backend process on the server): as many
+// calls run at once, more wait for one.
+constexpr std::size_t kConnections = 4;
 
 using rows::kRoomColumns;
 using rows::kServerColumns;
@@ -99,20 +102,54 @@ const std::vector<Prepared>& prepared_statements() {
     return statements;
 }
 
+// A connection with the fixed statements declared on it.
+Result<std::unique_ptr<pqxx::connection>> connect(const std::string& url,
+                                                  const std::string& shown) {
+    try {
+        auto connection = std::make_unique<pqxx::connection>(url);
+        for (const Prepared& p : prepared_statements()) connection->prepare(p.name, p.sql);
+        return connection;
+    } catch (const std::exception& e) {
+        std::string detail = one_line(e.what());
+        // libpq quotes the offending part of a malformed URL ("invalid percent-encoded
+        // token: ..."), which may be the password.
+        for (const auto& [pos, len] : url_password_spans(url)) {
+            const std::string secret = url.substr(pos, len);
+            if (secret.empty()) continue;
+            for (std::size_t at = detail.find(secret); at != std::string::npos;
+                 at = detail.find(secret, at + 3)) {
+                detail.replace(at, secret.size(), "***");
+            }
+        }
+        return make_error(ErrorCode::kConfig,
+                          "lobby store '" + shown + "': cannot connect: " + detail);
+    }
+}
+
+// What PgStore::run() returns for a body returning T: T as a Result (a Result as it is).
+template <class T>
+struct AsResult {
+    using type = Result<T>;
+};
+template <class T>
+struct AsResult<Result<T>> {
+    using type = Result<T>;
+};
+template <class Body>
+using RunResult = typename AsResult<std::invoke_result_t<Body&, pqxx::connection&>>::type;
+
 class PgStore final : public LobbyStore {
   public:
-    PgStore(std::unique_ptr<pqxx::connection> connection, std::string url)
-        : m_connection(std::move(connection)), m_url(std::move(url)) {
-        for (const Prepared& p : prepared_statements()) m_connection->prepare(p.name, p.sql);
-    }
+    PgStore(std::unique_ptr<pqxx::connection> first, const std::string& url, std::string shown)
+        : m_pool(std::move(first), kConnections, [url, shown] { return connect(url, shown); }),
+          m_url(std::move(shown)) {}
 
     Status migrate() override {
-        std::lock_guard lock(m_mutex);
-        try {
+        auto done = run("migrating the schema", [&](pqxx::connection& c) -> Result<bool> {
             // Everything in one transaction behind a lock every lobby process takes:
             // processes starting together queue here, and the later ones find the
             // migrations done. The lock ends with the transaction, also on a crash.
-            pqxx::work tx(*m_connection);
+            pqxx::work tx(c);
             tx.exec_params("SELECT pg_advisory_xact_lock($1)", kMigrationLockKey);
             tx.exec(std::string(kMigrationsTableSql));
             const int current = read_version(tx);
@@ -134,94 +171,81 @@ class PgStore final : public LobbyStore {
                     m.version, std::string(m.description));
             }
             tx.commit();
-            return {};
-        } catch (const std::exception& e) {
-            return db_error("migrating the schema", e);
-        }
+            return true;
+        });
+        if (!done) return done.error();
+        return {};
     }
 
     int schema_version() override {
-        std::lock_guard lock(m_mutex);
-        try {
-            pqxx::nontransaction tx(*m_connection);
+        auto version = run("reading the schema version", [&](pqxx::connection& c) -> Result<int> {
+            pqxx::nontransaction tx(c);
             // to_regclass: NULL instead of an error when the table is not there yet.
             const pqxx::row exists =
                 tx.exec1("SELECT to_regclass('schema_migrations') IS NOT NULL");
             if (!exists[0].as<bool>()) return 0;
             return read_version(tx);
-        } catch (const std::exception&) {
-            return -1;
-        }
+        });
+        return version ? version.value() : -1;
     }
 
     Status create_room(const StoredRoom& stored) override {
-        std::lock_guard lock(m_mutex);
         const Room& r = stored.room;
-        try {
-            pqxx::nontransaction tx(*m_connection);
-            tx.exec_prepared("create_room", r.id, r.code, r.host_name, r.game_name, r.content_hash,
-                             r.core_name, r.core_version, r.mode, r.players, r.slots, r.spectators,
-                             r.has_password, r.region, r.server_address, r.server_id, r.created_ms,
-                             r.updated_ms, r.expires_ms, stored.password_hash, stored.token_hash);
-            return {};
-        } catch (const pqxx::unique_violation&) {
-            return make_error(ErrorCode::kConfig, "lobby store '" + m_url + "': room id '" + r.id +
-                                                      "' or code '" + r.code +
-                                                      "' is already taken");
-        } catch (const std::exception& e) {
-            return db_error("creating a room", e);
-        }
+        auto done = run("creating a room", [&](pqxx::connection& c) -> Result<bool> {
+            try {
+                pqxx::nontransaction tx(c);
+                tx.exec_prepared("create_room", r.id, r.code, r.host_name, r.game_name,
+                                 r.content_hash, r.core_name, r.core_version, r.mode, r.players,
+                                 r.slots, r.spectators, r.has_password, r.region, r.server_address,
+                                 r.server_id, r.created_ms, r.updated_ms, r.expires_ms,
+                                 stored.password_hash, stored.token_hash);
+                return true;
+            } catch (const pqxx::unique_violation&) {
+                return make_error(ErrorCode::kConfig, "lobby store '" + m_url + "': room id '" +
+                                                          r.id + "' or code '" + r.code +
+                                                          "' is already taken");
+            }
+        });
+        if (!done) return done.error();
+        return {};
     }
 
     Result<std::optional<StoredRoom>> get_room(const std::string& id_or_code,
                                                std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        try {
-            pqxx::nontransaction tx(*m_connection);
+        return run("reading a room", [&](pqxx::connection& c) {
+            pqxx::nontransaction tx(c);
             const pqxx::result rows = tx.exec_prepared("get_room", id_or_code, now_ms);
             if (rows.empty()) return std::optional<StoredRoom>();
             return std::optional<StoredRoom>(read_room(rows[0]));
-        } catch (const std::exception& e) {
-            return db_error("reading a room", e);
-        }
+        });
     }
 
     Result<bool> update_room(const Room& r, std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        try {
-            pqxx::nontransaction tx(*m_connection);
+        return run("updating a room", [&](pqxx::connection& c) {
+            pqxx::nontransaction tx(c);
             const pqxx::result done = tx.exec_prepared(
                 "update_room", r.id, r.players, r.slots, r.spectators, r.game_name, r.host_name,
                 r.region, r.server_address, r.updated_ms, r.expires_ms, now_ms);
             return done.affected_rows() > 0;
-        } catch (const std::exception& e) {
-            return db_error("updating a room", e);
-        }
+        });
     }
 
     Result<bool> heartbeat_room(const std::string& id, std::int64_t now_ms,
                                 std::int64_t expires_ms) override {
-        std::lock_guard lock(m_mutex);
-        try {
-            pqxx::nontransaction tx(*m_connection);
+        return run("heartbeating a room", [&](pqxx::connection& c) {
+            pqxx::nontransaction tx(c);
             return tx.exec_prepared("heartbeat_room", id, now_ms, expires_ms).affected_rows() > 0;
-        } catch (const std::exception& e) {
-            return db_error("heartbeating a room", e);
-        }
+        });
     }
 
     Result<bool> delete_room(const std::string& id) override {
-        std::lock_guard lock(m_mutex);
-        try {
-            pqxx::nontransaction tx(*m_connection);
+        return run("deleting a room", [&](pqxx::connection& c) {
+            pqxx::nontransaction tx(c);
             return tx.exec_prepared("delete_room", id).affected_rows() > 0;
-        } catch (const std::exception& e) {
-            return db_error("deleting a room", e);
-        }
+        });
     }
 
     Result<std::vector<Room>> list_rooms(const RoomFilter& filter, std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
         // Sent unnamed, so the planner sees the actual values and can pick the index that
         // suits the filter.
         const rows::RoomListQuery query = rows::room_list_query(filter, now_ms, '$');
@@ -237,93 +261,88 @@ class PgStore final : public LobbyStore {
                 },
                 p));
         }
-        try {
-            pqxx::nontransaction tx(*m_connection);
+        return run("listing rooms", [&](pqxx::connection& c) {
+            pqxx::nontransaction tx(c);
             const pqxx::result rows =
                 tx.exec_params(query.sql, pqxx::prepare::make_dynamic_params(params));
             std::vector<Room> rooms;
             rooms.reserve(rows.size());
             for (const pqxx::row& row : rows) rooms.push_back(read_room(row).room);
             return rooms;
-        } catch (const std::exception& e) {
-            return db_error("listing rooms", e);
-        }
+        });
     }
 
     Result<std::int64_t> count_rooms(std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        try {
-            pqxx::nontransaction tx(*m_connection);
+        return run("counting rooms", [&](pqxx::connection& c) {
+            pqxx::nontransaction tx(c);
             return tx.exec_prepared1("count_rooms", now_ms)[0].as<std::int64_t>();
-        } catch (const std::exception& e) {
-            return db_error("counting rooms", e);
-        }
+        });
     }
 
     Result<int> expire(std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        try {
+        return run("expiring", [&](pqxx::connection& c) {
             // One transaction: a reader never sees the servers gone but their rooms still
             // there.
-            pqxx::work tx(*m_connection);
+            pqxx::work tx(c);
             const int gone =
                 static_cast<int>(tx.exec_prepared("expire_rooms", now_ms).affected_rows());
             tx.exec_prepared("expire_servers", now_ms);
             tx.commit();
             return gone;
-        } catch (const std::exception& e) {
-            return db_error("expiring", e);
-        }
+        });
     }
 
     Status upsert_server(const RelayServer& s) override {
-        std::lock_guard lock(m_mutex);
-        try {
-            pqxx::nontransaction tx(*m_connection);
+        auto done = run("storing a relay server", [&](pqxx::connection& c) {
+            pqxx::nontransaction tx(c);
             tx.exec_prepared("upsert_server", s.id, s.address, s.region, s.capacity, s.load,
                              s.updated_ms, s.expires_ms, s.token_hash);
-            return {};
-        } catch (const std::exception& e) {
-            return db_error("storing a relay server", e);
-        }
+            return true;
+        });
+        if (!done) return done.error();
+        return {};
     }
 
     Result<std::optional<RelayServer>> get_server(const std::string& id,
                                                   std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        try {
-            pqxx::nontransaction tx(*m_connection);
+        return run("reading a relay server", [&](pqxx::connection& c) {
+            pqxx::nontransaction tx(c);
             return one_server(tx.exec_prepared("get_server", id, now_ms));
-        } catch (const std::exception& e) {
-            return db_error("reading a relay server", e);
-        }
+        });
     }
 
     Result<std::vector<RelayServer>> list_servers(std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        try {
-            pqxx::nontransaction tx(*m_connection);
+        return run("listing relay servers", [&](pqxx::connection& c) {
+            pqxx::nontransaction tx(c);
             const pqxx::result rows = tx.exec_prepared("list_servers", now_ms);
             std::vector<RelayServer> servers;
             servers.reserve(rows.size());
             for (const pqxx::row& row : rows) servers.push_back(read_server(row));
             return servers;
-        } catch (const std::exception& e) {
-            return db_error("listing relay servers", e);
-        }
+        });
     }
 
     Result<std::optional<RelayServer>> least_loaded_server(std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        try {
-            pqxx::nontransaction tx(*m_connection);
+        return run("choosing a relay server", [&](pqxx::connection& c) {
+            pqxx::nontransaction tx(c);
             return one_server(tx.exec_prepared("least_loaded_server", now_ms));
-        } catch (const std::exception& e) {
-            return db_error("choosing a relay server", e);
-        }
+        });
     }
 
   private:
+    // `body(connection)` on a connection leased for the call, as a Result: a failure to get
+    // a connection, or a database exception, becomes an error naming `what`.
+    template <class Body>
+    RunResult<Body> run(const char* what, Body&& body) {
+        using Out = RunResult<Body>;
+        auto lease = m_pool.acquire();
+        if (!lease) return Out(lease.error());
+        try {
+            return Out(body(*lease.value()));
+        } catch (const std::exception& e) {
+            return Out(db_error(what, e));
+        }
+    }
     static int read_version(pqxx::transaction_base& tx) {
         return tx.exec1("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")[0].as<int>();
     }
@@ -338,8 +357,7 @@ class PgStore final : public LobbyStore {
                           "lobby store '" + m_url + "': " + what + ": " + one_line(e.what()));
     }
 
-    std::mutex m_mutex;  // one connection: calls from several threads take turns
-    std::unique_ptr<pqxx::connection> m_connection;
+    ConnectionPool<pqxx::connection> m_pool;
     std::string m_url;
 };
 
@@ -347,24 +365,10 @@ class PgStore final : public LobbyStore {
 
 Result<std::unique_ptr<LobbyStore>> open_pg_store(const std::string& url) {
     const std::string shown = redact_store_url(url);
-    try {
-        auto connection = std::make_unique<pqxx::connection>(url);
-        return std::unique_ptr<LobbyStore>(std::make_unique<PgStore>(std::move(connection), shown));
-    } catch (const std::exception& e) {
-        std::string detail = one_line(e.what());
-        // libpq quotes the offending part of a malformed URL ("invalid percent-encoded
-        // token: ..."), which may be the password.
-        for (const auto& [pos, len] : url_password_spans(url)) {
-            const std::string secret = url.substr(pos, len);
-            if (secret.empty()) continue;
-            for (std::size_t at = detail.find(secret); at != std::string::npos;
-                 at = detail.find(secret, at + 3)) {
-                detail.replace(at, secret.size(), "***");
-            }
-        }
-        return make_error(ErrorCode::kConfig,
-                          "lobby store '" + shown + "': cannot connect: " + detail);
-    }
+    auto first = connect(url, shown);
+    if (!first) return first.error();
+    return std::unique_ptr<LobbyStore>(
+        std::make_unique<PgStore>(std::move(first).value(), url, shown));
 }
 
 }  // namespace framelock::lobby

@@ -1,5 +1,5 @@
 // The PostgreSQL backend of LobbyStore (libpqxx): for several lobby processes sharing
-// one database. Each store object holds one connection. See docs/lobby.md.
+// one database. Each store object keeps a small pool of connections. See docs/lobby.md.
 #pragma once
 
 #include <memory>

@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <mutex>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "frontend/lobby/connection_pool.h"
 #include "frontend/lobby/schema.h"
 #include "frontend/lobby/store_rows.h"
 
@@ -20,6 +20,9 @@ namespace {
 // How long a call waits for another connection's write lock before failing. Writes are
 // single short statements, so anything near this means the file is stuck, not busy.
 constexpr int kBusyTimeoutMs = 5000;
+// Connections a store opens at most: as many calls run at once, more wait for one. Beyond
+// a few, parallel readers only share the same cores.
+constexpr std::size_t kConnections = 8;
 
 using rows::kRoomColumns;
 using rows::kServerColumns;
@@ -83,265 +86,17 @@ class Statement {
     int m_rc = SQLITE_OK;
 };
 
-class SqliteStore final : public LobbyStore {
+// One connection to the file and its prepared statements. Used by one caller at a time (the
+// pool leases it out), so it needs no lock of its own.
+class Connection {
   public:
-    SqliteStore(sqlite3* db, std::string url) : m_db(db), m_url(std::move(url)) {}
-    ~SqliteStore() override {
+    Connection(sqlite3* db, std::string url) : m_db(db), m_url(std::move(url)) {}
+    ~Connection() {
         for (auto& entry : m_statements) sqlite3_finalize(entry.second);
         sqlite3_close_v2(m_db);
     }
-    SqliteStore(const SqliteStore&) = delete;
-    SqliteStore& operator=(const SqliteStore&) = delete;
-
-    Status migrate() override {
-        std::lock_guard lock(m_mutex);
-        // IMMEDIATE takes the write lock up front: two processes starting on one file at
-        // once then queue (busy timeout) instead of both reading version 0 and both
-        // trying to create the tables.
-        if (Status s = exec("BEGIN IMMEDIATE", "starting the migration"); !s) return s;
-        Status result = migrate_locked();
-        if (result) {
-            result = exec("COMMIT", "committing the migration");
-        }
-        if (!result) sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
-        return result;
-    }
-
-    int schema_version() override {
-        std::lock_guard lock(m_mutex);
-        auto version = current_version();
-        return version ? version.value() : -1;
-    }
-
-    Status create_room(const StoredRoom& stored) override {
-        std::lock_guard lock(m_mutex);
-        auto s = prepare("INSERT INTO rooms (" + std::string(kRoomColumns) +
-                         ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-                         "?15, ?16, ?17, ?18, ?19, ?20)");
-        if (!s) return s.error();
-        const Room& r = stored.room;
-        s.value().bind_all(r.id, r.code, r.host_name, r.game_name, r.content_hash, r.core_name,
-                           r.core_version, r.mode, r.players, r.slots, r.spectators, r.has_password,
-                           r.region, r.server_address, r.server_id, r.created_ms, r.updated_ms,
-                           r.expires_ms, stored.password_hash, stored.token_hash);
-        const int rc = s.value().step();
-        if (rc == SQLITE_DONE) return {};
-        const int extended = sqlite3_extended_errcode(m_db);
-        if (extended == SQLITE_CONSTRAINT_PRIMARYKEY || extended == SQLITE_CONSTRAINT_UNIQUE) {
-            return make_error(ErrorCode::kConfig, "lobby store '" + m_url + "': room id '" + r.id +
-                                                      "' or code '" + r.code +
-                                                      "' is already taken");
-        }
-        return db_error("creating a room");
-    }
-
-    Result<std::optional<StoredRoom>> get_room(const std::string& id_or_code,
-                                               std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        // Ids and codes never look alike, but should one ever equal another room's code
-        // the id wins: ids are what the API hands back after a create.
-        auto s = prepare("SELECT " + std::string(kRoomColumns) +
-                         " FROM rooms WHERE (id = ?1 OR code = ?1) AND expires_ms > ?2"
-                         " ORDER BY id = ?1 DESC LIMIT 1");
-        if (!s) return s.error();
-        s.value().bind_all(id_or_code, now_ms);
-        const int rc = s.value().step();
-        if (rc == SQLITE_ROW) return std::optional<StoredRoom>(rows::read_room(s.value()));
-        if (rc == SQLITE_DONE) return std::optional<StoredRoom>();
-        return db_error("reading a room");
-    }
-
-    Result<bool> update_room(const Room& r, std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        auto s = prepare(
-            "UPDATE rooms SET players = ?2, slots = ?3, spectators = ?4, game_name = ?5,"
-            " host_name = ?6, region = ?7, server_address = ?8, updated_ms = ?9,"
-            " expires_ms = ?10 WHERE id = ?1 AND expires_ms > ?11");
-        if (!s) return s.error();
-        s.value().bind_all(r.id, r.players, r.slots, r.spectators, r.game_name, r.host_name,
-                           r.region, r.server_address, r.updated_ms, r.expires_ms, now_ms);
-        return changed(s.value(), "updating a room");
-    }
-
-    Result<bool> heartbeat_room(const std::string& id, std::int64_t now_ms,
-                                std::int64_t expires_ms) override {
-        std::lock_guard lock(m_mutex);
-        // Only a live room: one that lapsed is gone for the players already, and bringing
-        // it back would depend on whether expire() happened to run in between.
-        auto s = prepare(
-            "UPDATE rooms SET updated_ms = ?2, expires_ms = ?3 WHERE id = ?1 AND expires_ms > ?2");
-        if (!s) return s.error();
-        s.value().bind_all(id, now_ms, expires_ms);
-        return changed(s.value(), "heartbeating a room");
-    }
-
-    Result<bool> delete_room(const std::string& id) override {
-        std::lock_guard lock(m_mutex);
-        auto s = prepare("DELETE FROM rooms WHERE id = ?1");
-        if (!s) return s.error();
-        s.value().bind_all(id);
-        return changed(s.value(), "deleting a room");
-    }
-
-    Result<std::vector<Room>> list_rooms(const RoomFilter& filter, std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        // Each shape of the query is prepared once and cached like the other statements.
-        const rows::RoomListQuery query = rows::room_list_query(filter, now_ms, '?');
-        auto s = prepare(query.sql);
-        if (!s) return s.error();
-        for (std::size_t i = 0; i < query.params.size(); ++i) {
-            s.value().bind(static_cast<int>(i + 1), query.params[i]);
-        }
-        std::vector<Room> rooms;
-        int rc;
-        while ((rc = s.value().step()) == SQLITE_ROW)
-            rooms.push_back(rows::read_room(s.value()).room);
-        if (rc != SQLITE_DONE) return db_error("listing rooms");
-        return rooms;
-    }
-
-    Result<std::int64_t> count_rooms(std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        auto s = prepare("SELECT COUNT(*) FROM rooms WHERE expires_ms > ?1");
-        if (!s) return s.error();
-        s.value().bind_all(now_ms);
-        if (s.value().step() != SQLITE_ROW) return db_error("counting rooms");
-        return s.value().int64(0);
-    }
-
-    Result<int> expire(std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        // One transaction: a reader never sees the servers gone but their rooms still
-        // there.
-        if (Status s = exec("BEGIN IMMEDIATE", "expiring"); !s) return s.error();
-        auto result = expire_locked(now_ms);
-        if (result) {
-            if (Status s = exec("COMMIT", "expiring"); !s) result = s.error();
-        }
-        if (!result) sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
-        return result;
-    }
-
-    Status upsert_server(const RelayServer& server) override {
-        std::lock_guard lock(m_mutex);
-        auto s = prepare("INSERT INTO servers (" + std::string(kServerColumns) +
-                         ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-                         " ON CONFLICT (id) DO UPDATE SET address = excluded.address,"
-                         " region = excluded.region, capacity = excluded.capacity,"
-                         " load = excluded.load, updated_ms = excluded.updated_ms,"
-                         " expires_ms = excluded.expires_ms, token_hash = excluded.token_hash");
-        if (!s) return s.error();
-        s.value().bind_all(server.id, server.address, server.region, server.capacity, server.load,
-                           server.updated_ms, server.expires_ms, server.token_hash);
-        if (s.value().step() != SQLITE_DONE) return db_error("storing a relay server");
-        return {};
-    }
-
-    Result<std::optional<RelayServer>> get_server(const std::string& id,
-                                                  std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        auto s = prepare("SELECT " + std::string(kServerColumns) +
-                         " FROM servers WHERE id = ?1 AND expires_ms > ?2");
-        if (!s) return s.error();
-        s.value().bind_all(id, now_ms);
-        return one_server(s.value(), "reading a relay server");
-    }
-
-    Result<std::vector<RelayServer>> list_servers(std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        auto s = prepare("SELECT " + std::string(kServerColumns) +
-                         " FROM servers WHERE expires_ms > ?1 ORDER BY id");
-        if (!s) return s.error();
-        s.value().bind_all(now_ms);
-        std::vector<RelayServer> servers;
-        int rc;
-        while ((rc = s.value().step()) == SQLITE_ROW)
-            servers.push_back(rows::read_server(s.value()));
-        if (rc != SQLITE_DONE) return db_error("listing relay servers");
-        return servers;
-    }
-
-    Result<std::optional<RelayServer>> least_loaded_server(std::int64_t now_ms) override {
-        std::lock_guard lock(m_mutex);
-        // Ties go to the less busy server, then to a stable order so callers are
-        // reproducible.
-        auto s = prepare("SELECT " + std::string(kServerColumns) +
-                         " FROM servers WHERE expires_ms > ?1 AND load < capacity"
-                         " ORDER BY capacity - load DESC, load ASC, id ASC LIMIT 1");
-        if (!s) return s.error();
-        s.value().bind_all(now_ms);
-        return one_server(s.value(), "choosing a relay server");
-    }
-
-  private:
-    Status migrate_locked() {
-        if (Status s = exec(std::string(kMigrationsTableSql), "creating schema_migrations"); !s) {
-            return s;
-        }
-        auto current = current_version();
-        if (!current) return current.error();
-        const int newest = newest_schema_version();
-        if (current.value() > newest) {
-            // A newer lobby migrated this file; running old code against it could
-            // misread or clobber what the new columns mean.
-            return make_error(ErrorCode::kConfig,
-                              "lobby store '" + m_url + "': the database is at schema version " +
-                                  std::to_string(current.value()) + ", newer than this lobby's " +
-                                  std::to_string(newest) + " (upgrade the lobby)");
-        }
-        for (const Migration& m : schema_migrations()) {
-            if (m.version <= current.value()) continue;
-            for (std::string_view statement : m.statements) {
-                const std::string what = "migrating to schema version " + std::to_string(m.version);
-                if (Status s = exec(std::string(statement), what); !s) return s;
-            }
-            auto s =
-                prepare("INSERT INTO schema_migrations (version, description) VALUES (?1, ?2)");
-            if (!s) return s.error();
-            s.value().bind_all(m.version, std::string(m.description));
-            if (s.value().step() != SQLITE_DONE) return db_error("recording a migration");
-        }
-        return {};
-    }
-
-    // 0 when no migration ever ran (no schema_migrations table yet).
-    Result<int> current_version() {
-        auto exists = prepare(
-            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = "
-            "'schema_migrations'");
-        if (!exists) return exists.error();
-        if (exists.value().step() != SQLITE_ROW) return db_error("reading the schema version");
-        if (exists.value().integer(0) == 0) return 0;
-        auto s = prepare("SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
-        if (!s) return s.error();
-        if (s.value().step() != SQLITE_ROW) return db_error("reading the schema version");
-        return s.value().integer(0);
-    }
-
-    Result<int> expire_locked(std::int64_t now_ms) {
-        auto rooms = prepare("DELETE FROM rooms WHERE expires_ms <= ?1");
-        if (!rooms) return rooms.error();
-        rooms.value().bind_all(now_ms);
-        if (rooms.value().step() != SQLITE_DONE) return db_error("expiring rooms");
-        const int gone = sqlite3_changes(m_db);
-        auto servers = prepare("DELETE FROM servers WHERE expires_ms <= ?1");
-        if (!servers) return servers.error();
-        servers.value().bind_all(now_ms);
-        if (servers.value().step() != SQLITE_DONE) return db_error("expiring relay servers");
-        return gone;
-    }
-
-    Result<bool> changed(Statement& s, const char* what) {
-        if (s.step() != SQLITE_DONE) return db_error(what);
-        return sqlite3_changes(m_db) > 0;
-    }
-
-    Result<std::optional<RelayServer>> one_server(Statement& s, const char* what) {
-        const int rc = s.step();
-        if (rc == SQLITE_ROW) return std::optional<RelayServer>(rows::read_server(s));
-        if (rc == SQLITE_DONE) return std::optional<RelayServer>();
-        return db_error(what);
-    }
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
 
     // The statement for `sql`, prepared on first use and kept for the connection's life
     // (SQLite re-prepares it by itself should the schema change underneath).
@@ -365,25 +120,306 @@ class SqliteStore final : public LobbyStore {
         }
         return {};
     }
+    void rollback() { sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr); }
+
+    // Rows the last INSERT, UPDATE or DELETE on this connection changed.
+    int changes() const { return sqlite3_changes(m_db); }
+    int extended_errcode() const { return sqlite3_extended_errcode(m_db); }
 
     Error db_error(const std::string& what) const {
         return make_error(ErrorCode::kIo,
                           "lobby store '" + m_url + "': " + what + ": " + sqlite3_errmsg(m_db));
     }
 
-    std::mutex m_mutex;  // one connection: calls from several threads take turns
+  private:
     sqlite3* m_db;
     std::string m_url;
     std::unordered_map<std::string, sqlite3_stmt*> m_statements;
 };
 
-}  // namespace
+// A store on `connections` connections to one file: readers never wait for each other, nor
+// (WAL) for a writer; writers queue on SQLite's own lock (the busy timeout).
+class SqliteStore final : public LobbyStore {
+  public:
+    SqliteStore(std::unique_ptr<Connection> first, std::string url, std::size_t connections,
+                ConnectionPool<Connection>::Opener open)
+        : m_pool(std::move(first), connections, std::move(open)), m_url(std::move(url)) {}
 
-Result<std::unique_ptr<LobbyStore>> open_sqlite_store(const std::string& path,
-                                                      const std::string& url) {
-    const std::string shown = redact_store_url(url);
+    Status migrate() override {
+        return with_connection([&](Connection& c) -> Status {
+            // IMMEDIATE takes the write lock up front: two processes starting on one file
+            // at once then queue (busy timeout) instead of both reading version 0 and both
+            // trying to create the tables.
+            if (Status s = c.exec("BEGIN IMMEDIATE", "starting the migration"); !s) return s;
+            Status result = migrate_locked(c);
+            if (result) result = c.exec("COMMIT", "committing the migration");
+            if (!result) c.rollback();
+            return result;
+        });
+    }
+
+    int schema_version() override {
+        auto version = with_connection([&](Connection& c) { return current_version(c); });
+        return version ? version.value() : -1;
+    }
+
+    Status create_room(const StoredRoom& stored) override {
+        return with_connection([&](Connection& c) -> Status {
+            auto s = c.prepare("INSERT INTO rooms (" + std::string(kRoomColumns) +
+                               ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                               "?14, ?15, ?16, ?17, ?18, ?19, ?20)");
+            if (!s) return s.error();
+            const Room& r = stored.room;
+            s.value().bind_all(r.id, r.code, r.host_name, r.game_name, r.content_hash, r.core_name,
+                               r.core_version, r.mode, r.players, r.slots, r.spectators,
+                               r.has_password, r.region, r.server_address, r.server_id,
+                               r.created_ms, r.updated_ms, r.expires_ms, stored.password_hash,
+                               stored.token_hash);
+            const int rc = s.value().step();
+            if (rc == SQLITE_DONE) return {};
+            const int extended = c.extended_errcode();
+            if (extended == SQLITE_CONSTRAINT_PRIMARYKEY || extended == SQLITE_CONSTRAINT_UNIQUE) {
+                return make_error(ErrorCode::kConfig, "lobby store '" + m_url + "': room id '" +
+                                                          r.id + "' or code '" + r.code +
+                                                          "' is already taken");
+            }
+            return c.db_error("creating a room");
+        });
+    }
+
+    Result<std::optional<StoredRoom>> get_room(const std::string& id_or_code,
+                                               std::int64_t now_ms) override {
+        return with_connection([&](Connection& c) -> Result<std::optional<StoredRoom>> {
+            // Ids and codes never look alike, but should one ever equal another room's code
+            // the id wins: ids are what the API hands back after a create.
+            auto s = c.prepare("SELECT " + std::string(kRoomColumns) +
+                               " FROM rooms WHERE (id = ?1 OR code = ?1) AND expires_ms > ?2"
+                               " ORDER BY id = ?1 DESC LIMIT 1");
+            if (!s) return s.error();
+            s.value().bind_all(id_or_code, now_ms);
+            const int rc = s.value().step();
+            if (rc == SQLITE_ROW) return std::optional<StoredRoom>(rows::read_room(s.value()));
+            if (rc == SQLITE_DONE) return std::optional<StoredRoom>();
+            return c.db_error("reading a room");
+        });
+    }
+
+    Result<bool> update_room(const Room& r, std::int64_t now_ms) override {
+        return change(
+            "UPDATE rooms SET players = ?2, slots = ?3, spectators = ?4, game_name = ?5,"
+            " host_name = ?6, region = ?7, server_address = ?8, updated_ms = ?9,"
+            " expires_ms = ?10 WHERE id = ?1 AND expires_ms > ?11",
+            "updating a room", r.id, r.players, r.slots, r.spectators, r.game_name, r.host_name,
+            r.region, r.server_address, r.updated_ms, r.expires_ms, now_ms);
+    }
+
+    Result<bool> heartbeat_room(const std::string& id, std::int64_t now_ms,
+                                std::int64_t expires_ms) override {
+        // Only a live room: one that lapsed is gone for the players already, and bringing
+        // it back would depend on whether expire() happened to run in between.
+        return change(
+            "UPDATE rooms SET updated_ms = ?2, expires_ms = ?3 WHERE id = ?1 AND expires_ms > ?2",
+            "heartbeating a room", id, now_ms, expires_ms);
+    }
+
+    Result<bool> delete_room(const std::string& id) override {
+        return change("DELETE FROM rooms WHERE id = ?1", "deleting a room", id);
+    }
+
+    Result<std::vector<Room>> list_rooms(const RoomFilter& filter, std::int64_t now_ms) override {
+        return with_connection([&](Connection& c) -> Result<std::vector<Room>> {
+            // Each shape of the query is prepared once and cached like the other statements.
+            const rows::RoomListQuery query = rows::room_list_query(filter, now_ms, '?');
+            auto s = c.prepare(query.sql);
+            if (!s) return s.error();
+            for (std::size_t i = 0; i < query.params.size(); ++i) {
+                s.value().bind(static_cast<int>(i + 1), query.params[i]);
+            }
+            std::vector<Room> rooms;
+            int rc;
+            while ((rc = s.value().step()) == SQLITE_ROW)
+                rooms.push_back(rows::read_room(s.value()).room);
+            if (rc != SQLITE_DONE) return c.db_error("listing rooms");
+            return rooms;
+        });
+    }
+
+    Result<std::int64_t> count_rooms(std::int64_t now_ms) override {
+        return with_connection([&](Connection& c) -> Result<std::int64_t> {
+            auto s = c.prepare("SELECT COUNT(*) FROM rooms WHERE expires_ms > ?1");
+            if (!s) return s.error();
+            s.value().bind_all(now_ms);
+            if (s.value().step() != SQLITE_ROW) return c.db_error("counting rooms");
+            return s.value().int64(0);
+        });
+    }
+
+    Result<int> expire(std::int64_t now_ms) override {
+        return with_connection([&](Connection& c) -> Result<int> {
+            // One transaction: a reader never sees the servers gone but their rooms still
+            // there.
+            if (Status s = c.exec("BEGIN IMMEDIATE", "expiring"); !s) return s.error();
+            auto result = expire_locked(c, now_ms);
+            if (result) {
+                if (Status s = c.exec("COMMIT", "expiring"); !s) result = s.error();
+            }
+            if (!result) c.rollback();
+            return result;
+        });
+    }
+
+    Status upsert_server(const RelayServer& server) override {
+        return with_connection([&](Connection& c) -> Status {
+            auto s =
+                c.prepare("INSERT INTO servers (" + std::string(kServerColumns) +
+                          ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                          " ON CONFLICT (id) DO UPDATE SET address = excluded.address,"
+                          " region = excluded.region, capacity = excluded.capacity,"
+                          " load = excluded.load, updated_ms = excluded.updated_ms,"
+                          " expires_ms = excluded.expires_ms, token_hash = excluded.token_hash");
+            if (!s) return s.error();
+            s.value().bind_all(server.id, server.address, server.region, server.capacity,
+                               server.load, server.updated_ms, server.expires_ms,
+                               server.token_hash);
+            if (s.value().step() != SQLITE_DONE) return c.db_error("storing a relay server");
+            return {};
+        });
+    }
+
+    Result<std::optional<RelayServer>> get_server(const std::string& id,
+                                                  std::int64_t now_ms) override {
+        return one_server("SELECT " + std::string(kServerColumns) +
+                              " FROM servers WHERE id = ?1 AND expires_ms > ?2",
+                          "reading a relay server", id, now_ms);
+    }
+
+    Result<std::vector<RelayServer>> list_servers(std::int64_t now_ms) override {
+        return with_connection([&](Connection& c) -> Result<std::vector<RelayServer>> {
+            auto s = c.prepare("SELECT " + std::string(kServerColumns) +
+                               " FROM servers WHERE expires_ms > ?1 ORDER BY id");
+            if (!s) return s.error();
+            s.value().bind_all(now_ms);
+            std::vector<RelayServer> servers;
+            int rc;
+            while ((rc = s.value().step()) == SQLITE_ROW)
+                servers.push_back(rows::read_server(s.value()));
+            if (rc != SQLITE_DONE) return c.db_error("listing relay servers");
+            return servers;
+        });
+    }
+
+    Result<std::optional<RelayServer>> least_loaded_server(std::int64_t now_ms) override {
+        // Ties go to the less busy server, then to a stable order so callers are
+        // reproducible.
+        return one_server("SELECT " + std::string(kServerColumns) +
+                              " FROM servers WHERE expires_ms > ?1 AND load < capacity"
+                              " ORDER BY capacity - load DESC, load ASC, id ASC LIMIT 1",
+                          "choosing a relay server", now_ms);
+    }
+
+  private:
+    // `body(connection)` on a connection leased for the call; its result, or why no
+    // connection could be had.
+    template <class Body>
+    auto with_connection(Body&& body) -> decltype(body(std::declval<Connection&>())) {
+        auto lease = m_pool.acquire();
+        if (!lease) return lease.error();
+        return body(*lease.value());
+    }
+
+    // An INSERT, UPDATE or DELETE of `args`: whether it changed a row.
+    template <class... Args>
+    Result<bool> change(const std::string& sql, const char* what, const Args&... args) {
+        return with_connection([&](Connection& c) -> Result<bool> {
+            auto s = c.prepare(sql);
+            if (!s) return s.error();
+            s.value().bind_all(args...);
+            if (s.value().step() != SQLITE_DONE) return c.db_error(what);
+            return c.changes() > 0;
+        });
+    }
+
+    template <class... Args>
+    Result<std::optional<RelayServer>> one_server(const std::string& sql, const char* what,
+                                                  const Args&... args) {
+        return with_connection([&](Connection& c) -> Result<std::optional<RelayServer>> {
+            auto s = c.prepare(sql);
+            if (!s) return s.error();
+            s.value().bind_all(args...);
+            const int rc = s.value().step();
+            if (rc == SQLITE_ROW) return std::optional<RelayServer>(rows::read_server(s.value()));
+            if (rc == SQLITE_DONE) return std::optional<RelayServer>();
+            return c.db_error(what);
+        });
+    }
+
+    Status migrate_locked(Connection& c) {
+        if (Status s = c.exec(std::string(kMigrationsTableSql), "creating schema_migrations"); !s) {
+            return s;
+        }
+        auto current = current_version(c);
+        if (!current) return current.error();
+        const int newest = newest_schema_version();
+        if (current.value() > newest) {
+            // A newer lobby migrated this file; running old code against it could
+            // misread or clobber what the new columns mean.
+            return make_error(ErrorCode::kConfig,
+                              "lobby store '" + m_url + "': the database is at schema version " +
+                                  std::to_string(current.value()) + ", newer than this lobby's " +
+                                  std::to_string(newest) + " (upgrade the lobby)");
+        }
+        for (const Migration& m : schema_migrations()) {
+            if (m.version <= current.value()) continue;
+            for (std::string_view statement : m.statements) {
+                const std::string what = "migrating to schema version " + std::to_string(m.version);
+                if (Status s = c.exec(std::string(statement), what); !s) return s;
+            }
+            auto s =
+                c.prepare("INSERT INTO schema_migrations (version, description) VALUES (?1, ?2)");
+            if (!s) return s.error();
+            s.value().bind_all(m.version, std::string(m.description));
+            if (s.value().step() != SQLITE_DONE) return c.db_error("recording a migration");
+        }
+        return {};
+    }
+
+    // 0 when no migration ever ran (no schema_migrations table yet).
+    static Result<int> current_version(Connection& c) {
+        auto exists = c.prepare(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = "
+            "'schema_migrations'");
+        if (!exists) return exists.error();
+        if (exists.value().step() != SQLITE_ROW) return c.db_error("reading the schema version");
+        if (exists.value().integer(0) == 0) return 0;
+        auto s = c.prepare("SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+        if (!s) return s.error();
+        if (s.value().step() != SQLITE_ROW) return c.db_error("reading the schema version");
+        return s.value().integer(0);
+    }
+
+    static Result<int> expire_locked(Connection& c, std::int64_t now_ms) {
+        auto rooms = c.prepare("DELETE FROM rooms WHERE expires_ms <= ?1");
+        if (!rooms) return rooms.error();
+        rooms.value().bind_all(now_ms);
+        if (rooms.value().step() != SQLITE_DONE) return c.db_error("expiring rooms");
+        const int gone = c.changes();
+        auto servers = c.prepare("DELETE FROM servers WHERE expires_ms <= ?1");
+        if (!servers) return servers.error();
+        servers.value().bind_all(now_ms);
+        if (servers.value().step() != SQLITE_DONE) return c.db_error("expiring relay servers");
+        return gone;
+    }
+
+    ConnectionPool<Connection> m_pool;
+    std::string m_url;
+};
+
+// A connection to `path` set up for the store: extended result codes, the busy timeout,
+// WAL. `shown` is the URL for messages.
+Result<std::unique_ptr<Connection>> open_connection(const std::string& path,
+                                                    const std::string& shown) {
     sqlite3* db = nullptr;
-    // NOMUTEX: the store's own mutex already serialises every use of the connection.
+    // NOMUTEX: a connection serves one caller at a time (the pool's lease).
     const int rc =
         sqlite3_open_v2(path.c_str(), &db,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
@@ -406,7 +442,21 @@ Result<std::unique_ptr<LobbyStore>> open_sqlite_store(const std::string& path,
     if (sqlite3_exec(db, "PRAGMA synchronous = NORMAL", nullptr, nullptr, nullptr) != SQLITE_OK) {
         return fail("cannot set synchronous mode");
     }
-    return std::unique_ptr<LobbyStore>(std::make_unique<SqliteStore>(db, shown));
+    return std::make_unique<Connection>(db, shown);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LobbyStore>> open_sqlite_store(const std::string& path,
+                                                      const std::string& url) {
+    const std::string shown = redact_store_url(url);
+    auto first = open_connection(path, shown);
+    if (!first) return first.error();
+    // Every connection to ":memory:" is a database of its own: such a store keeps one.
+    const bool in_memory = path == ":memory:" || path.find("mode=memory") != std::string::npos;
+    return std::unique_ptr<LobbyStore>(
+        std::make_unique<SqliteStore>(std::move(first).value(), shown, in_memory ? 1 : kConnections,
+                                      [path, shown] { return open_connection(path, shown); }));
 }
 
 }  // namespace framelock::lobby

@@ -107,7 +107,8 @@ class LobbyStore {
 
 // "sqlite:PATH" or a bare path, "postgresql://..." / "postgres://...": the backend it names,
 // connected (not yet migrated). kConfig error naming the URL when it cannot be opened.
-// A store object serialises its own calls (one connection each), so threads may share it.
+// A store object may be shared by threads: each call leases a connection from the store's
+// own small pool, so calls from several threads run at once.
 Result<std::unique_ptr<LobbyStore>> open_store(const std::string& url);
 
 // The URL as it may appear in logs and error messages: a password in it (user:PASSWORD@
