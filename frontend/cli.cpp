@@ -339,6 +339,7 @@ struct ServerArgs {
     double reconnect_grace = 60;
     bool no_repair = false;
     bool no_common_start = false;
+    bool kick_speed_hack = false;
     // The lobby (frontend/lobby/lobby_client.h): `server` registers its sessions there,
     // `host` opens a room there.
     std::string lobby_url;
@@ -402,10 +403,14 @@ struct ServerArgs {
             ->check(CLI::IsMember({"continue", "pause"}))
             ->capture_default_str();
         app.add_option("--reconnect-grace", reconnect_grace,
-                       "seconds a dropped player may rejoin its slot (same --name, any "
-                       "process) before the slot is given up")
+                       "seconds a dropped player may take its slot back (its framelock, "
+                       "restarted, proves the slot's rejoin token) before the slot is given up")
             ->check(CLI::Range(0.0, 86400.0))
             ->capture_default_str();
+        app.add_flag("--kick-speed-hack", kick_speed_hack,
+                     "nowait mode: remove a player whose clock runs more than 2 % fast or slow "
+                     "against the server's for over 10 s (it is always named in the log and "
+                     "the stats)");
         app.add_flag("--no-repair", no_repair,
                      "on a desync only report it; by default the players that differ from the "
                      "majority get the majority's state (not in rollback sessions)");
@@ -498,6 +503,7 @@ struct ServerArgs {
         config.server.reconnect_grace_us = static_cast<netplay::Micros>(reconnect_grace * 1e6);
         config.server.repair_desyncs = !no_repair;
         config.server.common_start = !no_common_start;
+        config.server.kick_off_pace = kick_speed_hack;
         config.server.hash_interval = static_cast<std::uint16_t>(hash_interval);
         if (mode == "rollback") {
             config.server.mode = netplay::SessionMode::kRollback;
@@ -534,6 +540,7 @@ struct JoinArgs {
     bool sram = false;
     bool spectate = false;
     std::string password;
+    std::string rejoin_file;
 
     // `joining`: `framelock join` (a spectator, a password); `host` plays slot 1 itself and
     // shares the server's --password.
@@ -543,8 +550,12 @@ struct JoinArgs {
             app.add_option("--slot", slot, "player slot to take (1-8; default: the first free one)")
                 ->check(CLI::Range(1, netplay::kMaxPlayers));
         app.add_option("--name", name,
-                       "player name shown to the others; rejoining after a dropped connection "
-                       "takes back the slot of the same name (a name, not a secret)");
+                       "player name shown to the others (a name another player has gets a "
+                       "suffix; it never takes their slot)");
+        app.add_option("--rejoin-file", rejoin_file,
+                       "keep this player's rejoin token in FILE: run again after a crash, the "
+                       "same command takes the slot back (default: one file per server and "
+                       "name under ~/.local/state/framelock/rejoin; '-': keep it in memory only)");
         if (joining) {
             app.add_option("--lobby", lobby_url,
                            "ask this lobby (http://HOST:PORT) for the room whose code is given "
@@ -595,6 +606,7 @@ struct JoinArgs {
         config.record_path = record;
         config.spectate = spectate;
         config.password = password;
+        config.rejoin_file = rejoin_file;
         if (screenshot_frame >= 0 && !screenshot.empty()) {
             config.screenshot_frame = static_cast<std::uint64_t>(screenshot_frame);
             config.screenshot_path = screenshot;

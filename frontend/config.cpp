@@ -121,4 +121,8 @@ std::string default_data_dir() {
     return home_relative("XDG_DATA_HOME", ".local/share") + "/framelock";
 }
 
+std::string default_state_dir() {
+    return home_relative("XDG_STATE_HOME", ".local/state") + "/framelock";
+}
+
 }  // namespace framelock::frontend

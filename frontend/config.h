@@ -31,5 +31,8 @@ Result<Config> load_config(const std::string& path, bool must_exist);
 std::string default_config_path();
 // $XDG_DATA_HOME/framelock, or ~/.local/share/framelock (for system/ and saves/).
 std::string default_data_dir();
+// What a player's runs leave for the next one (rejoin tokens): $XDG_STATE_HOME/framelock, or
+// ~/.local/state/framelock.
+std::string default_state_dir();
 
 }  // namespace framelock::frontend

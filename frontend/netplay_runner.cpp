@@ -118,7 +118,7 @@ struct ServerRunner::Session {
     Micros ended_at = 0;
     Micros wake = 0;        // the Server's next_wakeup() after its last update
     bool readable = false;  // the last wait() saw traffic on its socket
-    std::uint64_t rejected = 0, malformed = 0, desyncs = 0;
+    std::uint64_t rejected = 0, malformed = 0, desyncs = 0, off_pace = 0;
 };
 
 ServerRunner::ServerRunner(const ServerRunConfig& config, const netplay::Clock& clock)
@@ -269,6 +269,10 @@ void ServerRunner::log_events(Session& session) {
             case Type::kRefused:
                 log_warn("port {}: {}", port, event->message);
                 break;
+            case Type::kOffPace:
+                ++session.off_pace;
+                log_warn("port {}: slot {}: {}", port, event->slot, event->message);
+                break;
             case Type::kMalformed:
                 ++session.malformed;
                 if (session.malformed <= kMalformedLogLimit) {
@@ -354,6 +358,7 @@ std::vector<ServerSessionSummary> ServerRunner::summary() const {
         s.path_floor = session->server->path_floor();
         s.slots = session->server->slot_stats();
         s.rejected = session->rejected;
+        s.off_pace = session->off_pace;
         s.malformed = session->malformed;
         s.desyncs = session->desyncs;
         s.host_traffic = session->transport->host_stats();
@@ -431,6 +436,11 @@ std::string server_summary_json(const std::vector<ServerSessionSummary>& session
                                {"inflated", slot.reports_inflated},
                                {"hiccup", slot.reports_hiccup}}},
                              {"redundant", slot.redundant},
+                             {"clock",
+                              {{"rate_error", slot.clock_rate_error ? Json(*slot.clock_rate_error)
+                                                                    : Json(nullptr)},
+                               {"refused", slot.clock_refused},
+                               {"off_pace", slot.off_pace}}},
                              {"traffic", traffic_json(slot.traffic)}});
         }
         list.push_back({{"port", s.port},
@@ -449,6 +459,7 @@ std::string server_summary_json(const std::vector<ServerSessionSummary>& session
                         {"keyframes", s.keyframes},
                         {"slots", slots},
                         {"rejected", s.rejected},
+                        {"off_pace", s.off_pace},
                         {"malformed", s.malformed},
                         {"desyncs", s.desyncs},
                         {"traffic", traffic_json(s.host_traffic)}});
@@ -653,6 +664,21 @@ Result<std::unique_ptr<ClientRunner>> ClientRunner::create(RetroEmulator& emulat
     client.server_timeout_us = config.server_timeout_us;
     client.role = config.spectate ? netplay::Role::kSpectator : netplay::Role::kPlayer;
     client.password = config.password;
+    if (!config.spectate && config.rejoin_file != "-") {
+        // The token of the slot an earlier run held (it crashed): the server gives it back.
+        auto file = config.rejoin_file.empty() ? RejoinFile::open_free(RejoinFile::default_path(
+                                                     config.server_address, config.player_name))
+                                               : RejoinFile::open(config.rejoin_file);
+        if (!file && !config.rejoin_file.empty()) return file.error();
+        if (!file) {
+            log_warn("{}; the rejoin token stays in memory only", file.error().message);
+        } else {
+            runner->m_rejoin_file = std::move(file).value();
+            client.rejoin_token = runner->m_rejoin_file->token();
+            log_info("rejoin token kept in {}{}", runner->m_rejoin_file->path().string(),
+                     client.rejoin_token ? " (holds one: asking for that slot back)" : "");
+        }
+    }
     // Exactly the frames asked for, even when catching up runs several in one tick.
     client.stop_at_frame = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(config.frames, std::numeric_limits<std::uint32_t>::max()));
@@ -706,6 +732,8 @@ void ClientRunner::leave(const std::string& reason) {
     m_client->leave(reason);
     while (auto event = m_client->poll_event()) handle_event(*event);
     m_left = true;
+    // Left on purpose: there is no slot to take back.
+    if (m_rejoin_file) m_rejoin_file->remove();
     m_linger_until = m_clock.now_us() + kGoodbyeLingerUs;
 }
 
@@ -751,6 +779,17 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
                 m_emulator.set_savestate_context(RETRO_SAVESTATE_CONTEXT_ROLLBACK_NETPLAY);
             log_info("joined {}: slot {} of {}", m_config.server_address, m_client->slot(),
                      m_client->players());
+            if (m_client->display_name() != m_config.player_name) {
+                log_info("playing as '{}': another player here goes by '{}'",
+                         m_client->display_name(), m_config.player_name);
+            }
+            if (m_rejoin_file) {
+                if (const auto token = m_client->rejoin_token()) {
+                    if (auto written = m_rejoin_file->write(*token); !written)
+                        log_warn("{}: after a crash this slot cannot be taken back",
+                                 written.error().message);
+                }
+            }
             if (static_cast<unsigned>(m_client->players()) > m_config.ports) {
                 log_warn(
                     "the session has {} players but this emulator has {} controller ports "
@@ -761,6 +800,8 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
         case Type::kRejected:
             m_summary.rejected = true;
             log_error("the server refused this client: {}", event.message);
+            // A file made for this run and never given a token is of no use to the next.
+            if (m_rejoin_file && !m_rejoin_file->token()) m_rejoin_file->remove();
             break;
         case Type::kStarted: {
             m_summary.started = true;

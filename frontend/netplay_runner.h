@@ -23,6 +23,7 @@
 #include "frontend/image.h"
 #include "frontend/io.h"
 #include "frontend/progress.h"
+#include "frontend/rejoin_file.h"
 #include "frontend/replay_file.h"
 #include "frontend/retro_emulator.h"
 #include "netplay/client.h"
@@ -60,6 +61,7 @@ struct ServerSessionSummary {
     int path_floor = 0;  // netplay::Server::path_floor() at the end (0: unknown)
     std::vector<netplay::SlotStats> slots;
     std::uint64_t rejected = 0, malformed = 0, desyncs = 0;
+    std::uint64_t off_pace = 0;       // players named for a clock off pace (no-wait)
     netplay::PeerStats host_traffic;  // the whole socket
 };
 
@@ -135,6 +137,9 @@ struct ClientRunConfig {
     netplay::Micros server_timeout_us = netplay::kPeerSilenceTimeoutUs;
     bool spectate = false;  // watch: no slot, no input
     std::string password;   // the session's (or its spectators') password
+    // Where a player keeps its rejoin token (rejoin_file.h): "" for the default file of this
+    // server and name, "-" for nowhere (memory only).
+    std::string rejoin_file;
 };
 
 // Traffic over an interval, per second, each way: wire bytes (every header down to IP),
@@ -232,6 +237,7 @@ class ClientRunner {
     std::unique_ptr<RecordingEmulator> m_recording;
     std::unique_ptr<netplay::EnetTransport> m_transport;
     std::unique_ptr<netplay::Client> m_client;
+    std::optional<RejoinFile> m_rejoin_file;
 
     int m_last_ran = 0;
     bool m_delay_seen = false;

@@ -23,6 +23,9 @@ constexpr Micros kLateTickUs = 8'000;
 // An echoed seq names one of the last 256 datagrams only if it is this recent (at 60 a second
 // they wrap every 4 s).
 constexpr Micros kEchoMaxAgeUs = 2'000'000;
+// Connected, a server that sends no Challenge this long speaks an older protocol (it waits
+// for a Hello first).
+constexpr Micros kChallengeWaitUs = 5'000'000;
 }  // namespace
 
 Client::Client(Transport& transport, const Clock& clock, Emulator& emulator, ClientConfig config)
@@ -121,18 +124,11 @@ int Client::tick(InputWord local_pad) {
     while (auto event = m_transport.poll()) {
         if (event->peer != m_server) continue;
         switch (event->type) {
-            case TransportEvent::Type::kConnected: {
-                Hello hello;
-                hello.requested_slot = m_config.requested_slot;
-                hello.player_name = m_config.player_name;
-                hello.content_name = m_config.content_name;
-                hello.identity = m_config.identity;
-                hello.role = m_config.role;
-                hello.password = m_config.password;
-                m_transport.send(m_server, Channel::kControl, encode(hello));
+            case TransportEvent::Type::kConnected:
+                // The server's Challenge follows; the Hello answers it.
+                m_connected_at = now;
                 m_last_heard = now;
                 break;
-            }
             case TransportEvent::Type::kDisconnected:
                 end(m_state == State::kConnecting
                         ? "cannot reach the server at " + m_config.server_address
@@ -145,6 +141,14 @@ int Client::tick(InputWord local_pad) {
         if (m_state == State::kEnded) return 0;
     }
     if (m_state == State::kEnded || m_state == State::kIdle) return 0;
+    if (m_state == State::kConnecting && m_connected_at >= 0 && !m_hello_sent &&
+        now - m_connected_at > kChallengeWaitUs) {
+        end("the server at " + m_config.server_address + " sent no Challenge within " +
+            std::to_string(kChallengeWaitUs / 1'000'000) +
+            " s: it runs an older framelock (protocol below " + std::to_string(kProtocolVersion) +
+            "); update the older side");
+        return 0;
+    }
     if (now - m_last_heard > m_config.server_timeout_us) {
         end("the server has been silent for " + std::to_string((now - m_last_heard) / 1000) +
             " ms");
@@ -355,6 +359,45 @@ void Client::send_input() {
     m_samples_since_send = 0;
 }
 
+void Client::answer(const Challenge& challenge) {
+    if (challenge.version != kProtocolVersion) {
+        end("protocol version mismatch: this framelock speaks " + std::to_string(kProtocolVersion) +
+            ", the server " + std::to_string(challenge.version) +
+            " (update framelock on the older side)");
+        return;
+    }
+    const bool spectating = m_config.role == Role::kSpectator;
+    const bool needed = spectating ? challenge.spectator_password : challenge.player_password;
+    Hello hello;
+    hello.requested_slot = m_config.requested_slot;
+    hello.player_name = m_config.player_name;
+    hello.content_name = m_config.content_name;
+    hello.identity = m_config.identity;
+    hello.role = m_config.role;
+    if (needed && !m_config.password.empty()) {
+        // The password stays here: the server gets a hash of its nonce under a key derived
+        // from it, good for this connection only.
+        if (!within_bounds(challenge.kdf)) {
+            end("the server asks for a password key costing " +
+                std::to_string(challenge.kdf.passes) + " passes over " +
+                std::to_string(challenge.kdf.memory_kib) + " KiB, beyond " +
+                std::to_string(kMaxKdfCost.passes) + " passes over " +
+                std::to_string(kMaxKdfCost.memory_kib) + " KiB: refused");
+            return;
+        }
+        const auto key = derive_password_key(m_config.password, challenge.salt, challenge.kdf);
+        if (!key) {
+            end("cannot derive the password key (out of memory?)");
+            return;
+        }
+        hello.password_proof = password_proof(*key, challenge.nonce, m_config.role);
+    }
+    if (m_config.rejoin_token && !spectating)
+        hello.rejoin_proof = rejoin_proof(*m_config.rejoin_token, challenge.nonce);
+    m_transport.send(m_server, Channel::kControl, encode(hello));
+    m_hello_sent = true;
+}
+
 void Client::send_stats() {
     ClientStats stats;
     stats.frames_run = m_stats.frames_run;
@@ -372,6 +415,8 @@ void Client::send_stats() {
         expected ? static_cast<std::uint16_t>(m_stats.updates_lost * 1000 / expected)
                  : std::uint16_t{0};
     stats.down_lost = static_cast<std::uint32_t>(m_stats.updates_lost);
+    stats.clock_us =
+        std::clamp<Micros>(m_clock.now_us() + m_welcome_offset, -kMaxClockUs, kMaxClockUs);
     m_transport.send(m_server, Channel::kControl, encode(stats));
     m_last_stats = m_clock.now_us();
 }
@@ -382,13 +427,20 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
     const auto id = peek_id(bytes);
     if (!id) return;  // unknown: dropped
     switch (*id) {
+        case MsgId::kChallenge: {
+            auto challenge = decode_challenge(bytes);
+            if (!challenge || m_state != State::kConnecting || m_hello_sent) return;
+            answer(*challenge);
+            return;
+        }
         case MsgId::kWelcome: {
             auto welcome = decode_welcome(bytes);
-            if (!welcome || m_state != State::kConnecting) return;
+            if (!welcome || m_state != State::kConnecting || !m_hello_sent) return;
             m_welcome = *welcome;
             m_slot = welcome->slot;
             m_players = welcome->players;
             m_sync.seed(welcome->server_time_us, now);
+            m_welcome_offset = welcome->server_time_us - now;
             m_state = State::kLobby;  // a late joiner's Start follows at once
             emit({ClientEvent::Type::kWelcome, m_slot, 0, 0, 0, {}});
             if (!m_welcome.late) {

@@ -39,7 +39,10 @@ struct ClientConfig {
     Micros server_timeout_us = kPeerSilenceTimeoutUs;  // silent this long: the session ends
     int max_catch_up_frames = 8;                       // frames run per tick when behind
     Role role = Role::kPlayer;
-    std::string password;
+    std::string password;  // never sent: the Hello proves it (join_proof.h)
+    // The token of the slot this player held before (Welcome::rejoin_token, kept from an
+    // earlier process): with it, the server gives that slot back.
+    std::optional<RejoinToken> rejoin_token;
     int spectator_buffer_frames = 6;  // a spectator plays this far behind the session
     int snapshots_kept = 8;           // own states kept for joiners and resyncs
     std::uint32_t stop_at_frame = 0;  // runs no frame at or beyond this one (0: no limit)
@@ -134,6 +137,13 @@ class Client {
     Micros round_trip_quantile(double q) const;
     const std::string& end_reason() const { return m_end_reason; }
     bool spectator() const { return m_welcome.role == Role::kSpectator; }
+    // After the Welcome: the name the server gave this client (a clash gets a suffix), and a
+    // player's rejoin token, which takes its slot back from a new process.
+    const std::string& display_name() const { return m_welcome.name; }
+    std::optional<RejoinToken> rejoin_token() const {
+        if (m_slot == 0 || spectator()) return std::nullopt;
+        return m_welcome.rejoin_token;
+    }
     // Slots with a player connected and playing (bit s-1 = slot s), as the server last said.
     std::uint8_t present_slots() const { return m_present; }
     // Joining a running session: how much of its state has arrived (0..1).
@@ -174,6 +184,7 @@ class Client {
     Micros run_behind_us() const;
     void sample_input(std::uint32_t frame, InputWord pad);
     void send_input();
+    void answer(const Challenge& challenge);  // says Hello
     void send_stats();
     // A reliable message that rides with the next input datagram (send_input()).
     void queue_control(std::vector<std::uint8_t> message);
@@ -212,6 +223,11 @@ class Client {
     std::string m_end_reason;
 
     Welcome m_welcome{};
+    Micros m_connected_at = -1;  // the transport connected; the Challenge is due
+    bool m_hello_sent = false;
+    // The server clock minus this one's as the Welcome said, never corrected: what
+    // ClientStats::clock_us reports this clock in.
+    Micros m_welcome_offset = 0;
     Start m_start{};
     int m_slot = 0;
     int m_players = 0;

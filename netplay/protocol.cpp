@@ -97,6 +97,7 @@ std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes) {
         case MsgId::kDesync:
         case MsgId::kClientStats:
         case MsgId::kStateRequest:
+        case MsgId::kChallenge:
         case MsgId::kResyncReport:
         case MsgId::kMovedBytes:
         case MsgId::kEvidenceMask:
@@ -108,16 +109,73 @@ std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes) {
     return std::nullopt;
 }
 
+namespace {
+
+void write_proof(WireWriter& w, const std::optional<Proof>& proof) {
+    w.u8(proof ? 1 : 0);
+    if (proof) w.bytes(*proof);
+}
+
+std::optional<Proof> read_proof(WireReader& r) {
+    const std::uint8_t present = r.u8();
+    if (present > 1) r.fail();
+    if (present != 1) return std::nullopt;
+    Proof proof{};
+    const auto bytes = r.bytes(proof.size());
+    if (bytes.size() == proof.size()) std::copy(bytes.begin(), bytes.end(), proof.begin());
+    return proof;
+}
+
+template <std::size_t N>
+void read_array(WireReader& r, std::array<std::uint8_t, N>& out) {
+    const auto bytes = r.bytes(N);
+    if (bytes.size() == N) std::copy(bytes.begin(), bytes.end(), out.begin());
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encode(const Challenge& m) {
+    WireWriter w = start(MsgId::kChallenge);
+    w.u32(m.magic);
+    w.u16(m.version);
+    w.bytes(m.nonce);
+    w.bytes(m.salt);
+    w.u8(m.kdf.passes);
+    w.u32(m.kdf.memory_kib);
+    w.u8(static_cast<std::uint8_t>((m.player_password ? 1 : 0) | (m.spectator_password ? 2 : 0)));
+    return w.take();
+}
+
+std::optional<Challenge> decode_challenge(std::span<const std::uint8_t> bytes) {
+    WireReader r = open(bytes, MsgId::kChallenge);
+    Challenge m;
+    m.magic = r.u32();
+    m.version = r.u16();
+    // A foreign version's Challenge is read no further: the client names the mismatch.
+    if (r.failed() || m.magic != kProtocolMagic) return std::nullopt;
+    if (m.version != kProtocolVersion) return m;
+    read_array(r, m.nonce);
+    read_array(r, m.salt);
+    m.kdf.passes = r.u8();
+    m.kdf.memory_kib = r.u32();
+    const std::uint8_t flags = r.u8();
+    if (flags > 3) r.fail();
+    m.player_password = flags & 1;
+    m.spectator_password = flags & 2;
+    return finish(r, m);
+}
+
 std::vector<std::uint8_t> encode(const Hello& m) {
     WireWriter w = start(MsgId::kHello);
     w.u32(m.magic);
     w.u16(m.version);
     w.u8(m.requested_slot);
-    w.string(m.player_name, 32);
+    w.string(m.player_name, kMaxNameBytes);
     w.string(m.content_name);
     write_identity(w, m.identity);
     w.u8(static_cast<std::uint8_t>(m.role));
-    w.string(m.password, 64);
+    write_proof(w, m.password_proof);
+    write_proof(w, m.rejoin_proof);
     return w.take();
 }
 
@@ -131,13 +189,14 @@ std::optional<Hello> decode_hello(std::span<const std::uint8_t> bytes) {
     if (r.failed() || m.magic != kProtocolMagic) return std::nullopt;
     if (m.version != kProtocolVersion) return m;
     m.requested_slot = r.u8();
-    m.player_name = r.string(32);
+    m.player_name = r.string(kMaxNameBytes);
     m.content_name = r.string();
     m.identity = read_identity(r);
     const std::uint8_t role = r.u8();
     if (role > static_cast<std::uint8_t>(Role::kSpectator)) r.fail();
     m.role = static_cast<Role>(role);
-    m.password = r.string(64);
+    m.password_proof = read_proof(r);
+    m.rejoin_proof = read_proof(r);
     if (m.requested_slot > kMaxPlayers) r.fail();
     return finish(r, m);
 }
@@ -155,6 +214,8 @@ std::vector<std::uint8_t> encode(const Welcome& m) {
     w.u8(static_cast<std::uint8_t>(m.role));
     w.u8(m.late ? 1 : 0);
     w.u16(m.snapshot_interval);
+    w.string(m.name, kMaxNameBytes);
+    w.bytes(m.rejoin_token);
     return w.take();
 }
 
@@ -174,6 +235,8 @@ std::optional<Welcome> decode_welcome(std::span<const std::uint8_t> bytes) {
     const std::uint8_t role = r.u8();
     const std::uint8_t late = r.u8();
     m.snapshot_interval = r.u16();
+    m.name = r.string(kMaxNameBytes);
+    read_array(r, m.rejoin_token);
     if (role > static_cast<std::uint8_t>(Role::kSpectator) || late > 1) r.fail();
     m.role = static_cast<Role>(role);
     m.late = late == 1;
@@ -411,6 +474,7 @@ std::vector<std::uint8_t> encode(const ClientStats& m) {
     w.u16(m.rttvar_100us);
     w.u16(m.down_loss_permille);
     w.u32(m.down_lost);
+    w.i64(m.clock_us);
     return w.take();
 }
 
@@ -423,6 +487,8 @@ std::optional<ClientStats> decode_client_stats(std::span<const std::uint8_t> byt
     m.rttvar_100us = r.u16();
     m.down_loss_permille = r.u16();
     m.down_lost = r.u32();
+    m.clock_us = r.i64();
+    if (m.clock_us < -kMaxClockUs || m.clock_us > kMaxClockUs) r.fail();
     return finish(r, m);
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "netplay/byte_diff.h"
+#include "netplay/join_proof.h"
 #include "netplay/types.h"
 
 namespace framelock::netplay {
@@ -29,12 +30,14 @@ inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
 // 2: rollback; 3: join/resync; 4: inputs every frame, the server's own round trip (echo of its
 // updates), sampling lateness, redundant copies; 5: one start state for every player; 6: desync
 // evidence without the state bytes a load moves (MovedBytes, EvidenceMask).
-inline constexpr std::uint16_t kProtocolVersion = 6;
+inline constexpr std::uint16_t kProtocolVersion = 7;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
 // disc-based systems, are a few MiB).
 inline constexpr std::uint32_t kMaxStateBytes = 64u << 20;
 inline constexpr std::size_t kMaxFramesPerMessage = 240;
+// Player names on the wire (bytes of UTF-8); a suffix that tells two alike apart fits too.
+inline constexpr std::size_t kMaxNameBytes = 40;
 inline constexpr std::size_t kMaxScheduleEntries = 8;
 inline constexpr std::uint8_t kMaxCopies = 2;  // ServerUpdate::copies
 // The second copy of a datagram leaves this long after the first: late enough not to share a
@@ -52,6 +55,7 @@ enum class MsgId : std::uint8_t {
     kBye = 0x05,
     kPlayerLeft = 0x06,
     kStateRequest = 0x07,
+    kChallenge = 0x08,
     kClientInput = 0x10,
     kServerUpdate = 0x11,
     kHashReport = 0x20,
@@ -81,15 +85,30 @@ enum class Role : std::uint8_t {
     kSpectator = 1,  // receives the confirmed inputs, never sends any
 };
 
+// Server -> client, first on every connection: what the client's Hello must answer
+// (join_proof.h). Its first fields are every version's, so a client can name a mismatch.
+struct Challenge {
+    std::uint32_t magic = kProtocolMagic;
+    std::uint16_t version = kProtocolVersion;
+    Nonce nonce{};
+    Salt salt{};                      // password keys are derived with it ...
+    KdfCost kdf;                      // ... at this cost
+    bool player_password = false;     // the session's players need a password
+    bool spectator_password = false;  // its spectators need one
+};
+
 struct Hello {
     std::uint32_t magic = kProtocolMagic;
     std::uint16_t version = kProtocolVersion;
     std::uint8_t requested_slot = 0;  // 1..8, 0 = any free slot
-    std::string player_name;
-    std::string content_name;  // for messages only ("game.nes")
+    std::string player_name;          // a display name, never a key to a slot
+    std::string content_name;         // for messages only ("game.nes")
     SessionIdentity identity;
     Role role = Role::kPlayer;
-    std::string password;  // the session's (players) or spectator password, if it has one
+    // The Challenge's nonce answered under the password (the players' or the spectators'),
+    // and under the rejoin token of the slot this client held before (join_proof.h).
+    std::optional<Proof> password_proof;
+    std::optional<Proof> rejoin_proof;
 };
 
 // How a session runs its emulators.
@@ -113,6 +132,10 @@ struct Welcome {
     // Players keep their state at every multiple of this frame count (a multiple of the
     // hash and keyframe intervals): late joiners and resyncs start from one of them.
     std::uint16_t snapshot_interval = 60;
+    std::string name;  // this client's display name here (a clash gets a suffix)
+    // Players: the secret that takes this slot back from a new process (Hello::rejoin_proof);
+    // a new one with every Welcome. Spectators: zero.
+    RejoinToken rejoin_token{};
 };
 
 enum class RejectReason : std::uint8_t {
@@ -307,10 +330,15 @@ struct ClientStats {
     std::uint16_t rttvar_100us = 0;
     std::uint16_t down_loss_permille = 0;  // server datagrams lost on the way to this client
     std::uint32_t down_lost = 0;           // how many, since the session began
+    // The client's own clock as this message left, in server time by the offset it took from
+    // the Welcome and never corrected since (within +-kMaxClockUs). The server checks that it
+    // only moves forward and keeps pace with its own (clock_check.h).
+    std::int64_t clock_us = 0;
 };
 
 std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes);
 
+std::vector<std::uint8_t> encode(const Challenge& m);
 std::vector<std::uint8_t> encode(const Hello& m);
 std::vector<std::uint8_t> encode(const Welcome& m);
 std::vector<std::uint8_t> encode(const Reject& m);
@@ -330,6 +358,7 @@ std::vector<std::uint8_t> encode(const ResyncReport& m);
 std::vector<std::uint8_t> encode(const MovedBytes& m);
 std::vector<std::uint8_t> encode(const EvidenceMask& m);
 
+std::optional<Challenge> decode_challenge(std::span<const std::uint8_t> bytes);
 std::optional<Hello> decode_hello(std::span<const std::uint8_t> bytes);
 std::optional<Welcome> decode_welcome(std::span<const std::uint8_t> bytes);
 std::optional<Reject> decode_reject(std::span<const std::uint8_t> bytes);

@@ -109,6 +109,13 @@ Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
     const std::uint32_t wanted = std::max<std::uint32_t>(m_config.snapshot_interval, 30);
     while (interval < wanted) interval += step;
     m_snapshot_interval = static_cast<std::uint16_t>(std::min<std::uint32_t>(interval, 60000));
+    // Derived once here, so that a join costs the server a hash, not a derivation.
+    m_salt = random_array<kSaltBytes>();
+    if (!m_config.password.empty())
+        m_player_key = derive_password_key(m_config.password, m_salt, m_config.password_kdf);
+    if (!m_config.spectator_password.empty())
+        m_spectator_key =
+            derive_password_key(m_config.spectator_password, m_salt, m_config.password_kdf);
 }
 
 int Server::slot_of(PeerId peer) const {
@@ -122,15 +129,38 @@ void Server::update() {
     const Micros now = m_clock.now_us();
     while (auto event = m_transport.poll()) {
         switch (event->type) {
-            case TransportEvent::Type::kConnected:
-                break;  // a Hello follows
+            case TransportEvent::Type::kConnected: {
+                // Every connection is challenged first: its Hello answers this nonce.
+                Challenge challenge;
+                challenge.nonce = random_array<kNonceBytes>();
+                challenge.salt = m_salt;
+                challenge.kdf = m_config.password_kdf;
+                challenge.player_password = !m_config.password.empty();
+                challenge.spectator_password = !m_config.spectator_password.empty();
+                m_pending[event->peer] = Pending{challenge.nonce, now};
+                m_transport.send(event->peer, Channel::kControl, encode(challenge));
+                break;
+            }
             case TransportEvent::Type::kDisconnected:
+                m_pending.erase(event->peer);
                 handle_disconnect(event->peer, "connection lost");
                 break;
             case TransportEvent::Type::kMessage:
                 handle_message(event->peer, event->channel, event->data);
                 break;
         }
+    }
+    // A connection that never says Hello holds a peer for nothing.
+    for (auto it = m_pending.begin(); it != m_pending.end();) {
+        if (now - it->second.since <= m_config.client_timeout_us) {
+            ++it;
+            continue;
+        }
+        m_transport.disconnect(it->first);
+        emit({ServerEvent::Type::kRejected, 0, 0, 0, 0,
+              "a connection said no Hello within " +
+                  std::to_string(m_config.client_timeout_us / 1'000'000) + " s: closed"});
+        it = m_pending.erase(it);
     }
     for (int s = 1; s <= m_config.players; ++s) {
         Slot& slot = m_slots[s - 1];
@@ -297,6 +327,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         if (who) return;  // a repeated Hello changes nothing
         auto hello = decode_hello(bytes);
         if (!hello) {
+            m_pending.erase(peer);
             reject(peer, RejectReason::kBadHello, "malformed Hello (not a framelock client?)");
             return;
         }
@@ -357,6 +388,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             slot.rttvar = static_cast<Micros>(stats->rttvar_100us) * 100;
             if (stats->down_lost > slot.down_lost_seen) note_loss(slot, now);
             slot.down_lost_seen = stats->down_lost;
+            note_clock(slot, s, stats->clock_us, now);
             return;
         }
         case MsgId::kStateHeader:
@@ -428,20 +460,18 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
                    " fps is out of range");
         return;
     }
-    if (hello.role == Role::kSpectator) {
-        if (!m_config.spectator_password.empty() && hello.password != m_config.spectator_password) {
-            reject(peer, RejectReason::kPassword,
-                   hello.password.empty() ? "this session's spectators need a password (--password)"
-                                          : "wrong spectator password");
-            return;
-        }
-        add_spectator(peer, hello);
+    // The nonce this connection was challenged with; one Hello answers it, once.
+    const auto pending = m_pending.find(peer);
+    if (pending == m_pending.end()) {
+        reject(peer, RejectReason::kBadHello,
+               "Hello before the server's Challenge (not a framelock client?)");
         return;
     }
-    if (!m_config.password.empty() && hello.password != m_config.password) {
-        reject(peer, RejectReason::kPassword,
-               hello.password.empty() ? "this session needs a password (--password)"
-                                      : "wrong password");
+    const Nonce nonce = pending->second.nonce;
+    m_pending.erase(pending);
+    if (!check_password(peer, hello, nonce)) return;
+    if (hello.role == Role::kSpectator) {
+        add_spectator(peer, hello);
         return;
     }
     if (hello.requested_slot > m_config.players) {
@@ -451,16 +481,25 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
                    " player slots");
         return;
     }
+    const int proven = proven_slot(hello, nonce);
     if (m_started) {
-        hello_running(peer, hello);
+        hello_running(peer, hello, proven);
         return;
     }
-    int s = hello.requested_slot;
-    if (s > 0 && m_slots[s - 1].occupied) {
-        reject(peer, RejectReason::kSlotTaken,
-               "slot " + std::to_string(s) + " is taken by '" + m_slots[s - 1].name +
-                   "'; pick another or omit --slot");
-        return;
+    int s = proven;
+    if (s > 0) {
+        // Its own slot, from a new process: the old connection is gone (or about to be).
+        m_transport.disconnect(m_slots[s - 1].peer);
+        if (m_upload && m_upload->slot == s) m_upload.reset();  // asked again
+    } else {
+        s = hello.requested_slot;
+        if (s > 0 && m_slots[s - 1].occupied) {
+            reject(peer, RejectReason::kSlotTaken,
+                   "slot " + std::to_string(s) + " is taken by '" + m_slots[s - 1].name +
+                       "'; pick another or omit --slot (a slot is taken back only with its "
+                       "rejoin token, by the framelock it was given to)");
+            return;
+        }
     }
     if (s == 0) {
         for (int i = 0; i < m_config.players && s == 0; ++i) {
@@ -469,7 +508,7 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
         if (s == 0) {
             reject(peer, RejectReason::kFull,
                    "the session is full (" + std::to_string(m_config.players) + "/" +
-                       std::to_string(m_config.players) + " players)");
+                       std::to_string(m_config.players) + " players)" + name_hint(hello));
             return;
         }
     }
@@ -481,14 +520,20 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
         m_delay = DelayController(m_config.delay);
     }
     Slot& slot = m_slots[s - 1];
+    std::string name = proven ? slot.name : "";
     slot = Slot{};
+    if (name.empty())
+        name = unique_name(
+            hello.player_name.empty() ? "player " + std::to_string(s) : hello.player_name, &slot);
     slot.occupied = true;
     slot.peer = peer;
-    slot.name = hello.player_name.empty() ? "player " + std::to_string(s) : hello.player_name;
+    slot.name = name;
+    slot.clock = ClockCheck(m_config.clock_check);
     slot.last_heard = m_clock.now_us();
     welcome(slot, s, false);
     emit({ServerEvent::Type::kPlayerJoined, s, 0, 0, 0,
-          slot.name + " joined: " + describe(hello.identity, hello.content_name)});
+          slot.name + (proven ? " rejoined from a new process: " : " joined: ") +
+              describe(hello.identity, hello.content_name)});
     offer_start_state(slot);
 }
 
@@ -506,6 +551,11 @@ void Server::welcome(Slot& slot, int slot_number, bool late) {
     welcome.role = slot.spectator ? Role::kSpectator : Role::kPlayer;
     welcome.late = late;
     welcome.snapshot_interval = m_snapshot_interval;
+    welcome.name = slot.name;
+    if (!slot.spectator) {
+        slot.token = random_array<kRejoinTokenBytes>();
+        welcome.rejoin_token = slot.token;
+    }
     m_transport.send(slot.peer, Channel::kControl, encode(welcome));
     // Every mask kept, oldest first: a joiner's first frame may come before the newest.
     if (late) {
@@ -531,7 +581,8 @@ void Server::add_spectator(PeerId peer, const Hello& hello) {
     spectator.occupied = true;
     spectator.spectator = true;
     spectator.peer = peer;
-    spectator.name = hello.player_name.empty() ? "spectator" : hello.player_name;
+    spectator.name =
+        unique_name(hello.player_name.empty() ? "spectator" : hello.player_name, nullptr);
     spectator.last_heard = m_clock.now_us();
     spectator.awaiting_state = m_started;
     m_spectators.push_back(spectator);
@@ -541,37 +592,140 @@ void Server::add_spectator(PeerId peer, const Hello& hello) {
     if (!m_started) offer_start_state(m_spectators.back());
 }
 
-void Server::hello_running(PeerId peer, const Hello& hello) {
+void Server::note_clock(Slot& slot, int slot_number, Micros client_us, Micros now) {
+    const ClockCheck::Verdict verdict = slot.clock.add(now, client_us);
+    if (verdict != ClockCheck::Verdict::kTaken) {
+        // Reported once: a client whose clock is broken would otherwise fill the log.
+        if (!slot.clock_refusal_reported) {
+            slot.clock_refusal_reported = true;
+            emit({ServerEvent::Type::kRefused, slot_number, m_confirmed_end, 0, 0,
+                  slot.name +
+                      (verdict == ClockCheck::Verdict::kBackwards
+                           ? "'s clock went backwards"
+                           : "'s clock is " +
+                                 std::to_string(std::llabs(client_us - now) / 1'000'000) +
+                                 " s away from the server's") +
+                      ": its clock readings are refused (further refusals are only counted)"});
+        }
+        return;
+    }
+    const bool off = slot.clock.off_pace();
+    if (!off) slot.named_off_pace = false;
+    if (!off || slot.named_off_pace || slot_number == 0 || !m_started ||
+        m_config.mode != SessionMode::kNoWait)
+        return;
+    // In no-wait mode the server's clock decides when an input applies: a client running
+    // fast samples its pad early, and its inputs beat the others'.
+    slot.named_off_pace = true;
+    const double error = slot.clock.rate_error().value_or(0);
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "%s's clock runs %.1f %% %s than the server's (over %.0f s): a speed hack or a "
+                  "broken clock",
+                  slot.name.c_str(), std::abs(error) * 100, error > 0 ? "faster" : "slower",
+                  (m_config.clock_check.window_us + m_config.clock_check.sustain_us) / 1e6);
+    emit({ServerEvent::Type::kOffPace, slot_number, m_confirmed_end, 0, 0, text});
+    if (m_config.kick_off_pace)
+        drop(slot_number, ByeReason::kRejected,
+             std::string(text) + "; removed (--kick-speed-hack)");
+}
+
+int Server::proven_slot(const Hello& hello, const Nonce& nonce) const {
+    if (!hello.rejoin_proof) return 0;
+    for (int s = 1; s <= m_config.players; ++s) {
+        const Slot& slot = m_slots[s - 1];
+        if (slot.occupied && !slot.left && !slot.spectator &&
+            same_proof(rejoin_proof(slot.token, nonce), *hello.rejoin_proof))
+            return s;
+    }
+    return 0;
+}
+
+bool Server::check_password(PeerId peer, const Hello& hello, const Nonce& nonce) {
+    const bool spectator = hello.role == Role::kSpectator;
+    const std::string& password = spectator ? m_config.spectator_password : m_config.password;
+    if (password.empty()) return true;
+    const std::optional<PasswordKey>& key = spectator ? m_spectator_key : m_player_key;
+    const std::string needs =
+        spectator ? "this session's spectators need a password" : "this session needs a password";
+    if (!key) {
+        reject(peer, RejectReason::kPassword,
+               needs +
+                   ", and this server could not derive its key (out of memory, or a key "
+                   "cost out of bounds): nobody can join until it is restarted");
+        return false;
+    }
+    if (!hello.password_proof) {
+        reject(peer, RejectReason::kPassword, needs + " (--password)");
+        return false;
+    }
+    if (!same_proof(password_proof(*key, nonce, hello.role), *hello.password_proof)) {
+        reject(peer, RejectReason::kPassword,
+               spectator ? "wrong spectator password" : "wrong password");
+        return false;
+    }
+    return true;
+}
+
+std::string Server::unique_name(std::string wanted, const Slot* self) const {
+    const auto taken = [&](const std::string& name) {
+        for (const Slot& slot : m_slots) {
+            if (&slot != self && slot.occupied && !slot.left && slot.name == name) return true;
+        }
+        for (const Slot& spectator : m_spectators) {
+            if (&spectator != self && spectator.name == name) return true;
+        }
+        return false;
+    };
+    if (!taken(wanted)) return wanted;
+    // Room for the suffix within the wire's limit, cut before a multi-byte character.
+    std::size_t end = std::min(wanted.size(), kMaxNameBytes - 5);
+    while (end > 0 && end < wanted.size() &&
+           (static_cast<unsigned char>(wanted[end]) & 0xC0) == 0x80)
+        --end;
+    wanted.resize(end);
+    for (int n = 2;; ++n) {
+        std::string name = wanted + " (" + std::to_string(n) + ")";
+        if (!taken(name)) return name;
+    }
+}
+
+std::string Server::name_hint(const Hello& hello) const {
+    for (const Slot& slot : m_slots) {
+        if (slot.occupied && !slot.left && !hello.player_name.empty() &&
+            slot.name == hello.player_name)
+            return "; '" + hello.player_name +
+                   "' plays here already, and a name is no key to a slot: after a crash, "
+                   "start framelock join again the same way and it takes its slot back with "
+                   "the rejoin token it kept";
+    }
+    return "";
+}
+
+void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
     if (m_config.mode == SessionMode::kRollback) {
         reject(peer, RejectReason::kNotSupported,
                "joining a running rollback session as a player is not supported; watch it as a "
                "spectator (--spectate)");
         return;
     }
-    const std::string name = hello.player_name.empty()
-                                 ? "player " + std::to_string(hello.requested_slot)
-                                 : hello.player_name;
-    int s = hello.requested_slot;  // checked against the slot count by handle_hello
-    const auto owned_by_other = [&](const Slot& slot) {
-        return slot.occupied && !slot.left && slot.name != name;
-    };
-    if (s > 0 && owned_by_other(m_slots[s - 1])) {
+    int s = proven;  // its own slot, proven by its token: a rejoin
+    if (s == 0 && hello.requested_slot > 0) {
+        s = hello.requested_slot;  // checked against the slot count by handle_hello
         const Slot& slot = m_slots[s - 1];
-        reject(peer, RejectReason::kSlotTaken,
-               slot.away ? "slot " + std::to_string(s) + " belongs to '" + slot.name +
-                               "', whose connection dropped; only they may rejoin it (within " +
-                               std::to_string(m_config.reconnect_grace_us / 1'000'000) +
-                               " s). Pick another slot or omit --slot"
-                         : "slot " + std::to_string(s) + " is taken by '" + slot.name +
-                               "'; pick another or omit --slot");
-        return;
+        if (slot.occupied && !slot.left) {
+            reject(peer, RejectReason::kSlotTaken,
+                   slot.away ? "slot " + std::to_string(s) + " belongs to '" + slot.name +
+                                   "', whose connection dropped; only their framelock, with the "
+                                   "rejoin token it was given, may take it back (within " +
+                                   std::to_string(m_config.reconnect_grace_us / 1'000'000) +
+                                   " s). Pick another slot or omit --slot"
+                             : "slot " + std::to_string(s) + " is taken by '" + slot.name +
+                                   "', who is playing; pick another or omit --slot");
+            return;
+        }
     }
     if (s == 0) {
-        // The slot this name held first (a rejoin), else a free one.
-        for (int i = 0; i < m_config.players && s == 0; ++i) {
-            const Slot& slot = m_slots[i];
-            if (slot.occupied && !slot.left && slot.name == name) s = i + 1;
-        }
         for (int i = 0; i < m_config.players && s == 0; ++i) {
             if (!m_slots[i].occupied || m_slots[i].left) s = i + 1;
         }
@@ -579,7 +733,7 @@ void Server::hello_running(PeerId peer, const Hello& hello) {
             reject(peer, RejectReason::kFull,
                    "the session is full (" + std::to_string(m_config.players) + "/" +
                        std::to_string(m_config.players) +
-                       " players); watch as a spectator (--spectate)");
+                       " players); watch as a spectator (--spectate)" + name_hint(hello));
             return;
         }
     }
@@ -598,7 +752,10 @@ void Server::hello_running(PeerId peer, const Hello& hello) {
     m_absence_changed_at = m_clock.now_us();
     slot.awaiting_state = true;
     slot.peer = peer;
-    slot.name = name;
+    if (!rejoin)
+        slot.name = unique_name(
+            hello.player_name.empty() ? "player " + std::to_string(s) : hello.player_name, &slot);
+    const std::string& name = slot.name;
     slot.last_heard = m_clock.now_us();
     slot.last_update_sent = 0;
     slot.next_update_seq = 0;
@@ -614,6 +771,8 @@ void Server::hello_running(PeerId peer, const Hello& hello) {
     slot.sender.reset();
     slot.hash_from = slot.hash_valid_from = 0;
     slot.any_hash = false;
+    slot.clock = ClockCheck(m_config.clock_check);  // a new process, a new clock
+    slot.clock_refusal_reported = slot.named_off_pace = false;
     welcome(slot, s, true);
     emit({ServerEvent::Type::kPlayerJoined, s, m_confirmed_end, 0, 0,
           name + (rejoin ? " rejoins" : " joins the running session") + " at frame " +
@@ -1686,6 +1845,9 @@ std::vector<SlotStats> Server::slot_stats() const {
         st.reports_inflated = slot.reports_inflated;
         st.reports_hiccup = slot.reports_hiccup;
         st.redundant = redundant(slot);
+        st.clock_rate_error = slot.clock.rate_error();
+        st.clock_refused = slot.clock.refused();
+        st.off_pace = slot.clock.off_pace();
         out.push_back(st);
     }
     return out;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "netplay/clock.h"
+#include "netplay/clock_check.h"
 #include "netplay/delay_controller.h"
 #include "netplay/loss_counter.h"
 #include "netplay/protocol.h"
@@ -52,9 +53,12 @@ struct ServerConfig {
     int max_spectators = 16;
     std::string password;            // players must give it (empty: none)
     std::string spectator_password;  // spectators must give it (empty: none)
+    // What deriving a password's key costs (join_proof.h): the server derives each once, a
+    // joining client once, and whoever captured a join, once per guess.
+    KdfCost password_kdf;
     // A player silent this long is away: its slot gets neutral input (or, with
     // pause_on_drop, the others wait) until it speaks again or rejoins from a new process
-    // under the same name; after reconnect_grace_us the slot is given up for good.
+    // that proves the slot's rejoin token; after reconnect_grace_us the slot is given up.
     Micros link_lost_us = 500'000;
     Micros reconnect_grace_us = 60'000'000;
     bool pause_on_drop = false;
@@ -67,6 +71,10 @@ struct ServerConfig {
     // bytes, whatever a core keeps of its own process (a clock read at load, leftover
     // memory). A core that cannot save its state starts as before, each from its own.
     bool common_start = true;
+    // Clients' clocks (clock_check.h). No-wait mode names a player whose clock is off pace
+    // (ServerEvent::kOffPace) and, with this, removes it.
+    ClockCheckConfig clock_check;
+    bool kick_off_pace = false;
 };
 
 struct SlotStats {
@@ -84,6 +92,11 @@ struct SlotStats {
     // client's link (inflated), or covering frames a stalled process held up (hiccups).
     std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;
     bool redundant = false;  // datagrams on this link go twice (loss seen lately)
+    // Its clock against the server's (clock_check.h): the rate error over the newest window
+    // (0.05: 5 % fast; nullopt until measured), samples refused, and whether it is off pace.
+    std::optional<double> clock_rate_error;
+    long clock_refused = 0;
+    bool off_pace = false;
 };
 
 struct ServerEvent {
@@ -103,6 +116,7 @@ struct ServerEvent {
         kStateSent,  // a join/resync state went out: `frame`, `message` has the size
         kResynced,   // a divergent player loaded the reference state (message: regions)
         kEvidence,   // the desync evidence changed (message: which state bytes are left out)
+        kOffPace,    // no-wait: a player's clock runs too fast or slow (a speed hack?)
     };
     Type type;
     int slot = 0;  // 1..8 where it applies
@@ -226,6 +240,17 @@ class Server {
         std::optional<std::pair<std::uint32_t, std::uint32_t>> moved_due;
         std::optional<MovedBytes> start_moved;  // before the start: its load of the start state
         std::optional<StateSender> sender;
+        // Players: the secret that takes this slot back (a new one with every Welcome).
+        RejoinToken token{};
+        // Its clock against the server's; whether a refusal or its pace was reported.
+        ClockCheck clock;
+        bool clock_refusal_reported = false;
+        bool named_off_pace = false;
+    };
+    // A connection that was sent a Challenge and has not said Hello yet.
+    struct Pending {
+        Nonce nonce{};
+        Micros since = 0;
     };
     struct Upload {
         int slot = 0;
@@ -269,6 +294,9 @@ class Server {
     void note_round_trip_report(Slot& slot, int slot_number, const ClientInput& input,
                                 std::uint32_t ack_end);
     void note_echo(Slot& slot, const ClientInput& input);
+    // A ClientStats clock reading (clock_check.h): refused, or measured; names a player whose
+    // clock is off pace in no-wait mode.
+    void note_clock(Slot& slot, int slot_number, Micros client_us, Micros now);
     bool redundant(const Slot& slot) const;
     static void note_loss(Slot& slot, Micros now);
     void emit(ServerEvent event) { m_events.push_back(std::move(event)); }
@@ -276,7 +304,15 @@ class Server {
     Slot* member(PeerId peer, int& slot_number);
     bool absent(const Slot& slot) const;  // gets neutral input without being waited for
     bool active(const Slot& slot) const;  // playing: reports hashes, may serve states
-    void hello_running(PeerId peer, const Hello& hello);
+    // The player slot whose rejoin token the Hello proves (0: none).
+    int proven_slot(const Hello& hello, const Nonce& nonce) const;
+    // Whether the Hello proves the password its role needs; rejects the peer if not.
+    bool check_password(PeerId peer, const Hello& hello, const Nonce& nonce);
+    // `wanted`, or with a suffix when another player or spectator goes by it already.
+    std::string unique_name(std::string wanted, const Slot* self) const;
+    // For a refusal: the name asked for is a player's here (a name is no key to a slot).
+    std::string name_hint(const Hello& hello) const;
+    void hello_running(PeerId peer, const Hello& hello, int proven);
     void add_spectator(PeerId peer, const Hello& hello);
     void go_away(int slot_number, const std::string& why);
     void activate(Slot& slot, int slot_number, std::uint32_t first_frame);
@@ -355,6 +391,11 @@ class Server {
     std::optional<PackedState> m_cached;
     std::uint32_t m_next_transfer_id = 1;
     std::optional<Repair> m_repair;
+    // The join handshake (join_proof.h): the salt and the keys derived from the passwords,
+    // and each connection's Challenge until it says Hello.
+    Salt m_salt{};
+    std::optional<PasswordKey> m_player_key, m_spectator_key;
+    std::map<PeerId, Pending> m_pending;
     int m_bad_reference = 0;           // the slot whose last upload failed: asked last
     Micros m_absence_changed_at = -1;  // a player last went away or came back
 };

@@ -171,6 +171,30 @@ int SimResult::delay_at(std::uint32_t frame) const {
     return delay;
 }
 
+namespace {
+
+// A process's clock that runs at `rate` against the simulation's (1.05: 5 % fast), from the
+// moment it was made.
+class RateClock final : public Clock {
+  public:
+    RateClock(const Clock& base, double rate)
+        : m_base(base), m_origin(base.now_us()), m_rate(rate) {}
+    Micros now_us() const override {
+        return m_origin + static_cast<Micros>(std::floor((m_base.now_us() - m_origin) * m_rate));
+    }
+    // The simulation's time at which this clock reads `local` (rounded up).
+    Micros to_base(Micros local) const {
+        return m_origin + static_cast<Micros>(std::ceil((local - m_origin) / m_rate));
+    }
+
+  private:
+    const Clock& m_base;
+    Micros m_origin;
+    double m_rate;
+};
+
+}  // namespace
+
 SimResult run_scenario(const SimScenario& sc) {
     ManualClock clock(1'000'000);
     SimNetwork net(sc.seed, clock);
@@ -194,13 +218,20 @@ SimResult run_scenario(const SimScenario& sc) {
         std::unique_ptr<Emulator> external;
         std::unique_ptr<Client> client;
         std::unique_ptr<Hands> hands;
-        int number = 0;  // 1..N for the first players, then joiners
+        std::unique_ptr<RateClock> clock;  // SimScenario::clock_rates
+        int number = 0;                    // 1..N for the first players, then joiners
         bool dropped = false, frozen = false, warm = false;
         Micros frozen_at = -1;
+        // When its client next has work, in the simulation's time.
+        Micros wakeup() const {
+            const Micros local = client->next_wakeup();
+            return clock ? clock->to_base(local) : local;
+        }
     };
     std::vector<Peer> peers;
     const auto spawn = [&](int number, const std::string& endpoint, const std::string& name,
-                           int slot, bool spectator, std::uint64_t hands_seed) {
+                           int slot, bool spectator, std::uint64_t hands_seed,
+                           std::optional<RejoinToken> token = std::nullopt) {
         Peer peer;
         peer.number = number;
         if (number <= static_cast<int>(sc.client_links.size())) {
@@ -239,7 +270,14 @@ SimResult run_scenario(const SimScenario& sc) {
         config.player_name = name;
         config.identity = identity;
         config.role = spectator ? Role::kSpectator : Role::kPlayer;
-        peer.client = std::make_unique<Client>(*peer.transport, clock, *emulator, config);
+        config.rejoin_token = token;
+        const Clock* own_clock = &clock;
+        if (number <= static_cast<int>(sc.clock_rates.size()) &&
+            sc.clock_rates[number - 1] != 1.0) {
+            peer.clock = std::make_unique<RateClock>(clock, sc.clock_rates[number - 1]);
+            own_clock = peer.clock.get();
+        }
+        peer.client = std::make_unique<Client>(*peer.transport, *own_clock, *emulator, config);
         peer.hands = std::make_unique<Hands>(hands_seed, sc.hold_min, sc.hold_max);
         peer.client->start();
         SimClientResult r;
@@ -306,12 +344,14 @@ SimResult run_scenario(const SimScenario& sc) {
         }
         if (dropped_at >= 0 && sc.rejoin_after_us >= 0 && !rejoined &&
             clock.now_us() >= dropped_at + sc.rejoin_after_us) {
-            // The same player restarts its process: same name, same slot, a new endpoint.
+            // The same player restarts its process: same name, a new endpoint, and the
+            // rejoin token its old process was given (as `framelock join` keeps in a file).
             rejoined = true;
             const int c = sc.drop_client;
             spawn(static_cast<int>(peers.size()) + 1, "client" + std::to_string(c) + "-again",
                   "client" + std::to_string(c), c, false,
-                  mix(sc.seed * 1000 + static_cast<std::uint64_t>(c)));
+                  mix(sc.seed * 1000 + static_cast<std::uint64_t>(c)),
+                  sc.rejoin_with_token ? peers[c - 1].client->rejoin_token() : std::nullopt);
         }
         for (std::size_t i = 0; i < peers.size(); ++i) {
             Peer& peer = peers[i];
@@ -333,7 +373,7 @@ SimResult run_scenario(const SimScenario& sc) {
             auto& r = result.clients[i];
             if (!was_running && client.state() == Client::State::kRunning)
                 r.running_at_us = clock.now_us() - 1'000'000;
-            if (client.state() == Client::State::kRunning && client.next_wakeup() <= clock.now_us())
+            if (client.state() == Client::State::kRunning && peer.wakeup() <= clock.now_us())
                 ++r.busy_wakeups;
             // The pad this client sampled for each scheduled frame (one per tick on time).
             while (sc.log_stride == 1 && client.state() == Client::State::kRunning &&
@@ -372,7 +412,7 @@ SimResult run_scenario(const SimScenario& sc) {
         if (auto delivery = net.next_delivery_time_from(clock.now_us()))
             next = std::min(next, *delivery);
         for (const Peer& peer : peers) {
-            if (!peer.dropped && !peer.frozen) next = std::min(next, peer.client->next_wakeup());
+            if (!peer.dropped && !peer.frozen) next = std::min(next, peer.wakeup());
             if (peer.frozen && sc.freeze_for_us >= 0)
                 next = std::min(next, peer.frozen_at + sc.freeze_for_us);
         }

@@ -118,7 +118,11 @@ struct SimScenario {
     // in what it reports), by `tamper`.
     int tamper_client = 0;
     std::function<void(ClientInput&)> tamper;
-    Micros rejoin_after_us = -1;  // >= 0: the dropped client restarts this long after
+    Micros rejoin_after_us = -1;    // >= 0: the dropped client restarts this long after
+    bool rejoin_with_token = true;  // false: the restarted process lost its rejoin token
+    // Per client (index = client - 1): its clock's rate against the server's (1.05: 5 %
+    // fast; 1 or missing: the same).
+    std::vector<double> clock_rates;
     // Late joiners: they connect once client 1 has run at_frame frames. Their results
     // follow the players' in SimResult::clients (then a rejoined client's, if any).
     struct Joiner {
@@ -172,7 +176,7 @@ struct SimResult {
     std::vector<SimClientResult> clients;
     std::vector<ScheduleEntry> schedule;
     std::vector<ServerEvent> server_events;               // empty unless keep_events
-    std::array<std::uint32_t, 16> server_event_counts{};  // by ServerEvent::Type, always
+    std::array<std::uint32_t, 24> server_event_counts{};  // by ServerEvent::Type, always
     std::uint32_t server_events_of(ServerEvent::Type type) const {
         return server_event_counts[static_cast<std::size_t>(type)];
     }

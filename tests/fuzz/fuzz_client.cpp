@@ -91,6 +91,7 @@ class Harness {
         welcome.server_time_us = m_clock.now_us();
         welcome.mode = m_mode;
         welcome.prediction_window = 8;
+        send(Channel::kControl, encode(Challenge{}));  // the Hello answers it, then Welcome
         send(Channel::kControl, encode(welcome));
         Start start;
         start.start_time_us = m_clock.now_us() + 100'000;

@@ -37,6 +37,7 @@ int fuzz_protocol(const std::uint8_t* data, std::size_t size) {
     FUZZ_CHECK(id.has_value() || size == 0 || netplay::peek_id(bytes.first(1)) == std::nullopt);
     // Every decoder sees every input: only the one named by the id byte may accept it.
     int accepted = 0;
+    accepted += round_trip(bytes, netplay::decode_challenge, false);
     accepted += round_trip(bytes, netplay::decode_hello, false);
     accepted += round_trip(bytes, netplay::decode_welcome);
     accepted += round_trip(bytes, netplay::decode_reject);

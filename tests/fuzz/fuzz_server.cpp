@@ -9,6 +9,7 @@
 // forward, and the per-slot figures stay in range.
 #include <array>
 #include <memory>
+#include <optional>
 
 #include "netplay/server.h"
 #include "netplay/sim_network.h"
@@ -26,17 +27,10 @@ constexpr Micros kMaxSimulatedUs = 20'000'000;  // an input plays at most this l
 struct Peer {
     std::unique_ptr<Transport> transport;
     PeerId server = 0;
+    // What the server told this peer: its newest Challenge, the rejoin token of its Welcome.
+    std::optional<Challenge> challenge;
+    std::optional<RejoinToken> token;
 };
-
-Hello valid_hello(int peer, bool spectator) {
-    Hello hello;
-    hello.requested_slot = spectator ? 0 : static_cast<std::uint8_t>(peer + 1);
-    hello.player_name = kFuzzPeerNames[peer];
-    hello.content_name = "game.sim";
-    hello.identity = fuzz_identity();
-    hello.role = spectator ? Role::kSpectator : Role::kPlayer;
-    return hello;
-}
 
 class Harness {
   public:
@@ -49,6 +43,30 @@ class Harness {
         peer.transport->send(peer.server, channel, bytes);
     }
     void close(int p) { m_peers[p].transport.reset(); }
+
+    // A Hello that answers the peer's newest Challenge (if one came) the way a real client
+    // would: the password its role needs and, with `rejoin`, the token it was last given.
+    void send_valid_hello(int p, bool spectator, bool rejoin) {
+        Peer& peer = connected(p);
+        Hello hello;
+        hello.requested_slot = spectator ? 0 : static_cast<std::uint8_t>(p + 1);
+        hello.player_name = kFuzzPeerNames[p];
+        hello.content_name = "game.sim";
+        hello.identity = fuzz_identity();
+        hello.role = spectator ? Role::kSpectator : Role::kPlayer;
+        if (peer.challenge) {
+            const std::string& password =
+                spectator ? m_config.spectator_password : m_config.password;
+            if (!password.empty()) {
+                if (const auto key =
+                        derive_password_key(password, peer.challenge->salt, peer.challenge->kdf))
+                    hello.password_proof = password_proof(*key, peer.challenge->nonce, hello.role);
+            }
+            if (rejoin && peer.token)
+                hello.rejoin_proof = rejoin_proof(*peer.token, peer.challenge->nonce);
+        }
+        send(p, Channel::kControl, encode(hello));
+    }
     void advance(Micros us) { m_clock.advance(us); }
     Micros elapsed() const { return m_clock.now_us() - kFuzzClockStart; }
 
@@ -60,10 +78,15 @@ class Harness {
             if (!peer.transport) continue;
             while (auto event = peer.transport->poll()) {
                 if (event->type == TransportEvent::Type::kDisconnected) break;
+                if (event->type != TransportEvent::Type::kMessage) continue;
+                if (auto challenge = decode_challenge(event->data)) peer.challenge = challenge;
+                if (auto welcome = decode_welcome(event->data)) peer.token = welcome->rejoin_token;
             }
         }
         check();
     }
+
+    void connect(int p) { connected(p); }
 
   private:
     Peer& connected(int p) {
@@ -118,8 +141,10 @@ int fuzz_server(const std::uint8_t* data, std::size_t size) {
     const std::uint8_t flags = in.u8();
     Harness harness(flags);
     if (!(flags & kRawHandshake)) {
-        for (int p = 0; p < 2; ++p)
-            harness.send(p, Channel::kControl, encode(valid_hello(p, false)));
+        // Connected and challenged first, so each Hello answers its Challenge.
+        for (int p = 0; p < 2; ++p) harness.connect(p);
+        harness.step();
+        for (int p = 0; p < 2; ++p) harness.send_valid_hello(p, false, false);
     }
     harness.step();
     while (!in.empty() && harness.elapsed() < kMaxSimulatedUs) {
@@ -138,7 +163,7 @@ int fuzz_server(const std::uint8_t* data, std::size_t size) {
                 harness.close(peer);
                 break;
             case kOpValid:
-                harness.send(peer, Channel::kControl, encode(valid_hello(peer, (h & 0x10) != 0)));
+                harness.send_valid_hello(peer, (h & 0x10) != 0, (h & 0x20) != 0);
                 break;
         }
         harness.step();

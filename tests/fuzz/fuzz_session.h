@@ -9,7 +9,9 @@
 //   kClose (2)    the peer's process ends (server: peer (h >> 2) % 3; client: the server
 //                 drops it)
 //   kValid (3)    a well-formed handshake message the harness writes (server: a Hello from
-//                 peer (h >> 2) % 3, a spectator's when h & 0x10; client: Welcome + Start)
+//                 peer (h >> 2) % 3, a spectator's when h & 0x10, answering the peer's newest
+//                 Challenge with the right password and, when h & 0x20, the rejoin token it
+//                 was last given; client: Challenge + Welcome + Start)
 // Peers 0 and 1 say a valid Hello for slots 1 and 2 before the first op (unless the flags
 // have kRawHandshake), so the traffic after it reaches a session's running code.
 #pragma once
@@ -27,6 +29,11 @@ inline constexpr std::uint8_t kOpSend = 0, kOpAdvance = 1, kOpClose = 2, kOpVali
 inline constexpr std::uint8_t kFlagThreeSlots = 0x04;  // room for a late joiner
 inline constexpr std::uint8_t kFlagPauseOnDrop = 0x08;
 inline constexpr std::uint8_t kRawHandshake = 0x10;  // no harness Hello / Welcome first
+// The session has a password and a spectator password (kFuzzPassword, kFuzzSpectatorPassword),
+// derived at the cheapest cost so that an input costs no Argon2id time.
+inline constexpr std::uint8_t kFlagPassword = 0x20;
+inline const std::string kFuzzPassword = "fuzz";
+inline const std::string kFuzzSpectatorPassword = "watch";
 inline constexpr int kFuzzPeers = 3;
 // The endpoints' names: run_scenario's, so captured traffic maps onto the same peers.
 inline const std::string kFuzzPeerNames[kFuzzPeers] = {"client1", "client2", "joiner1"};
@@ -52,6 +59,11 @@ inline netplay::ServerConfig fuzz_server_config(std::uint8_t flags) {
     c.pause_on_drop = (flags & kFlagPauseOnDrop) != 0;
     if (c.mode == netplay::SessionMode::kRollback) c.delay.fixed_delay = 1;
     if (c.mode == netplay::SessionMode::kNoWait) c.delay.fixed_delay = 4;
+    if (flags & kFlagPassword) {
+        c.password = kFuzzPassword;
+        c.spectator_password = kFuzzSpectatorPassword;
+        c.password_kdf = netplay::kMinKdfCost;
+    }
     return c;
 }
 

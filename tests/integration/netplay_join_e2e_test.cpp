@@ -82,7 +82,51 @@ std::uint32_t require_same_from_first_frame(const std::vector<std::string>& late
     return first;
 }
 
+// `framelock join` refused by the server, or a session that ended before --frames.
+constexpr int kExitRefused = 9;
+
 }  // namespace
+
+TEST_CASE("netplay: impostors are refused with exit 9, and two players of one name both play",
+          "[integration][netplay][join][trust]") {
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
+    constexpr int kFrames = 1500;
+    const auto limit = session_time(kFrames);
+    const Deadline deadline = after(limit);
+    Session session("netplay-impostors");
+    session.start_server(2, limit);
+    // Two handhelds that both call themselves "deck".
+    ChildProcess& one = session.start_client("deck1", core, 0, 61, kFrames, {"--name", "deck"});
+    session.wait_for_log("deck1", "joined 127.0.0.1", one, deadline);
+    ChildProcess& two = session.start_client("deck2", core, 0, 62, kFrames, {"--name", "deck"});
+    wait_for_lines(session, "deck2", 300, two, deadline);
+    const auto refused = [&](const std::string& name, const std::vector<std::string>& extra) {
+        ChildProcess& impostor = session.start_client(name, core, 0, 63, kFrames, extra);
+        const auto end = impostor.wait_until(after(30s));
+        INFO(session.log_of(name));
+        REQUIRE(end);
+        CHECK(end->code == kExitRefused);
+        return session.log_of(name);
+    };
+    // The name of a live player, its slot by number: neither takes anything.
+    CHECK_THAT(
+        refused("by-name", {"--name", "deck"}),
+        Catch::Contains("the session is full") && Catch::Contains("'deck' plays here already"));
+    CHECK_THAT(refused("by-slot", {"--name", "deck", "--slot", "2"}),
+               Catch::Contains("slot 2 is taken by 'deck (2)', who is playing"));
+    session.require_success(one, "deck1", deadline);
+    session.require_success(two, "deck2", deadline);
+    session.require_server_success(after(15s));
+    const auto first = read_lines(session.hashes("deck1"));
+    REQUIRE(first.size() == static_cast<std::size_t>(kFrames));
+    CHECK(first == read_lines(session.hashes("deck2")));
+    CHECK_THAT(session.log_of("deck2"), Catch::Contains("playing as 'deck (2)'"));
+    CHECK_THAT(session.log_of("server"), Catch::Contains("deck (2) joined"));
+    // Both ended cleanly: their rejoin token files went with the session.
+    CHECK_FALSE(std::filesystem::exists(session.dir().file("deck1.token")));
+    CHECK_FALSE(std::filesystem::exists(session.dir().file("by-name.token")));  // nor a refusal's
+}
 
 TEST_CASE("netplay: a player killed with SIGKILL rejoins its slot from a new process",
           "[integration][netplay][join]") {
@@ -109,7 +153,18 @@ TEST_CASE("netplay: a player killed with SIGKILL rejoins its slot from a new pro
     const Pause pause = watch_growth(session.hashes("client1"), 1500ms);
     REQUIRE(one.running());
 
-    // The same command line again: same name, same slot, same files.
+    // While it is away, its name and its slot take nothing without its rejoin token.
+    ChildProcess& thief =
+        session.start_client("thief", core, 2, 53, kFrames, {"--name", "client2"});
+    const auto thief_end = thief.wait_until(after(30s));
+    REQUIRE(thief_end);
+    CHECK(thief_end->code == kExitRefused);
+    CHECK_THAT(session.log_of("thief"),
+               Catch::Contains("slot 2 belongs to 'client2', whose connection dropped") &&
+                   Catch::Contains("rejoin token"));
+    REQUIRE(one.running());
+
+    // The same command line again: same name, same slot, same files (the rejoin token's too).
     const auto restarted_at = SteadyTime::now();
     ChildProcess& again = session.restart("client2", "client2-again");
     // Its hash log is rewritten when it opens; its first line is the frame it joined at.
@@ -150,6 +205,8 @@ TEST_CASE("netplay: a player killed with SIGKILL rejoins its slot from a new pro
                Catch::Contains("joined at frame " + std::to_string(first)));
     CHECK_THAT(session.log_of("server"), Catch::Contains("client2 rejoins"));
     CHECK_THAT(session.log_of("server"), Catch::Contains("client2 is away"));
+    CHECK_THAT(session.log_of("client2-again"),
+               Catch::Contains("holds one: asking for that slot back"));
 
     std::printf(
         "[figure] rejoin: player 1's hash log stood still %.0f ms at most after the kill "
@@ -264,7 +321,8 @@ TEST_CASE("netplay: a dropped player's slot is refused to another name, and a wr
     session.wait_for_log("server", "client2 is away", one, after(5s));
     const std::string err = refused("intruder", 2, {"--password", "sesame"});
     CHECK_THAT(err, Catch::Contains("slot 2 belongs to 'client2'"));
-    CHECK_THAT(err, Catch::Contains("only they may rejoin it (within 5 s)"));
+    CHECK_THAT(err, Catch::Contains("only their framelock, with the rejoin token it was given, may "
+                                    "take it back (within 5 s)"));
 
     // The session goes on with neutral input in slot 2.
     session.require_success(one, "client1", deadline);

@@ -4,6 +4,8 @@
 // and compares hash logs the same way.
 #pragma once
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -138,6 +140,9 @@ class Session {
                                std::uint64_t seed, int frames,
                                const std::vector<std::string>& extra = {},
                                bool separate_stderr = false) {
+        const auto given = [&](const char* option) {
+            return std::find(extra.begin(), extra.end(), option) != extra.end();
+        };
         std::vector<std::string> args = {build_paths::framelock_exe,
                                          "join",
                                          m_address,
@@ -145,8 +150,6 @@ class Session {
                                          core.core,
                                          "--ports",
                                          "2",
-                                         "--name",
-                                         name,
                                          "--random",
                                          std::to_string(seed),
                                          "--frames",
@@ -159,6 +162,10 @@ class Session {
             args.push_back("--slot");
             args.push_back(std::to_string(slot));
         }
+        if (!given("--name")) args.insert(args.end(), {"--name", name});
+        // The rejoin token beside the other files: restart() passes it back.
+        if (!given("--rejoin-file") && !given("--spectate"))
+            args.insert(args.end(), {"--rejoin-file", m_dir.file(name + ".token")});
         if (!core.content.empty()) {
             args.push_back("--content");
             args.push_back(core.content);

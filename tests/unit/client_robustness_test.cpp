@@ -40,6 +40,7 @@ TEST_CASE("A Start an hour in the past does not make the client sample every fra
     welcome.send_interval = 2;
     welcome.server_time_us = clock.now_us();
     welcome.mode = SessionMode::kNoWait;  // one fixed delay: no keyframe decision to wait for
+    server->send(*peer, Channel::kControl, encode(Challenge{}));  // answered before the Welcome
     server->send(*peer, Channel::kControl, encode(welcome));
     Start start;
     start.start_time_us = clock.now_us() - 3'600'000'000;  // 216,000 frames ago
@@ -87,8 +88,17 @@ TEST_CASE("A session started at the far end of the clock's range runs without ov
         if (e->type == TransportEvent::Type::kConnected) peer = e->peer;
     }
     REQUIRE(peer);
-    server->send(*peer, Channel::kControl,
-                 encode(Welcome{1, 2, 60, 30, 2, kMaxClockUs, SessionMode::kRollback, 8}));
+    Welcome far;
+    far.slot = 1;
+    far.players = 2;
+    far.hash_interval = 60;
+    far.keyframe_interval = 30;
+    far.send_interval = 2;
+    far.server_time_us = kMaxClockUs;
+    far.mode = SessionMode::kRollback;
+    far.prediction_window = 8;
+    server->send(*peer, Channel::kControl, encode(Challenge{}));
+    server->send(*peer, Channel::kControl, encode(far));
     server->send(*peer, Channel::kControl, encode(Start{-kMaxClockUs, 16'666'667, 1, 2}));
     for (int i = 0; i < 5; ++i) {
         client.tick(0);
@@ -122,8 +132,14 @@ TEST_CASE("A client whose join failed stays ended when the rest of the state arr
         if (e->type == TransportEvent::Type::kConnected) peer = e->peer;
     }
     REQUIRE(peer);
-    Welcome welcome{3, 3, 60, 30, 2, clock.now_us()};
+    Welcome welcome;
+    welcome.slot = 3;
+    welcome.players = 3;
+    welcome.keyframe_interval = 30;
+    welcome.send_interval = 2;
+    welcome.server_time_us = clock.now_us();
     welcome.late = true;
+    server->send(*peer, Channel::kControl, encode(Challenge{}));  // answered before the Welcome
     server->send(*peer, Channel::kControl, encode(welcome));
     server->send(*peer, Channel::kControl,
                  encode(Start{clock.now_us() - 2'000'000, 16'666'667, 2, 3}));

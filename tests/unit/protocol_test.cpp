@@ -22,6 +22,17 @@ void check_truncation_and_trailing(const std::vector<std::uint8_t>& bytes, Decod
     CHECK(decode(bytes).has_value());
 }
 
+Welcome make_welcome(std::uint8_t slot, std::uint8_t players, std::int64_t server_time_us) {
+    Welcome w;
+    w.slot = slot;
+    w.players = players;
+    w.hash_interval = 60;
+    w.keyframe_interval = 30;
+    w.send_interval = 2;
+    w.server_time_us = server_time_us;
+    return w;
+}
+
 SessionIdentity identity() {
     return {"framelock-arcade", "1.0", 0x0123456789abcdefull, 0xfedcba9876543210ull, 60000};
 }
@@ -57,7 +68,7 @@ TEST_CASE("Hello round trip, truncation, wrong magic, foreign version", "[netpla
 }
 
 TEST_CASE("Control messages round trip and refuse truncation", "[netplay][protocol]") {
-    Welcome w{2, 4, 60, 30, 2, -123456789};
+    Welcome w = make_welcome(2, 4, -123456789);
     auto wd = decode_welcome(encode(w));
     REQUIRE(wd);
     CHECK(wd->slot == 2);
@@ -73,7 +84,7 @@ TEST_CASE("Control messages round trip and refuse truncation", "[netplay][protoc
     CHECK(rd->mode == SessionMode::kRollback);
     CHECK(rd->prediction_window == 8);
     auto bad_mode = encode(rollback);
-    bad_mode[bad_mode.size() - 6] = 7;  // no such mode
+    bad_mode[16] = 7;  // no such mode (after the id, slot, players, intervals and time)
     CHECK_FALSE(decode_welcome(bad_mode));
     // Spectators get slot 0, and only they do.
     Welcome watcher = w;
@@ -91,7 +102,7 @@ TEST_CASE("Control messages round trip and refuse truncation", "[netplay][protoc
     Welcome seated_watcher = w;
     seated_watcher.role = Role::kSpectator;
     CHECK_FALSE(decode_welcome(encode(seated_watcher)));
-    CHECK_FALSE(decode_welcome(encode(Welcome{5, 4, 60, 30, 2, 0})));  // slot beyond players
+    CHECK_FALSE(decode_welcome(encode(make_welcome(5, 4, 0))));  // slot beyond players
 
     Reject r{RejectReason::kMismatch, "content: session plays a.nes, you have b.nes"};
     CHECK(decode_reject(encode(r))->message == r.message);
@@ -287,7 +298,7 @@ TEST_CASE("LossCounter: a late datagram is not lost, a duplicate counts once, ga
 TEST_CASE("Clock readings beyond +-2^60 us are malformed", "[netplay][protocol]") {
     // Found by fuzz_client: a Welcome or Start carrying a time near the int64 limits made
     // the client's clock arithmetic overflow.
-    Welcome w{1, 2, 60, 30, 2, kMaxClockUs};
+    Welcome w = make_welcome(1, 2, kMaxClockUs);
     CHECK(decode_welcome(encode(w)));
     w.server_time_us = -kMaxClockUs;
     CHECK(decode_welcome(encode(w)));
@@ -301,4 +312,61 @@ TEST_CASE("Clock readings beyond +-2^60 us are malformed", "[netplay][protocol]"
     CHECK_FALSE(decode_start(encode(s)));
     s.start_time_us = INT64_MAX;
     CHECK_FALSE(decode_start(encode(s)));
+}
+
+TEST_CASE("The join handshake's messages round trip: Challenge, proofs, token, clock",
+          "[netplay][protocol][trust]") {
+    Challenge c;
+    c.nonce.fill(0x11);
+    c.salt.fill(0x22);
+    c.kdf = {3, 4096};
+    c.player_password = true;
+    const auto cb = encode(c);
+    auto cd = decode_challenge(cb);
+    REQUIRE(cd);
+    CHECK(cd->nonce == c.nonce);
+    CHECK(cd->salt == c.salt);
+    CHECK(cd->kdf == c.kdf);
+    CHECK(cd->player_password);
+    CHECK_FALSE(cd->spectator_password);
+    check_truncation_and_trailing(cb, decode_challenge);
+    Challenge future = c;
+    future.version = kProtocolVersion + 1;  // read no further than the version
+    REQUIRE(decode_challenge(encode(future)));
+    CHECK(decode_challenge(encode(future))->version == kProtocolVersion + 1);
+
+    Hello h;
+    h.player_name = "bob";
+    h.identity = identity();
+    h.password_proof = Proof{};
+    h.password_proof->fill(0x33);
+    h.rejoin_proof = Proof{};
+    h.rejoin_proof->fill(0x44);
+    const auto hb = encode(h);
+    auto hd = decode_hello(hb);
+    REQUIRE(hd);
+    CHECK(hd->password_proof == h.password_proof);
+    CHECK(hd->rejoin_proof == h.rejoin_proof);
+    check_truncation_and_trailing(hb, decode_hello);
+    Hello plain = h;
+    plain.password_proof.reset();
+    plain.rejoin_proof.reset();
+    CHECK(encode(plain).size() == hb.size() - 2 * kProofBytes);
+    auto bad_flag = encode(plain);
+    bad_flag.back() = 2;  // a proof is there (1) or not (0)
+    CHECK_FALSE(decode_hello(bad_flag));
+
+    Welcome w = make_welcome(2, 2, 0);
+    w.name = "bob (2)";
+    w.rejoin_token.fill(0x55);
+    auto wd = decode_welcome(encode(w));
+    REQUIRE(wd);
+    CHECK(wd->name == "bob (2)");
+    CHECK(wd->rejoin_token == w.rejoin_token);
+
+    ClientStats s;
+    s.clock_us = -5'000'000;
+    CHECK(decode_client_stats(encode(s))->clock_us == -5'000'000);
+    s.clock_us = kMaxClockUs + 1;
+    CHECK_FALSE(decode_client_stats(encode(s)));
 }

@@ -91,10 +91,11 @@ TEST_CASE(
         {static_cast<std::uint8_t>(MsgId::kServerUpdate), 0, 0},  // a server-only message
     };
     int sent = 0;
+    bool closed = false;
     rig.run(1200, [&](std::uint32_t step) {
-        while (attacker->poll()) {
-        }
-        if (step % 50 == 0 && step > 0) {
+        while (auto e = attacker->poll()) closed |= e->type == TransportEvent::Type::kDisconnected;
+        // Garbage for 10 s; a connection that never says Hello is closed after 15 s.
+        if (step % 50 == 0 && step > 0 && step < 10'000) {
             for (const auto& bytes : garbage) attacker->send(to_server, Channel::kInput, bytes);
             sent += static_cast<int>(garbage.size());
         }
@@ -102,11 +103,16 @@ TEST_CASE(
     REQUIRE(rig.e1.hash_log().size() >= 1200);
     CHECK(rig.e1.hash_log().size() == rig.e2.hash_log().size());
     CHECK(rig.e1.hash_log() == rig.e2.hash_log());
-    int malformed = 0;
-    for (const auto& e : events_of(rig.server))
+    int malformed = 0, closed_events = 0;
+    for (const auto& e : events_of(rig.server)) {
         malformed += e.type == ServerEvent::Type::kMalformed;
+        closed_events += e.type == ServerEvent::Type::kRejected &&
+                         e.message.find("said no Hello within 15 s") != std::string::npos;
+    }
     CHECK(sent > 100);
     CHECK(malformed == sent);  // every bad datagram was seen and dropped, none crashed anything
+    CHECK(closed);             // and the connection that never said Hello was closed
+    CHECK(closed_events == 1);
     CHECK(rig.c1.stats().stall_frames < 5);
 }
 
@@ -373,7 +379,7 @@ TEST_CASE("A spectator's input, a stolen slot and a wrong password are refused w
     int sent = 0;
     rig.run(900, [&](std::uint32_t step) {
         while (auto e = raw->poll()) {
-            if (e->type == TransportEvent::Type::kConnected)
+            if (e->type == TransportEvent::Type::kMessage && peek_id(e->data) == MsgId::kChallenge)
                 raw->send(to_server, Channel::kControl, encode(hello));
             if (e->type == TransportEvent::Type::kMessage && peek_id(e->data) == MsgId::kWelcome)
                 welcomed = decode_welcome(e->data).has_value();
@@ -419,10 +425,43 @@ TEST_CASE("A spectator's input, a stolen slot and a wrong password are refused w
     }
     REQUIRE(cm.state() == Client::State::kEnded);
     CHECK_THAT(cm.end_reason(), Catch::Contains("slot 2 belongs to 'p2'") &&
-                                    Catch::Contains("only they may rejoin"));
+                                    Catch::Contains("only their framelock, with the rejoin token"));
+    // p2's name without its token: the session is full, and the name takes nothing.
+    auto tn = rig.net.create_endpoint("name-thief");
+    HashingEmulator en;
+    Client cn(*tn, rig.clock, en, Rig::make_config(0));
+    cn.start();
+    for (int i = 0; i < 300 && cn.state() != Client::State::kEnded; ++i) {
+        rig.server.update();
+        rig.c1.tick(static_cast<InputWord>(i));
+        cn.tick(0);
+        rig.clock.advance(1000);
+    }
+    REQUIRE(cn.state() == Client::State::kEnded);
+    CHECK_THAT(cn.end_reason(), Catch::Contains("the session is full (2/2 players)"));
+    // A token made up, or another slot's: refused all the same.
+    ClientConfig guesser = Rig::make_config(2);
+    guesser.rejoin_token = RejoinToken{};
+    guesser.rejoin_token->fill(0x42);
+    auto tg = rig.net.create_endpoint("guesser");
+    HashingEmulator eg;
+    Client cg(*tg, rig.clock, eg, guesser);
+    cg.start();
+    for (int i = 0; i < 300 && cg.state() != Client::State::kEnded; ++i) {
+        rig.server.update();
+        rig.c1.tick(static_cast<InputWord>(i));
+        cg.tick(0);
+        rig.clock.advance(1000);
+    }
+    REQUIRE(cg.state() == Client::State::kEnded);
+    CHECK_THAT(cg.end_reason(), Catch::Contains("slot 2 belongs to 'p2'"));
+    // p2's new process, with the token its old one was given: its slot back.
     auto t2b = rig.net.create_endpoint("c2-again");
     HashingEmulator e2b;
-    Client c2b(*t2b, rig.clock, e2b, Rig::make_config(2));
+    ClientConfig again = Rig::make_config(0);
+    REQUIRE(rig.c2.rejoin_token());
+    again.rejoin_token = rig.c2.rejoin_token();
+    Client c2b(*t2b, rig.clock, e2b, again);
     c2b.start();
     for (int i = 0; i < 3000; ++i) {
         rig.server.update();
@@ -432,6 +471,8 @@ TEST_CASE("A spectator's input, a stolen slot and a wrong password are refused w
     }
     REQUIRE(c2b.state() == Client::State::kRunning);
     CHECK(c2b.slot() == 2);
+    CHECK(c2b.display_name() == "p2");
+    CHECK(c2b.rejoin_token() != rig.c2.rejoin_token());  // a new one with every Welcome
     REQUIRE(e2b.hash_log().size() > c2b.first_frame() + 100);
     for (std::size_t f = c2b.first_frame();
          f < e2b.hash_log().size() && f < rig.e1.hash_log().size(); ++f)
