@@ -20,15 +20,26 @@ ApiResponse reply(int status, const json& body) {
     // U+FFFD instead.
     return {status, "application/json", body.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
-ApiResponse error(int status, const std::string& message) {
-    return reply(status, json{{"error", message}});
+ApiResponse error(int status, const std::string& message, int retry_after_s = 0) {
+    ApiResponse response =
+        reply(status, retry_after_s > 0 ? json{{"error", message}, {"retry_after_s", retry_after_s}}
+                                        : json{{"error", message}});
+    response.retry_after_s = retry_after_s;
+    return response;
 }
 
-// A request that cannot be served, with its 4xx status.
+// A request that cannot be served, with its 4xx status (or 5xx: the store failed, or the
+// password workers are busy).
 struct Refusal {
     int status;
     std::string message;
+    int retry_after_s = 0;
 };
+
+// The answer when the password workers' queue is full.
+Refusal busy_checking() {
+    return Refusal{503, "the lobby is busy checking passwords; retry in 1 s", 1};
+}
 
 bool printable_utf8(const std::string& s) {
     // No control characters; multi-byte sequences are checked for their shape only.
@@ -181,39 +192,61 @@ void check_text_fields(const json& body, Room& room, bool creating) {
 }  // namespace
 
 LobbyApi::LobbyApi(LobbyStore& store, ApiConfig config)
-    : m_store(store), m_config(config), m_limiter(config.rate_per_s, config.burst) {
+    : m_store(store),
+      m_config(std::move(config)),
+      m_limiter(m_config.rate_per_s, m_config.burst),
+      m_lockout(m_config.lockout),
+      m_passwords(m_config.password_threads, m_config.password_queue) {
     secrets_ready();
+    if (!m_config.check_password) m_config.check_password = check_password;
+}
+
+bool LobbyApi::allowed(const ApiRequest& request) {
+    std::lock_guard lock(m_limiter_mutex);
+    return m_limiter.allow(request.client, request.now_ms);
+}
+
+void LobbyApi::expire_if_due(std::int64_t now_ms) {
+    // One request a second does it; the others go on without waiting for it.
+    std::int64_t last = m_last_expiry_ms.load();
+    if (now_ms - last > 1000 && m_last_expiry_ms.compare_exchange_strong(last, now_ms))
+        need(m_store.expire(now_ms));
 }
 
 ApiResponse LobbyApi::handle(const ApiRequest& request) {
     const auto start = std::chrono::steady_clock::now();
-    std::lock_guard lock(m_mutex);
     std::string route_name = "other";
     ApiResponse response;
-    if (!m_limiter.allow(request.client, request.now_ms)) {
+    if (!allowed(request)) {
         route_name = "rate_limited";
-        response = error(429, "too many requests from " + request.client + "; slow down");
+        response = error(429, "too many requests from " + request.client + "; slow down", 1);
     } else if (request.body.size() > m_config.max_body_bytes) {
         route_name = "too_large";
         response = error(413, fmt::format("request body of {} bytes: the limit is {}",
                                           request.body.size(), m_config.max_body_bytes));
     } else {
         try {
-            if (request.now_ms - m_last_expiry_ms > 1000) {
-                need(m_store.expire(request.now_ms));
-                m_last_expiry_ms = request.now_ms;
-            }
+            expire_if_due(request.now_ms);
             response = route(request, route_name);
         } catch (const Refusal& refusal) {
-            response = error(refusal.status, refusal.message);
+            response = error(refusal.status, refusal.message, refusal.retry_after_s);
         } catch (const std::exception& e) {
             response = error(500, std::string("internal error: ") + e.what());
         }
     }
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::lock_guard lock(m_metrics_mutex);
     m_metrics.observe(route_name, response.status, ms);
     return response;
+}
+
+std::string LobbyApi::hash_on_worker(const std::string& password) {
+    auto hashed = m_passwords.try_run<std::string>([password] { return hash_password(password); });
+    if (!hashed) throw busy_checking();
+    std::string hash = hashed->get();
+    if (hash.empty()) throw Refusal{503, "cannot hash the password now; retry", 1};
+    return hash;
 }
 
 ApiResponse LobbyApi::route(const ApiRequest& r, std::string& name) {
@@ -314,8 +347,7 @@ ApiResponse LobbyApi::create_room(const ApiRequest& r) {
     room.spectators = integer(body, "spectators", 0, 1000, false).value_or(0);
     const std::string password = text(body, "password", 0, 128, false).value_or("");
     if (!password.empty()) {
-        stored.password_hash = hash_password(password);
-        if (stored.password_hash.empty()) throw Refusal{503, "cannot hash the password now; retry"};
+        stored.password_hash = hash_on_worker(password);
         room.has_password = true;
     }
     if (room.server_address.empty()) {
@@ -397,9 +429,34 @@ ApiResponse LobbyApi::join_room(const std::string& key, const ApiRequest& r) {
     if (!room) return error(404, "no live room " + key);
     const json body = parse_body(r, false);
     const std::string password = text(body, "password", 0, 128, false).value_or("");
-    if (room->room.has_password && !check_password(room->password_hash, password))
-        return error(403, password.empty() ? "room " + key + " needs a password"
-                                           : "wrong password for room " + key);
+    if (room->room.has_password) {
+        if (password.empty()) return error(403, "room " + key + " needs a password");
+        const std::string& id = room->room.id;
+        if (const std::int64_t wait_ms = m_lockout.begin(id, r.client, r.now_ms); wait_ms > 0) {
+            const int wait_s = static_cast<int>((wait_ms + 999) / 1000);
+            return error(429,
+                         fmt::format("too many wrong passwords for room {} from {}; try again in "
+                                     "{} s",
+                                     key, r.client, wait_s),
+                         wait_s);
+        }
+        auto checked =
+            m_passwords.try_run<bool>([check = m_config.check_password, hash = room->password_hash,
+                                       password] { return check(hash, password); });
+        if (!checked) {
+            m_lockout.cancel(id, r.client);
+            throw busy_checking();
+        }
+        bool right = false;
+        try {
+            right = checked->get();
+        } catch (...) {
+            m_lockout.cancel(id, r.client);
+            throw;
+        }
+        m_lockout.finish(id, r.client, r.now_ms, right);
+        if (!right) return error(403, "wrong password for room " + key);
+    }
     if (room->room.players >= room->room.slots)
         return reply(200, json{{"room", room_json(room->room)},
                                {"server_address", room->room.server_address},
@@ -461,11 +518,21 @@ ApiResponse LobbyApi::health(const ApiRequest& r) {
 ApiResponse LobbyApi::metrics_page(const ApiRequest& r) {
     const double rooms = static_cast<double>(need(m_store.count_rooms(r.now_ms)));
     const double servers = static_cast<double>(need(m_store.list_servers(r.now_ms)).size());
-    return {200, "text/plain; version=0.0.4",
-            m_metrics.render({{"framelock_lobby_rooms", rooms},
-                              {"framelock_lobby_servers", servers},
-                              {"framelock_lobby_rate_limited_clients",
-                               static_cast<double>(m_limiter.clients())}})};
+    double clients = 0;
+    {
+        std::lock_guard lock(m_limiter_mutex);
+        clients = static_cast<double>(m_limiter.clients());
+    }
+    const std::map<std::string, double> gauges = {
+        {"framelock_lobby_rooms", rooms},
+        {"framelock_lobby_servers", servers},
+        {"framelock_lobby_rate_limited_clients", clients},
+        {"framelock_lobby_password_jobs", static_cast<double>(m_passwords.in_flight())},
+        {"framelock_lobby_password_jobs_refused", static_cast<double>(m_passwords.refused())},
+        {"framelock_lobby_join_lockout_entries", static_cast<double>(m_lockout.size())},
+        {"framelock_lobby_join_lockout_refused", static_cast<double>(m_lockout.refused())}};
+    std::lock_guard lock(m_metrics_mutex);
+    return {200, "text/plain; version=0.0.4", m_metrics.render(gauges)};
 }
 
 }  // namespace framelock::lobby

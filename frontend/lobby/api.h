@@ -9,7 +9,8 @@
 //   POST   /api/rooms/ID/heartbeat      token; optional {players, spectators}
 //   PATCH  /api/rooms/ID                token; players, slots, spectators, names, region
 //   DELETE /api/rooms/ID                token
-//   POST   /api/rooms/ID_OR_CODE/join   {password}: the address to connect to
+//   POST   /api/rooms/ID_OR_CODE/join   {password}: the address to connect to (429 after
+//                                       too many wrong passwords from one address)
 //   POST   /api/servers                 a relay server registers: 201 {id, token}
 //   POST   /api/servers/ID/heartbeat    token; {load, capacity}
 //   GET    /api/servers                 live servers
@@ -19,12 +20,16 @@
 // saying what was wrong; a 5xx only when the store itself fails.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
 
+#include "frontend/lobby/join_lockout.h"
 #include "frontend/lobby/metrics.h"
+#include "frontend/lobby/password_workers.h"
 #include "frontend/lobby/rate_limiter.h"
 #include "frontend/lobby/store.h"
 
@@ -44,7 +49,11 @@ struct ApiResponse {
     int status = 200;
     std::string content_type = "application/json";
     std::string body;
+    int retry_after_s = 0;  // > 0: a Retry-After header (429, 503)
 };
+
+// Whether `password` matches the stored hash (by default Argon2id, secrets.h).
+using PasswordCheck = std::function<bool(const std::string& hash, const std::string& password)>;
 
 struct ApiConfig {
     std::int64_t room_ttl_ms = 30'000;    // a room not heartbeated this long is gone
@@ -53,16 +62,28 @@ struct ApiConfig {
     double rate_per_s = 20;  // requests per client IP
     double burst = 60;
     int max_list = 500;
+    // Password hashing and checking run on this many threads; beyond `password_queue`
+    // waiting jobs a join or create with a password is refused (503, Retry-After).
+    int password_threads = 2;
+    std::size_t password_queue = 8;
+    // Joins of a room from one address stop after this many wrong passwords (429 with
+    // Retry-After), for lockout.lockout_ms.
+    LockoutLimits lockout;
+    PasswordCheck check_password;  // empty: check_password() of secrets.h
 };
 
 class LobbyApi {
   public:
     LobbyApi(LobbyStore& store, ApiConfig config);
 
-    // Thread-safe: the HTTP layer calls it from its worker threads.
+    // Thread-safe: the HTTP layer calls it from its worker threads, and requests run at
+    // once (the store takes connections from a pool; a password check waits on a worker
+    // of its own without holding anything).
     ApiResponse handle(const ApiRequest& request);
 
     const ApiConfig& config() const { return m_config; }
+    // Password hashes and checks queued or running now.
+    std::size_t password_jobs() const { return m_passwords.in_flight(); }
 
   private:
     ApiResponse route(const ApiRequest& request, std::string& route_name);
@@ -79,12 +100,19 @@ class LobbyApi {
     ApiResponse health(const ApiRequest& request);
     ApiResponse metrics_page(const ApiRequest& request);
 
+    bool allowed(const ApiRequest& request);
+    void expire_if_due(std::int64_t now_ms);
+    std::string hash_on_worker(const std::string& password);
+
     LobbyStore& m_store;
     ApiConfig m_config;
-    std::mutex m_mutex;  // the store connection and the limiter are not thread-safe
+    std::mutex m_limiter_mutex;
     RateLimiter m_limiter;
+    mutable std::mutex m_metrics_mutex;
     Metrics m_metrics;
-    std::int64_t m_last_expiry_ms = 0;
+    std::atomic<std::int64_t> m_last_expiry_ms{0};
+    JoinLockout m_lockout;
+    PasswordWorkers m_passwords;  // last: its threads stop first
 };
 
 // The web page (frontend/lobby/web_page.cpp): one self-contained HTML document.

@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -61,12 +62,15 @@ int run_lobby_service(const LobbyServiceConfig& config,
     // delays that ACK (bench_lobby_load measured 43 ms per GET and 87 ms per POST). Set
     // before binding: Linux hands it from the listening socket to accepted ones.
     server.set_tcp_nodelay(true);
+    const auto threads = static_cast<std::size_t>(std::max(config.http_threads, 1));
+    server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     const auto serve = [&](const httplib::Request& req, httplib::Response& res) {
         const auto start = std::chrono::steady_clock::now();
         const ApiResponse out = api.handle(to_api(req));
         res.status = out.status;
         if (!out.body.empty()) res.set_content(out.body, out.content_type);
         res.set_header("Cache-Control", "no-store");
+        if (out.retry_after_s > 0) res.set_header("Retry-After", std::to_string(out.retry_after_s));
         if (config.log_requests) {
             const double ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)

@@ -17,6 +17,9 @@ struct LobbyServiceConfig {
     std::string db = "sqlite:lobby.db";
     ApiConfig api;
     bool log_requests = true;
+    // Threads serving connections. A keep-alive connection holds one while it is open,
+    // and a join holds one while its password is checked, so there are plenty.
+    int http_threads = 32;
 };
 
 // Opens the store, migrates it, serves until a stop signal; `on_listening(port)` is called

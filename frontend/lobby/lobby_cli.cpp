@@ -29,6 +29,26 @@ void add_lobby_command(CLI::App& app, LobbyCommand& c) {
     c.serve->add_option("--burst", c.service.api.burst, "requests a client may burst")
         ->check(CLI::Range(1.0, 1000000.0))
         ->capture_default_str();
+    c.serve
+        ->add_option("--lockout-tries", c.service.api.lockout.failures,
+                     "wrong room passwords from one address before its joins of the room stop")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    c.serve
+        ->add_option("--lockout", c.lockout_s,
+                     "seconds those joins stay stopped (429 with Retry-After)")
+        ->check(CLI::Range(0.1, 86400.0))
+        ->capture_default_str();
+    c.serve
+        ->add_option("--password-threads", c.service.api.password_threads,
+                     "threads hashing and checking room passwords (Argon2id)")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    c.serve
+        ->add_option("--password-queue", c.service.api.password_queue,
+                     "password checks that may wait for a thread; more are refused (503)")
+        ->check(CLI::Range(0, 10000))
+        ->capture_default_str();
     c.serve->add_flag("--quiet", c.quiet, "no line per request");
 
     c.list = c.lobby->add_subcommand("list", "print the lobby's live rooms");
@@ -59,6 +79,7 @@ int serve(LobbyCommand& c) {
     c.service.port = static_cast<std::uint16_t>(port);
     c.service.api.room_ttl_ms = c.service.api.server_ttl_ms =
         static_cast<std::int64_t>(c.room_ttl_s * 1000);
+    c.service.api.lockout.lockout_ms = static_cast<std::int64_t>(c.lockout_s * 1000);
     c.service.log_requests = !c.quiet;
     return run_lobby_service(c.service, [](std::uint16_t bound) {
         // Scripts and tests read the port from here when they asked for any.

@@ -16,6 +16,7 @@ struct LobbyCommand {
     std::string listen = "127.0.0.1:8470";
     LobbyServiceConfig service;
     double room_ttl_s = 30;
+    double lockout_s = 60;
     bool quiet = false;
     // list
     std::string url = "http://127.0.0.1:8470";

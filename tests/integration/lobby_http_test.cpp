@@ -243,6 +243,40 @@ TEST_CASE("lobby serve: the API, the page, health and metrics over HTTP; SIGTERM
     CHECK_THAT(log, Catch::Contains("lobby stopped"));
 }
 
+TEST_CASE(
+    "lobby serve: wrong passwords lock one address out with 429 and Retry-After, for --lockout",
+    "[lobby][http]") {
+    test::TempDir dir("lobby-lockout");
+    Lobby lobby = Lobby::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"),
+                               {"--quiet", "--lockout-tries", "2", "--lockout", "1"});
+    auto c = lobby.client();
+    json body = room_body("Garou");
+    body["password"] = "s3cret";
+    const CreatedRoom room = create_room(c, body);
+    const std::string join = "/api/rooms/" + room.code + "/join";
+    const auto try_join = [&](httplib::Client& client, const std::string& password) {
+        auto res =
+            client.Post(join.c_str(), json{{"password", password}}.dump(), "application/json");
+        REQUIRE(res);
+        return *res;
+    };
+    CHECK(try_join(c, "guess").status == 403);
+    CHECK(try_join(c, "guess").status == 403);
+    const httplib::Response locked = try_join(c, "s3cret");
+    CHECK(locked.status == 429);
+    CHECK(locked.get_header_value("Retry-After") == "1");
+    CHECK(json::parse(locked.body)["retry_after_s"] == 1);
+    // Another address of this machine (all of 127/8 is loopback) is not locked out.
+    httplib::Client other("127.0.0.1", lobby.port);
+    other.set_interface("127.0.0.2");
+    other.set_connection_timeout(5, 0);
+    other.set_read_timeout(5, 0);
+    CHECK(try_join(other, "s3cret").status == 200);
+    // After the lockout (1 s; 2 s of margin for a busy machine) the first address joins.
+    std::this_thread::sleep_for(2s);
+    CHECK(try_join(c, "s3cret").status == 200);
+}
+
 TEST_CASE("lobby serve: two lobby processes on one PostgreSQL are one service", "[lobby][http]") {
     test::TempDir dir("lobby-pg");
     test::PgCluster cluster;
