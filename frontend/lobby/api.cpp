@@ -242,11 +242,10 @@ ApiResponse LobbyApi::handle(const ApiRequest& request) {
 }
 
 std::string LobbyApi::hash_on_worker(const std::string& password) {
-    auto hashed = m_passwords.try_run<std::string>([password] { return hash_password(password); });
+    auto hashed = m_passwords.run<std::string>([&] { return hash_password(password); });
     if (!hashed) throw busy_checking();
-    std::string hash = hashed->get();
-    if (hash.empty()) throw Refusal{503, "cannot hash the password now; retry", 1};
-    return hash;
+    if (hashed->empty()) throw Refusal{503, "cannot hash the password now; retry", 1};
+    return *hashed;
 }
 
 ApiResponse LobbyApi::route(const ApiRequest& r, std::string& name) {
@@ -440,22 +439,20 @@ ApiResponse LobbyApi::join_room(const std::string& key, const ApiRequest& r) {
                                      key, r.client, wait_s),
                          wait_s);
         }
-        auto checked =
-            m_passwords.try_run<bool>([check = m_config.check_password, hash = room->password_hash,
-                                       password] { return check(hash, password); });
-        if (!checked) {
-            m_lockout.cancel(id, r.client);
-            throw busy_checking();
-        }
-        bool right = false;
+        std::optional<bool> right;
         try {
-            right = checked->get();
+            right = m_passwords.run<bool>(
+                [&] { return m_config.check_password(room->password_hash, password); });
         } catch (...) {
             m_lockout.cancel(id, r.client);
             throw;
         }
-        m_lockout.finish(id, r.client, r.now_ms, right);
-        if (!right) return error(403, "wrong password for room " + key);
+        if (!right) {
+            m_lockout.cancel(id, r.client);
+            throw busy_checking();
+        }
+        m_lockout.finish(id, r.client, r.now_ms, *right);
+        if (!*right) return error(403, "wrong password for room " + key);
     }
     if (room->room.players >= room->room.slots)
         return reply(200, json{{"room", room_json(room->room)},

@@ -32,17 +32,18 @@ PasswordWorkers::~PasswordWorkers() {
     for (auto& t : m_threads) t.join();
 }
 
-bool PasswordWorkers::enqueue(Job job) {
-    {
-        std::lock_guard lock(m_mutex);
-        // Full: every worker busy and the queue at its limit.
-        if (m_running + m_queue.size() >= m_threads.size() + m_queue_max) {
-            ++m_refused;
-            return false;
-        }
-        m_queue.push_back(std::move(job));
+bool PasswordWorkers::run_job(const std::function<void()>& work) {
+    Slot slot{&work, false, nullptr};
+    std::unique_lock lock(m_mutex);
+    // Full: every worker busy and the queue at its limit.
+    if (m_running + m_queue.size() >= m_threads.size() + m_queue_max) {
+        ++m_refused;
+        return false;
     }
+    m_queue.push_back(&slot);
     m_wake.notify_one();
+    m_done.wait(lock, [&] { return slot.done; });
+    if (slot.error) std::rethrow_exception(slot.error);
     return true;
 }
 
@@ -52,16 +53,19 @@ void PasswordWorkers::work() {
     for (;;) {
         m_wake.wait(lock, [&] { return m_stopping || !m_queue.empty(); });
         if (m_queue.empty()) return;  // stopping, and nothing left to do
-        auto job = std::move(m_queue.front());
+        Slot* slot = m_queue.front();
         m_queue.pop_front();
         ++m_running;
         lock.unlock();
-        Publish publish = job();  // an exception goes to the waiting caller too
+        try {
+            (*slot->work)();
+        } catch (...) {
+            slot->error = std::current_exception();
+        }
         lock.lock();
         --m_running;
-        lock.unlock();
-        publish();
-        lock.lock();
+        slot->done = true;
+        m_done.notify_all();
     }
 }
 

@@ -8,9 +8,8 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <exception>
 #include <functional>
-#include <future>
-#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -28,20 +27,13 @@ class PasswordWorkers {
     PasswordWorkers(const PasswordWorkers&) = delete;
     PasswordWorkers& operator=(const PasswordWorkers&) = delete;
 
-    // `job` on a worker, its result in the future; nullopt when the queue is full (nothing
-    // runs). Thread-safe.
+    // Runs `job` on a worker and waits for it: its result, or nullopt at once when the
+    // queue is full (then nothing runs). An exception from `job` is rethrown here.
+    // Thread-safe; the caller holds no lock of ours while it waits.
     template <class T>
-    std::optional<std::future<T>> try_run(std::function<T()> job) {
-        auto promise = std::make_shared<std::promise<T>>();
-        std::future<T> result = promise->get_future();
-        Job run = [promise, job = std::move(job)]() -> Publish {
-            try {
-                return [promise, value = job()] { promise->set_value(value); };
-            } catch (...) {
-                return [promise, e = std::current_exception()] { promise->set_exception(e); };
-            }
-        };
-        if (!enqueue(std::move(run))) return std::nullopt;
+    std::optional<T> run(const std::function<T()>& job) {
+        std::optional<T> result;
+        if (!run_job([&] { result = job(); })) return std::nullopt;
         return result;
     }
 
@@ -51,18 +43,20 @@ class PasswordWorkers {
     std::size_t refused() const;
 
   private:
-    // A job computes its outcome on a worker and returns what hands it to the caller; the
-    // worker counts itself free before that, so a caller holding the result finds the
-    // job's place free again (in_flight() and the bound agree with what callers see).
-    using Publish = std::function<void()>;
-    using Job = std::function<Publish()>;
-    bool enqueue(Job job);
+    // A job waiting or running: the caller's, on the caller's stack until `done`.
+    struct Slot {
+        const std::function<void()>* work;
+        bool done = false;
+        std::exception_ptr error;
+    };
+    bool run_job(const std::function<void()>& work);
     void work();
 
     const std::size_t m_queue_max;
     mutable std::mutex m_mutex;
-    std::condition_variable m_wake;
-    std::deque<Job> m_queue;
+    std::condition_variable m_wake;  // a job queued, or stopping
+    std::condition_variable m_done;  // a job done
+    std::deque<Slot*> m_queue;
     std::size_t m_running = 0;
     std::size_t m_refused = 0;
     bool m_stopping = false;

@@ -6,11 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
-#include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -351,6 +353,27 @@ struct OnExit {
     ~OnExit() { action(); }
 };
 
+// A door the slow jobs below wait at until the test opens it.
+class Gate {
+  public:
+    void wait() {
+        std::unique_lock lock(m_mutex);
+        m_opened.wait(lock, [&] { return m_open; });
+    }
+    void open() {
+        {
+            std::lock_guard lock(m_mutex);
+            m_open = true;
+        }
+        m_opened.notify_all();
+    }
+
+  private:
+    std::mutex m_mutex;
+    std::condition_variable m_opened;
+    bool m_open = false;
+};
+
 // Polls `done` every 5 ms for up to 60 s (a shared 2-core machine, maybe under TSan).
 void wait_until(const std::function<bool()>& done) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -447,36 +470,41 @@ TEST_CASE("Join lockout: memory stays bounded, the least recently used pair is f
 TEST_CASE("Password workers: a full queue refuses at once, nothing waits without bound",
           "[lobby][api][robustness]") {
     PasswordWorkers workers(1, 1);
-    std::promise<void> release;
-    std::shared_future<void> gate = release.get_future().share();
-    // Runs before `workers` is destroyed (declared after it): a job still waiting is let
-    // go, so a failed REQUIRE cannot leave the worker stuck.
-    OnExit unblock{[&] {
-        if (gate.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-            release.set_value();
+    Gate gate;
+    std::atomic<int> first{0}, second{0};
+    std::thread a, b;
+    // Before `workers` goes (declared after it), also after a failed REQUIRE: the slow jobs
+    // are let go and their callers joined.
+    OnExit finish{[&] {
+        gate.open();
+        if (a.joinable()) a.join();
+        if (b.joinable()) b.join();
     }};
-    std::atomic<bool> started{false};
-    auto first = workers.try_run<int>([&] {
-        started = true;
-        gate.wait();
-        return 1;
+    a = std::thread([&] {
+        first = workers
+                    .run<int>([&] {
+                        gate.wait();
+                        return 1;
+                    })
+                    .value_or(-1);
     });
-    REQUIRE(first);
-    wait_until([&] { return started.load(); });
-    auto second = workers.try_run<int>([&] {
-        gate.wait();
-        return 2;
+    wait_until([&] { return workers.in_flight() == 1; });
+    b = std::thread([&] {
+        second = workers
+                     .run<int>([&] {
+                         gate.wait();
+                         return 2;
+                     })
+                     .value_or(-1);
     });
-    REQUIRE(second);
-    CHECK(workers.in_flight() == 2);
-    CHECK_FALSE(workers.try_run<int>([] { return 3; }));  // one running, one waiting: full
+    wait_until([&] { return workers.in_flight() == 2; });
+    // One running, one waiting: full. The refusal comes at once, nothing ran.
+    CHECK_FALSE(workers.run<int>([] { return 3; }));
     CHECK(workers.refused() == 1);
-    unblock.action();
-    CHECK(first->get() == 1);
-    CHECK(second->get() == 2);
-    auto later = workers.try_run<int>([] { return 4; });
-    REQUIRE(later);
-    CHECK(later->get() == 4);
+    finish.action();
+    CHECK(first == 1);
+    CHECK(second == 2);
+    CHECK(workers.run<int>([] { return 4; }) == 4);
 }
 
 TEST_CASE("Lobby API: lists and heartbeats are answered while password checks are pending",
@@ -487,9 +515,8 @@ TEST_CASE("Lobby API: lists and heartbeats are answered while password checks ar
     config.password_queue = 4;
     config.burst = 1000;  // the host's 60 requests below all come at one instant
     // Checks that hold their worker until the test lets them go: "slow" without timing.
-    std::promise<void> release;
-    std::shared_future<void> gate = release.get_future().share();
-    config.check_password = [gate](const std::string& hash, const std::string& password) {
+    Gate gate;
+    config.check_password = [&gate](const std::string& hash, const std::string& password) {
         gate.wait();
         return check_password(hash, password);
     };
@@ -500,21 +527,21 @@ TEST_CASE("Lobby API: lists and heartbeats are answered while password checks ar
     const json created = host.ok("POST", "/api/rooms", body);
     const std::string id = created["room"]["id"], token = created["token"];
 
-    wait_until([&] { return api.password_jobs() == 0; });  // the create's hash is done
-
     // Six joins with a wrong password, from six addresses: two checks run, four wait.
-    std::vector<std::future<int>> joins;
-    // Whatever happens below, the checks go on before `joins` waits for them.
-    OnExit unblock{[&] {
-        if (gate.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-            release.set_value();
+    std::array<std::atomic<int>, 6> statuses{};
+    std::vector<std::thread> joins;
+    // Whatever happens below, the checks go on and the joins end before `api` goes.
+    OnExit finish{[&] {
+        gate.open();
+        for (auto& j : joins)
+            if (j.joinable()) j.join();
     }};
     for (int i = 0; i < 6; ++i) {
-        joins.push_back(std::async(std::launch::async, [&api, &id, i] {
+        joins.emplace_back([&, i] {
             Client guesser{api, "10.7.0." + std::to_string(i)};
-            return guesser.call("POST", "/api/rooms/" + id + "/join", json{{"password", "no"}})
-                .status;
-        }));
+            statuses[i] =
+                guesser.call("POST", "/api/rooms/" + id + "/join", json{{"password", "no"}}).status;
+        });
     }
     wait_until([&] { return api.password_jobs() == 6; });
 
@@ -536,11 +563,11 @@ TEST_CASE("Lobby API: lists and heartbeats are answered while password checks ar
         if (api.password_jobs() == 6) ++answered_while_pending;
     }
     CHECK(answered_while_pending == 20);
-    for (auto& j : joins) CHECK(j.wait_for(std::chrono::seconds(0)) == std::future_status::timeout);
+    for (const auto& status : statuses) CHECK(status == 0);  // no join answered yet
 
-    unblock.action();
-    for (auto& j : joins) CHECK(j.get() == 403);
-    wait_until([&] { return api.password_jobs() == 0; });
+    finish.action();
+    for (const auto& status : statuses) CHECK(status == 403);
+    CHECK(api.password_jobs() == 0);
     // The refused join was not counted against its address: the right password goes in.
     CHECK(late.call("POST", "/api/rooms/" + id + "/join", json{{"password", "s3cret"}}).status ==
           200);
