@@ -178,10 +178,7 @@ tests() {
         "${SANITIZED[@]}"
     cmake --build build-tsan -j "$JOBS" --target test_lobby
     stage "threaded tests under TSan"
-    # Two lobby end-to-end tests are left out: under TSan the lobby process exits 66 (a
-    # sanitizer report) once a relay registers with a short room TTL; open, see docs/faults.md.
-    ctest --test-dir build-tsan --output-on-failure -j "$TEST_JOBS" --timeout 900 -L threaded \
-        -E "lobby: (the room of a killed host expires|relays and rooms warn while the lobby is down)"
+    ctest --test-dir build-tsan --output-on-failure -j "$TEST_JOBS" --timeout 900 -L threaded
 
     stage "fuzz pass (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-12} s per target)"
     fuzz_pass

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -36,6 +37,50 @@ ApiRequest to_api(const httplib::Request& req) {
     r.now_ms = wall_clock_ms();
     return r;
 }
+
+#if defined(__SANITIZE_THREAD__)
+#define FRAMELOCK_LOBBY_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FRAMELOCK_LOBBY_TSAN 1
+#endif
+#endif
+
+#ifdef FRAMELOCK_LOBBY_TSAN
+// ThreadSanitizer builds only. Debian's cpp-httplib is a library built without
+// -fsanitize=thread, and parsing a request initialises function-local statics in it (the
+// set of methods in Server::parse_request_line, std::regex's matcher for the "." of the
+// route pattern, the Range header's regex). C++ makes that initialisation thread-safe, but
+// a later thread checks it with an inline load TSan cannot see in code it did not
+// instrument, so it reports the first request parsed on a second worker thread as a race
+// with the first (docs/faults.md). So one request is parsed first on a thread that is
+// joined before the server's workers start: for TSan every later read then follows the
+// initialisation, which is what the machine does anyway.
+void parse_one_request_first(const char* pattern) {
+    struct Inline : httplib::TaskQueue {
+        void enqueue(std::function<void()> fn) override { fn(); }
+        void shutdown() override {}
+    };
+    httplib::Server warm;
+    warm.new_task_queue = [] { return new Inline; };
+    warm.Get(pattern, [](const httplib::Request&, httplib::Response& res) {
+        res.set_content("ok", "text/plain");
+    });
+    const int port = warm.bind_to_any_port("127.0.0.1");
+    if (port <= 0) return;
+    std::atomic<bool> done{false};
+    std::thread listener([&] {
+        warm.listen_after_bind();
+        done = true;
+    });
+    while (!warm.is_running() && !done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(5, 0);
+    client.Get("/", httplib::Headers{{"Range", "bytes=0-0"}});
+    warm.stop();
+    listener.join();
+}
+#endif
 
 }  // namespace
 
@@ -80,6 +125,9 @@ int run_lobby_service(const LobbyServiceConfig& config,
         }
     };
     const char* pattern = R"(/.*)";
+#ifdef FRAMELOCK_LOBBY_TSAN
+    parse_one_request_first(pattern);
+#endif
     server.Get(pattern, serve);
     server.Post(pattern, serve);
     server.Patch(pattern, serve);
