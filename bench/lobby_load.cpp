@@ -7,7 +7,11 @@
 // The lobby's per-IP rate limit is raised out of the way: every client here is 127.0.0.1,
 // and the point is what the store and the HTTP layer sustain, not the limiter refusing.
 //
-//   bench_lobby_load [--rooms 10000] [--requests 4000] [--threads 4]
+// Last, the room list again, alone and then while wrong-password joins arrive from 20
+// addresses (each a slow Argon2id check): its p99 both ways, side by side.
+//
+//   bench_lobby_load [--rooms 10000] [--requests 4000] [--threads 4] [--abuse-rate 20]
+//                    [--abuse-addresses 20]
 #include <httplib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,7 +45,11 @@ struct Options {
     int rooms = 10'000;
     int requests = 4'000;  // per endpoint, spread over the threads
     int threads = 4;
+    double abuse_rate = 20;  // wrong-password joins a second, for the list under abuse
+    int addresses = 20;      // from this many source addresses
 };
+
+using GetRooms = std::function<bool(httplib::Client&, int)>;
 
 // Ten games, three modes, players 0..2 of 2 slots: one game, one mode and a free slot
 // match 1 room in 45 (about 220 of 10,000), so the filtered list walks an index past rooms
@@ -96,8 +104,10 @@ class LobbyProcess {
     ~LobbyProcess() { m_child->stop(5s); }
 
     // One keep-alive connection per client thread, as a busy frontend or a relay would keep.
-    std::unique_ptr<httplib::Client> client() const {
+    // `from`: the local address to connect from (any of 127/8 on Linux), "" for any.
+    std::unique_ptr<httplib::Client> client(const std::string& from = "") const {
         auto c = std::make_unique<httplib::Client>("127.0.0.1", m_port);
+        if (!from.empty()) c->set_interface(from);
         c->set_keep_alive(true);
         // httplib sends a POST's headers and body in two writes: with Nagle on, the body
         // waits for the server's delayed ACK (~40 ms), which would be all this measures.
@@ -112,10 +122,14 @@ class LobbyProcess {
     int m_port = 0;
 };
 
+struct Latency {
+    double p50_ms = 0, p99_ms = 0;
+};
+
 // Runs `count` requests spread over `threads` threads, each with its own connection;
 // `request(client, i)` returns whether the answer was the expected one.
-void measure(const LobbyProcess& lobby, const std::string& name, int count, int threads,
-             const std::function<bool(httplib::Client&, int)>& request) {
+Latency measure(const LobbyProcess& lobby, const std::string& name, int count, int threads,
+                const std::function<bool(httplib::Client&, int)>& request) {
     std::vector<std::vector<double>> latencies(threads);
     std::atomic<int> failures{0};
     std::vector<std::thread> workers;
@@ -143,6 +157,87 @@ void measure(const LobbyProcess& lobby, const std::string& name, int count, int 
                 count / seconds, pct(0.50), pct(0.99),
                 failures ? (" FAILED: " + std::to_string(failures.load())).c_str() : "");
     std::fflush(stdout);
+    return {pct(0.50), pct(0.99)};
+}
+
+json room_body(int i) {
+    return {{"host_name", "host" + std::to_string(i)},
+            {"game_name", kGames[i % 10]},
+            {"content_hash", "0123456789abcdef"},
+            {"core_name", i % 2 ? "fbneo" : "mame2003_plus"},
+            {"core_version", "1.0"},
+            {"mode", kModes[i % 3]},
+            {"slots", 2},
+            {"players", (i / 30) % 3},
+            {"region", "eu-west"},
+            {"server_address", "203.0.113.7:7845"}};
+}
+
+GetRooms list_newest() {
+    return [](httplib::Client& c, int) {
+        auto res = c.Get("/api/rooms");
+        return res && res->status == 200;
+    };
+}
+
+// The room list while guessers send wrong passwords: `abuse_rate` joins a second spread
+// evenly over `addresses` source addresses (127.0.0.2, ...), each a new connection as a
+// join from a player is. Every join runs a real Argon2id check unless it is refused: each
+// address goes round kPasswordRooms rooms, so no (room, address) pair sees a second wrong
+// guess within the run, let alone the lockout's five. The answers are counted (403: checked
+// and wrong; 429: locked out; 503: the password workers' queue was full) to show it.
+void measure_under_abuse(const Options& o, const LobbyProcess& lobby) {
+    constexpr int kPasswordRooms = 32;
+    std::vector<std::string> codes;
+    auto host = lobby.client();
+    for (int i = 0; i < kPasswordRooms; ++i) {
+        json body = room_body(i);
+        body["password"] = "correct horse " + std::to_string(i);
+        auto res = host->Post("/api/rooms", body.dump(), "application/json");
+        if (!res || res->status != 201) throw std::runtime_error("cannot create a password room");
+        codes.push_back(json::parse(res->body)["room"]["code"]);
+    }
+    const Latency calm =
+        measure(lobby, "GET /api/rooms (no abuse)", o.requests, o.threads, list_newest());
+
+    std::atomic<bool> stop{false};
+    std::atomic<int> checked{0}, locked{0}, busy{0}, other{0};
+    std::vector<std::thread> guessers;
+    const auto start = Clock::now();
+    const auto period = std::chrono::duration<double>(o.addresses / o.abuse_rate);
+    for (int a = 0; a < o.addresses; ++a) {
+        guessers.emplace_back([&, a] {
+            const std::string from = "127.0.0." + std::to_string(2 + a);
+            for (int n = 0; !stop; ++n) {
+                // Address a's n-th guess: evenly spaced among all the addresses' guesses.
+                const auto due = start + std::chrono::duration_cast<Clock::duration>(
+                                             period * (n + static_cast<double>(a) / o.addresses));
+                while (!stop && Clock::now() < due) std::this_thread::sleep_for(2ms);
+                if (stop) break;
+                auto c = lobby.client(from);
+                c->set_keep_alive(false);
+                const std::string& code = codes[(n + a) % codes.size()];
+                auto res = c->Post(("/api/rooms/" + code + "/join").c_str(),
+                                   R"({"password":"wrong"})", "application/json");
+                const int status = res ? res->status : 0;
+                ++(status == 403 ? checked : status == 429 ? locked : status == 503 ? busy : other);
+            }
+        });
+    }
+    const Latency abused = measure(
+        lobby,
+        "GET /api/rooms (" + std::to_string(static_cast<int>(o.abuse_rate)) + " wrong joins/s)",
+        o.requests, o.threads, list_newest());
+    stop = true;
+    for (auto& g : guessers) g.join();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const int joins = checked + locked + busy + other;
+    std::printf(
+        "  list p99 %.2f ms without abuse, %.2f ms under %d wrong joins from %d addresses "
+        "(%.1f/s): %d checked (403), %d locked out (429), %d refused busy (503), %d other\n",
+        calm.p99_ms, abused.p99_ms, joins, o.addresses, joins / seconds, checked.load(),
+        locked.load(), busy.load(), other.load());
+    std::fflush(stdout);
 }
 
 int run(const Options& o, const std::string& label, const std::string& db,
@@ -153,28 +248,14 @@ int run(const Options& o, const std::string& label, const std::string& db,
     std::vector<RoomKey> rooms(o.rooms);
     // Filling is measured too: a room is an insert (and a token hash) per create.
     measure(lobby, "POST /api/rooms (fill)", o.rooms, o.threads, [&](httplib::Client& c, int i) {
-        const json body = {{"host_name", "host" + std::to_string(i)},
-                           {"game_name", kGames[i % 10]},
-                           {"content_hash", "0123456789abcdef"},
-                           {"core_name", i % 2 ? "fbneo" : "mame2003_plus"},
-                           {"core_version", "1.0"},
-                           {"mode", kModes[i % 3]},
-                           {"slots", 2},
-                           {"players", (i / 30) % 3},
-                           {"region", "eu-west"},
-                           {"server_address", "203.0.113.7:7845"}};
-        auto res = c.Post("/api/rooms", body.dump(), "application/json");
+        auto res = c.Post("/api/rooms", room_body(i).dump(), "application/json");
         if (!res || res->status != 201) return false;
         const json j = json::parse(res->body, nullptr, false);
         if (j.is_discarded()) return false;
         rooms[i] = {j["room"]["id"], j["token"]};
         return true;
     });
-    measure(lobby, "GET /api/rooms (100 newest)", o.requests, o.threads,
-            [](httplib::Client& c, int) {
-                auto res = c.Get("/api/rooms");
-                return res && res->status == 200;
-            });
+    measure(lobby, "GET /api/rooms (100 newest)", o.requests, o.threads, list_newest());
     measure(lobby, "GET /api/rooms?game&mode&has_slots", o.requests, o.threads,
             [](httplib::Client& c, int i) {
                 httplib::Params q = {
@@ -192,6 +273,7 @@ int run(const Options& o, const std::string& label, const std::string& db,
                                   R"({"players":1})", "application/json");
                 return res && res->status == 200;
             });
+    measure_under_abuse(o, lobby);
     return 0;
 }
 
@@ -204,6 +286,12 @@ int main(int argc, char** argv) {
     app.add_option("--requests", o.requests, "requests per measured endpoint")
         ->capture_default_str();
     app.add_option("--threads", o.threads, "client threads")->capture_default_str();
+    app.add_option("--abuse-rate", o.abuse_rate, "wrong-password joins a second, for the abuse run")
+        ->check(CLI::Range(0.1, 1000.0))
+        ->capture_default_str();
+    app.add_option("--abuse-addresses", o.addresses, "source addresses 127.0.0.2... they come from")
+        ->check(CLI::Range(1, 250))
+        ->capture_default_str();
     CLI11_PARSE(app, argc, argv);
     try {
         {

@@ -480,23 +480,20 @@ TEST_CASE("Password workers: a full queue refuses at once, nothing waits without
         if (a.joinable()) a.join();
         if (b.joinable()) b.join();
     }};
-    a = std::thread([&] {
-        first = workers
-                    .run<int>([&] {
-                        gate.wait();
-                        return 1;
-                    })
-                    .value_or(-1);
-    });
+    // A caller whose job holds its worker until the gate opens, then answers `value`.
+    const auto slow_caller = [&](std::atomic<int>& answer, int value) {
+        return std::thread([&answer, &workers, &gate, value] {
+            answer = workers
+                         .run<int>([&gate, value] {
+                             gate.wait();
+                             return value;
+                         })
+                         .value_or(-1);
+        });
+    };
+    a = slow_caller(first, 1);
     wait_until([&] { return workers.in_flight() == 1; });
-    b = std::thread([&] {
-        second = workers
-                     .run<int>([&] {
-                         gate.wait();
-                         return 2;
-                     })
-                     .value_or(-1);
-    });
+    b = slow_caller(second, 2);
     wait_until([&] { return workers.in_flight() == 2; });
     // One running, one waiting: full. The refusal comes at once, nothing ran.
     CHECK_FALSE(workers.run<int>([] { return 3; }));
