@@ -146,14 +146,29 @@ std::vector<std::uint8_t> encode(const Challenge& m) {
     return w.take();
 }
 
+namespace {
+
+enum class Head { kNotOurs, kForeign, kThisVersion };
+
+// The magic and the version, the fields every protocol version shares. A foreign version's
+// message is read no further, so that the other side can still name the mismatch.
+template <class M>
+Head read_head(WireReader& r, M& m) {
+    m.magic = r.u32();
+    m.version = r.u16();
+    if (r.failed() || m.magic != kProtocolMagic) return Head::kNotOurs;
+    return m.version == kProtocolVersion ? Head::kThisVersion : Head::kForeign;
+}
+
+}  // namespace
+
 std::optional<Challenge> decode_challenge(std::span<const std::uint8_t> bytes) {
     WireReader r = open(bytes, MsgId::kChallenge);
     Challenge m;
-    m.magic = r.u32();
-    m.version = r.u16();
-    // A foreign version's Challenge is read no further: the client names the mismatch.
-    if (r.failed() || m.magic != kProtocolMagic) return std::nullopt;
-    if (m.version != kProtocolVersion) return m;
+    if (const Head head = read_head(r, m); head != Head::kThisVersion) {
+        if (head == Head::kNotOurs) return std::nullopt;
+        return m;
+    }
     read_array(r, m.nonce);
     read_array(r, m.salt);
     m.kdf.passes = r.u8();
@@ -182,12 +197,10 @@ std::vector<std::uint8_t> encode(const Hello& m) {
 std::optional<Hello> decode_hello(std::span<const std::uint8_t> bytes) {
     WireReader r = open(bytes, MsgId::kHello);
     Hello m;
-    m.magic = r.u32();
-    m.version = r.u16();
-    // Only the fields every version shares are read for a foreign version, so the
-    // server can still answer with a clear "version mismatch".
-    if (r.failed() || m.magic != kProtocolMagic) return std::nullopt;
-    if (m.version != kProtocolVersion) return m;
+    if (const Head head = read_head(r, m); head != Head::kThisVersion) {
+        if (head == Head::kNotOurs) return std::nullopt;
+        return m;
+    }
     m.requested_slot = r.u8();
     m.player_name = r.string(kMaxNameBytes);
     m.content_name = r.string();

@@ -8,6 +8,7 @@
 #include "netplay/sim_network.h"
 #include "netplay/sim_session.h"
 #include "netplay/state_transfer.h"
+#include "wire_fixtures.h"
 
 using namespace framelock::netplay;
 
@@ -32,14 +33,8 @@ TEST_CASE("A Start an hour in the past does not make the client sample every fra
         if (e->type == TransportEvent::Type::kConnected) peer = e->peer;
     }
     REQUIRE(peer);
-    Welcome welcome;
-    welcome.slot = 1;
-    welcome.players = 2;
-    welcome.hash_interval = 60;
-    welcome.keyframe_interval = 30;
-    welcome.send_interval = 2;
-    welcome.server_time_us = clock.now_us();
-    welcome.mode = SessionMode::kNoWait;  // one fixed delay: no keyframe decision to wait for
+    // No-wait: one fixed delay, no keyframe decision to wait for.
+    const Welcome welcome = test_welcome(1, 2, clock.now_us(), SessionMode::kNoWait);
     server->send(*peer, Channel::kControl, encode(Challenge{}));  // answered before the Welcome
     server->send(*peer, Channel::kControl, encode(welcome));
     Start start;
@@ -88,14 +83,7 @@ TEST_CASE("A session started at the far end of the clock's range runs without ov
         if (e->type == TransportEvent::Type::kConnected) peer = e->peer;
     }
     REQUIRE(peer);
-    Welcome far;
-    far.slot = 1;
-    far.players = 2;
-    far.hash_interval = 60;
-    far.keyframe_interval = 30;
-    far.send_interval = 2;
-    far.server_time_us = kMaxClockUs;
-    far.mode = SessionMode::kRollback;
+    Welcome far = test_welcome(1, 2, kMaxClockUs, SessionMode::kRollback);
     far.prediction_window = 8;
     server->send(*peer, Channel::kControl, encode(Challenge{}));
     server->send(*peer, Channel::kControl, encode(far));
@@ -132,12 +120,7 @@ TEST_CASE("A client whose join failed stays ended when the rest of the state arr
         if (e->type == TransportEvent::Type::kConnected) peer = e->peer;
     }
     REQUIRE(peer);
-    Welcome welcome;
-    welcome.slot = 3;
-    welcome.players = 3;
-    welcome.keyframe_interval = 30;
-    welcome.send_interval = 2;
-    welcome.server_time_us = clock.now_us();
+    Welcome welcome = test_welcome(3, 3, clock.now_us());
     welcome.late = true;
     server->send(*peer, Channel::kControl, encode(Challenge{}));  // answered before the Welcome
     server->send(*peer, Channel::kControl, encode(welcome));

@@ -4,6 +4,7 @@
 
 #include "netplay/loss_counter.h"
 #include "netplay/protocol.h"
+#include "wire_fixtures.h"
 
 using namespace framelock::netplay;
 
@@ -20,17 +21,6 @@ void check_truncation_and_trailing(const std::vector<std::uint8_t>& bytes, Decod
     longer.push_back(0);
     CHECK_FALSE(decode(longer).has_value());
     CHECK(decode(bytes).has_value());
-}
-
-Welcome make_welcome(std::uint8_t slot, std::uint8_t players, std::int64_t server_time_us) {
-    Welcome w;
-    w.slot = slot;
-    w.players = players;
-    w.hash_interval = 60;
-    w.keyframe_interval = 30;
-    w.send_interval = 2;
-    w.server_time_us = server_time_us;
-    return w;
 }
 
 SessionIdentity identity() {
@@ -68,7 +58,7 @@ TEST_CASE("Hello round trip, truncation, wrong magic, foreign version", "[netpla
 }
 
 TEST_CASE("Control messages round trip and refuse truncation", "[netplay][protocol]") {
-    Welcome w = make_welcome(2, 4, -123456789);
+    Welcome w = test_welcome(2, 4, -123456789);
     auto wd = decode_welcome(encode(w));
     REQUIRE(wd);
     CHECK(wd->slot == 2);
@@ -102,7 +92,7 @@ TEST_CASE("Control messages round trip and refuse truncation", "[netplay][protoc
     Welcome seated_watcher = w;
     seated_watcher.role = Role::kSpectator;
     CHECK_FALSE(decode_welcome(encode(seated_watcher)));
-    CHECK_FALSE(decode_welcome(encode(make_welcome(5, 4, 0))));  // slot beyond players
+    CHECK_FALSE(decode_welcome(encode(test_welcome(5, 4, 0))));  // slot beyond players
 
     Reject r{RejectReason::kMismatch, "content: session plays a.nes, you have b.nes"};
     CHECK(decode_reject(encode(r))->message == r.message);
@@ -298,7 +288,7 @@ TEST_CASE("LossCounter: a late datagram is not lost, a duplicate counts once, ga
 TEST_CASE("Clock readings beyond +-2^60 us are malformed", "[netplay][protocol]") {
     // Found by fuzz_client: a Welcome or Start carrying a time near the int64 limits made
     // the client's clock arithmetic overflow.
-    Welcome w = make_welcome(1, 2, kMaxClockUs);
+    Welcome w = test_welcome(1, 2, kMaxClockUs);
     CHECK(decode_welcome(encode(w)));
     w.server_time_us = -kMaxClockUs;
     CHECK(decode_welcome(encode(w)));
@@ -356,7 +346,7 @@ TEST_CASE("The join handshake's messages round trip: Challenge, proofs, token, c
     bad_flag.back() = 2;  // a proof is there (1) or not (0)
     CHECK_FALSE(decode_hello(bad_flag));
 
-    Welcome w = make_welcome(2, 2, 0);
+    Welcome w = test_welcome(2, 2, 0);
     w.name = "bob (2)";
     w.rejoin_token.fill(0x55);
     auto wd = decode_welcome(encode(w));

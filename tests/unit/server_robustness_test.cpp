@@ -427,34 +427,28 @@ TEST_CASE("A spectator's input, a stolen slot and a wrong password are refused w
     CHECK_THAT(cm.end_reason(), Catch::Contains("slot 2 belongs to 'p2'") &&
                                     Catch::Contains("only their framelock, with the rejoin token"));
     // p2's name without its token: the session is full, and the name takes nothing.
-    auto tn = rig.net.create_endpoint("name-thief");
-    HashingEmulator en;
-    Client cn(*tn, rig.clock, en, Rig::make_config(0));
-    cn.start();
-    for (int i = 0; i < 300 && cn.state() != Client::State::kEnded; ++i) {
-        rig.server.update();
-        rig.c1.tick(static_cast<InputWord>(i));
-        cn.tick(0);
-        rig.clock.advance(1000);
-    }
-    REQUIRE(cn.state() == Client::State::kEnded);
-    CHECK_THAT(cn.end_reason(), Catch::Contains("the session is full (2/2 players)"));
+    // How a client that is refused ends, while c1 plays on.
+    const auto refusal = [&](const std::string& endpoint, const ClientConfig& config) {
+        auto transport = rig.net.create_endpoint(endpoint);
+        HashingEmulator emulator;
+        Client client(*transport, rig.clock, emulator, config);
+        client.start();
+        for (int i = 0; i < 300 && client.state() != Client::State::kEnded; ++i) {
+            rig.server.update();
+            rig.c1.tick(static_cast<InputWord>(i));
+            client.tick(0);
+            rig.clock.advance(1000);
+        }
+        REQUIRE(client.state() == Client::State::kEnded);
+        return client.end_reason();
+    };
+    CHECK_THAT(refusal("name-thief", Rig::make_config(0)),
+               Catch::Contains("the session is full (2/2 players)"));
     // A token made up, or another slot's: refused all the same.
     ClientConfig guesser = Rig::make_config(2);
     guesser.rejoin_token = RejoinToken{};
     guesser.rejoin_token->fill(0x42);
-    auto tg = rig.net.create_endpoint("guesser");
-    HashingEmulator eg;
-    Client cg(*tg, rig.clock, eg, guesser);
-    cg.start();
-    for (int i = 0; i < 300 && cg.state() != Client::State::kEnded; ++i) {
-        rig.server.update();
-        rig.c1.tick(static_cast<InputWord>(i));
-        cg.tick(0);
-        rig.clock.advance(1000);
-    }
-    REQUIRE(cg.state() == Client::State::kEnded);
-    CHECK_THAT(cg.end_reason(), Catch::Contains("slot 2 belongs to 'p2'"));
+    CHECK_THAT(refusal("guesser", guesser), Catch::Contains("slot 2 belongs to 'p2'"));
     // p2's new process, with the token its old one was given: its slot back.
     auto t2b = rig.net.create_endpoint("c2-again");
     HashingEmulator e2b;
