@@ -64,8 +64,8 @@ struct ApiConfig {
     int max_list = 500;
     // Password hashing and checking run on this many threads; beyond `password_queue`
     // waiting jobs a join or create with a password is refused (503, Retry-After).
-    int password_threads = 2;
-    std::size_t password_queue = 8;
+    int password_threads = 1;
+    std::size_t password_queue = 32;
     // Joins of a room from one address stop after this many wrong passwords (429 with
     // Retry-After), for lockout.lockout_ms.
     LockoutLimits lockout;

@@ -32,9 +32,14 @@ std::string random_code() {
 
 std::string hash_password(const std::string& password) {
     secrets_ready();
+    // OWASP's smallest Argon2id setting, 2 passes over 19 MiB (as netplay's KdfCost): a few
+    // tens of ms a check, so that 20 guesses a second cost the lobby half a core, not both
+    // (libsodium's "interactive" 64 MiB took 0.1 s each). Each stored hash names its own
+    // cost, so a room made under another one still verifies.
+    constexpr unsigned long long kPasses = 2;
+    constexpr std::size_t kMemory = 19u << 20;
     char out[crypto_pwhash_STRBYTES];
-    if (crypto_pwhash_str(out, password.data(), password.size(), crypto_pwhash_OPSLIMIT_INTERACTIVE,
-                          crypto_pwhash_MEMLIMIT_INTERACTIVE) != 0) {
+    if (crypto_pwhash_str(out, password.data(), password.size(), kPasses, kMemory) != 0) {
         return {};  // out of memory: the caller refuses the request
     }
     return out;
