@@ -772,6 +772,7 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
     switch (event.type) {
         case Type::kWelcome:
             m_summary.slot = m_client->slot();
+            m_summary.name = m_client->display_name();
             m_summary.players = m_client->players();
             m_summary.rollback = m_client->mode() == netplay::SessionMode::kRollback;
             // Cores like FBNeo switch to netplay-safe savestates when told.
@@ -1045,6 +1046,7 @@ void print_client_summary(std::FILE* out, const ClientRunSummary& s) {
 std::string client_summary_json(const ClientRunSummary& s) {
     Json json = {
         {"slot", s.slot},
+        {"name", s.name},
         {"players", s.players},
         {"frames_requested", s.frames_requested},
         {"frames_run", s.frames_run},

@@ -157,6 +157,7 @@ TrafficRates traffic_rates(const netplay::PeerStats& start, const netplay::PeerS
 
 struct ClientRunSummary {
     int slot = 0, players = 0;
+    std::string name;       // as the server shows it (a clash gets a suffix)
     bool rollback = false;  // the session ran in rollback mode
     std::uint64_t frames_requested = 0;
     std::uint32_t frames_run = 0;

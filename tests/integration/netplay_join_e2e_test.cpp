@@ -122,6 +122,8 @@ TEST_CASE("netplay: impostors are refused with exit 9, and two players of one na
     REQUIRE(first.size() == static_cast<std::size_t>(kFrames));
     CHECK(first == read_lines(session.hashes("deck2")));
     CHECK_THAT(session.log_of("deck2"), Catch::Contains("playing as 'deck (2)'"));
+    CHECK(read_json(session.stats("deck1"))["name"] == "deck");
+    CHECK(read_json(session.stats("deck2"))["name"] == "deck (2)");
     CHECK_THAT(session.log_of("server"), Catch::Contains("deck (2) joined"));
     // Both ended cleanly: their rejoin token files went with the session.
     CHECK_FALSE(std::filesystem::exists(session.dir().file("deck1.token")));
