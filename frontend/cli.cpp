@@ -516,6 +516,11 @@ struct ServerArgs {
             config.server.delay.adaptive = false;
             config.server.delay.fixed_delay = fixed_delay;
         }
+        if (kick_speed_hack && mode != "nowait")
+            log_warn(
+                "--kick-speed-hack acts in --mode nowait only: in {} mode frames wait for "
+                "every input, and a fast clock gains nothing",
+                mode);
         return config;
     }
 };

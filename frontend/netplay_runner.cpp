@@ -877,6 +877,8 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
         case Type::kDisconnected:
             end_of_play(now);
             m_summary.end_reason = event.message;
+            // The server ended the session or gave the slot up: its token opens nothing.
+            if (m_rejoin_file && m_client->closed_by_server()) m_rejoin_file->remove();
             if (m_left || m_summary.completed) {
                 log_info("left the session at frame {}: {}", event.frame, event.message);
             } else if (m_summary.rejected) {

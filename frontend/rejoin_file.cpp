@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,14 +30,31 @@ Error io_error(const std::filesystem::path& path, const std::string& what) {
 }  // namespace
 
 Result<RejoinFile> RejoinFile::open(const std::filesystem::path& path) {
+    bool in_use = false;
+    return open(path, in_use);
+}
+
+Result<RejoinFile> RejoinFile::open(const std::filesystem::path& path, bool& in_use) {
+    in_use = false;
     std::error_code ec;
     if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
     if (ec) return io_error(path, "cannot create its folder: " + ec.message());
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) return io_error(path, std::strerror(errno));
+    // Never through a symbolic link (a file in a shared folder could point anywhere), and
+    // only a regular file of this user's, readable by this user alone.
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return io_error(path,
+                        errno == ELOOP ? "is a symbolic link: refused" : std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
+        ::close(fd);
+        return io_error(path, "not a regular file of this user's: refused");
+    }
+    if ((st.st_mode & 077) != 0) ::fchmod(fd, 0600);
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         const int err = errno;
         ::close(fd);
+        in_use = err == EWOULDBLOCK;
         return io_error(
             path, err == EWOULDBLOCK ? "in use by another running framelock" : std::strerror(err));
     }
@@ -53,11 +71,19 @@ Result<RejoinFile> RejoinFile::open(const std::filesystem::path& path) {
 }
 
 Result<RejoinFile> RejoinFile::open_free(const std::filesystem::path& base) {
+    // The default folder holds keys to slots: this user's alone.
+    std::error_code ec;
+    if (base.has_parent_path()) {
+        std::filesystem::create_directories(base.parent_path(), ec);
+        std::filesystem::permissions(base.parent_path(), std::filesystem::perms::owner_all,
+                                     std::filesystem::perm_options::replace, ec);
+    }
     for (int n = 1; n <= 16; ++n) {
         std::filesystem::path path = base;
         if (n > 1) path += "-" + std::to_string(n);
-        auto file = open(path);
-        if (file || file.error().message.find("in use") == std::string::npos) return file;
+        bool in_use = false;
+        auto file = open(path, in_use);
+        if (file || !in_use) return file;
     }
     return io_error(base, "it and 15 more beside it are in use by running framelocks");
 }
@@ -90,8 +116,9 @@ RejoinFile::~RejoinFile() {
 
 Status RejoinFile::write(const netplay::RejoinToken& token) {
     const std::string text = netplay::token_to_hex(token) + "\n";
-    // One small write at offset 0 of a file locked by this process: a crash leaves the old
-    // token or the new one (a torn write reads as no token, and the join is a new player's).
+    // One small write at offset 0 of a file locked by this process. A crash between the
+    // truncation and the write leaves the file empty (and a torn write, unreadable): the next
+    // run then joins as a new player, which is what it would do without the file.
     if (::ftruncate(m_fd, 0) != 0 ||
         ::pwrite(m_fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()) ||
         ::fsync(m_fd) != 0)

@@ -43,6 +43,8 @@ class RejoinFile {
 
   private:
     RejoinFile(std::filesystem::path path, int fd) : m_path(std::move(path)), m_fd(fd) {}
+    // As open(); `in_use`: it failed because another process holds the lock.
+    static Result<RejoinFile> open(const std::filesystem::path& path, bool& in_use);
 
     std::filesystem::path m_path;
     int m_fd = -1;

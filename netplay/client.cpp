@@ -377,12 +377,17 @@ void Client::answer(const Challenge& challenge) {
     if (needed && !m_config.password.empty()) {
         // The password stays here: the server gets a hash of its nonce under a key derived
         // from it, good for this connection only.
-        if (!within_bounds(challenge.kdf)) {
+        const KdfCost& least = m_config.min_password_kdf;
+        if (!within_bounds(challenge.kdf) || challenge.kdf.passes < least.passes ||
+            challenge.kdf.memory_kib < least.memory_kib) {
             end("the server asks for a password key costing " +
                 std::to_string(challenge.kdf.passes) + " passes over " +
-                std::to_string(challenge.kdf.memory_kib) + " KiB, beyond " +
-                std::to_string(kMaxKdfCost.passes) + " passes over " +
-                std::to_string(kMaxKdfCost.memory_kib) + " KiB: refused");
+                std::to_string(challenge.kdf.memory_kib) + " KiB; this framelock derives one of " +
+                std::to_string(least.passes) + "-" + std::to_string(kMaxKdfCost.passes) +
+                " passes over " + std::to_string(least.memory_kib) + "-" +
+                std::to_string(kMaxKdfCost.memory_kib) +
+                " KiB (less would make the password cheap to guess from a captured join): "
+                "refused");
             return;
         }
         const auto key = derive_password_key(m_config.password, challenge.salt, challenge.kdf);
@@ -394,6 +399,8 @@ void Client::answer(const Challenge& challenge) {
     }
     if (m_config.rejoin_token && !spectating)
         hello.rejoin_proof = rejoin_proof(*m_config.rejoin_token, challenge.nonce);
+    m_box_keys = new_box_keys();
+    hello.box_key = m_box_keys.public_key;
     m_transport.send(m_server, Channel::kControl, encode(hello));
     m_hello_sent = true;
 }
@@ -441,6 +448,7 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             m_players = welcome->players;
             m_sync.seed(welcome->server_time_us, now);
             m_welcome_offset = welcome->server_time_us - now;
+            if (!spectator()) m_rejoin_token = open_token(welcome->sealed_token, m_box_keys);
             m_state = State::kLobby;  // a late joiner's Start follows at once
             emit({ClientEvent::Type::kWelcome, m_slot, 0, 0, 0, {}});
             if (!m_welcome.late) {
@@ -499,6 +507,7 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
         }
         case MsgId::kBye: {
             auto bye = decode_bye(bytes);
+            m_closed_by_server = true;
             end(bye ? "the server closed the connection: " + bye->message
                     : "the server closed the connection");
             return;

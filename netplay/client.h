@@ -43,6 +43,9 @@ struct ClientConfig {
     // The token of the slot this player held before (Welcome::rejoin_token, kept from an
     // earlier process): with it, the server gives that slot back.
     std::optional<RejoinToken> rejoin_token;
+    // The cheapest password key derivation this client does for a server: a hostile one
+    // asking for less would get a proof cheap to crack (tests and fuzzing lower it).
+    KdfCost min_password_kdf;
     int spectator_buffer_frames = 6;  // a spectator plays this far behind the session
     int snapshots_kept = 8;           // own states kept for joiners and resyncs
     std::uint32_t stop_at_frame = 0;  // runs no frame at or beyond this one (0: no limit)
@@ -140,10 +143,9 @@ class Client {
     // After the Welcome: the name the server gave this client (a clash gets a suffix), and a
     // player's rejoin token, which takes its slot back from a new process.
     const std::string& display_name() const { return m_welcome.name; }
-    std::optional<RejoinToken> rejoin_token() const {
-        if (m_slot == 0 || spectator()) return std::nullopt;
-        return m_welcome.rejoin_token;
-    }
+    std::optional<RejoinToken> rejoin_token() const { return m_rejoin_token; }
+    // The server said goodbye (the session ended, or it gave the slot up): nothing to rejoin.
+    bool closed_by_server() const { return m_closed_by_server; }
     // Slots with a player connected and playing (bit s-1 = slot s), as the server last said.
     std::uint8_t present_slots() const { return m_present; }
     // Joining a running session: how much of its state has arrived (0..1).
@@ -225,6 +227,9 @@ class Client {
     Welcome m_welcome{};
     Micros m_connected_at = -1;  // the transport connected; the Challenge is due
     bool m_hello_sent = false;
+    BoxKeys m_box_keys;  // this connection's: the Welcome's token is sealed to them
+    std::optional<RejoinToken> m_rejoin_token;
+    bool m_closed_by_server = false;
     // The server clock minus this one's as the Welcome said, never corrected: what
     // ClientStats::clock_us reports this clock in.
     Micros m_welcome_offset = 0;

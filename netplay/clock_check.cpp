@@ -1,9 +1,12 @@
 #include "netplay/clock_check.h"
 
-#include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace framelock::netplay {
+namespace {
+constexpr int kBins = 5;
+}  // namespace
 
 ClockCheck::Verdict ClockCheck::add(Micros server_us, Micros client_us) {
     if (m_last_client && client_us < *m_last_client) {
@@ -15,45 +18,54 @@ ClockCheck::Verdict ClockCheck::add(Micros server_us, Micros client_us) {
         ++m_refused;
         return Verdict::kAbsurd;
     }
+    if (m_last_taken >= 0 && server_us - m_last_taken < m_config.min_interval_us)
+        return Verdict::kIgnored;
     m_last_client = client_us;
+    m_last_taken = server_us;
     m_samples.push_back({server_us, lead});
-    // Kept: the newest window, and the samples in the quarter before it.
-    const Micros quarter = m_config.window_us / 4;
-    while (m_samples.size() > 2 && m_samples[1].server <= server_us - m_config.window_us - quarter)
+    while (!m_samples.empty() && m_samples.front().server < server_us - m_config.window_us)
         m_samples.pop_front();
-    if (server_us - m_samples.front().server < m_config.window_us) return Verdict::kTaken;
-    // The least delayed sample in the window's first quarter and in its last.
-    const Micros start = m_samples.front().server;
-    const Sample* early = nullptr;
-    const Sample* late = nullptr;
-    for (const Sample& sample : m_samples) {
-        if (sample.server <= start + quarter && (!early || sample.lead > early->lead))
-            early = &sample;
-        if (sample.server >= server_us - quarter && (!late || sample.lead > late->lead))
-            late = &sample;
-    }
-    if (late->server <= early->server) return Verdict::kTaken;
-    m_rate_error = static_cast<double>(late->lead - early->lead) /
-                   static_cast<double>(late->server - early->server);
-    const bool off = std::abs(*m_rate_error) > m_config.tolerance;
-    if (!off) {
-        m_off_since = -1;
-    } else if (m_off_since < 0) {
-        m_off_since = server_us;
-    }
-    m_last_check = server_us;
+    measure(server_us);
     return Verdict::kTaken;
 }
 
-void ClockCheck::reset() {
-    m_samples.clear();
-    m_last_client.reset();
-    m_rate_error.reset();
-    m_off_since = m_last_check = -1;
+void ClockCheck::measure(Micros now) {
+    // Each bin's least delayed reading; a bin without one: no measurement yet.
+    const Micros start = now - m_config.window_us;
+    const Micros bin = m_config.window_us / kBins;
+    std::array<const Sample*, kBins> best{};
+    for (const Sample& sample : m_samples) {
+        const auto b =
+            static_cast<std::size_t>(std::min<Micros>((sample.server - start) / bin, kBins - 1));
+        if (!best[b] || sample.lead > best[b]->lead) best[b] = &sample;
+    }
+    for (const Sample* sample : best) {
+        if (!sample) return;
+    }
+    const auto rate = [](const Sample& a, const Sample& b) {
+        return b.server > a.server
+                   ? static_cast<double>(b.lead - a.lead) / static_cast<double>(b.server - a.server)
+                   : 0.0;
+    };
+    m_rate_error = rate(*best.front(), *best.back());
+    const double tolerance = m_config.tolerance;
+    const double sign = *m_rate_error > 0 ? 1 : -1;
+    bool off = std::abs(*m_rate_error) > tolerance;
+    for (int i = 0; off && i + 1 < kBins; ++i)
+        off = rate(*best[i], *best[i + 1]) * sign > tolerance;
+    m_off_pace = off;
 }
 
-bool ClockCheck::off_pace() const {
-    return m_off_since >= 0 && m_last_check - m_off_since >= m_config.sustain_us;
+void ClockCheck::reset() {
+    restart_window();
+    m_last_client.reset();
+    m_last_taken = -1;
+}
+
+void ClockCheck::restart_window() {
+    m_samples.clear();
+    m_rate_error.reset();
+    m_off_pace = false;
 }
 
 }  // namespace framelock::netplay

@@ -61,6 +61,32 @@ Proof rejoin_proof(const RejoinToken& token, const Nonce& nonce) {
     return keyed_hash(token, "framelock rejoin", nonce, 0);
 }
 
+BoxKeys new_box_keys() {
+    static_assert(kBoxKeyBytes == crypto_box_PUBLICKEYBYTES &&
+                  kBoxKeyBytes == crypto_box_SECRETKEYBYTES);
+    static_assert(kSealedTokenBytes == kRejoinTokenBytes + crypto_box_SEALBYTES);
+    need_sodium();
+    BoxKeys keys;
+    crypto_box_keypair(keys.public_key.data(), keys.secret_key.data());
+    return keys;
+}
+
+SealedToken seal_token(const RejoinToken& token, const BoxPublicKey& to) {
+    need_sodium();
+    SealedToken sealed{};
+    crypto_box_seal(sealed.data(), token.data(), token.size(), to.data());
+    return sealed;
+}
+
+std::optional<RejoinToken> open_token(const SealedToken& sealed, const BoxKeys& keys) {
+    need_sodium();
+    RejoinToken token;
+    if (crypto_box_seal_open(token.data(), sealed.data(), sealed.size(), keys.public_key.data(),
+                             keys.secret_key.data()) != 0)
+        return std::nullopt;
+    return token;
+}
+
 bool same_proof(const Proof& a, const Proof& b) {
     return sodium_memcmp(a.data(), b.data(), a.size()) == 0;
 }

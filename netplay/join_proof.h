@@ -27,6 +27,16 @@ using Salt = std::array<std::uint8_t, kSaltBytes>;
 using Proof = std::array<std::uint8_t, kProofBytes>;
 using RejoinToken = std::array<std::uint8_t, kRejoinTokenBytes>;
 using PasswordKey = std::array<std::uint8_t, 32>;
+// The rejoin token travels sealed to a key pair the client made for this connection
+// (X25519, libsodium's sealed box): a listener on the path cannot read it.
+inline constexpr std::size_t kBoxKeyBytes = 32;
+inline constexpr std::size_t kSealedTokenBytes = kRejoinTokenBytes + 48;
+using BoxPublicKey = std::array<std::uint8_t, kBoxKeyBytes>;
+using SealedToken = std::array<std::uint8_t, kSealedTokenBytes>;
+struct BoxKeys {
+    BoxPublicKey public_key{};
+    std::array<std::uint8_t, kBoxKeyBytes> secret_key{};
+};
 
 // Fills `out` from the operating system's random source.
 void random_bytes(std::span<std::uint8_t> out);
@@ -45,8 +55,8 @@ struct KdfCost {
     std::uint32_t memory_kib = 19 * 1024;  // OWASP's smallest Argon2id setting, with 2 passes
     friend bool operator==(const KdfCost&, const KdfCost&) = default;
 };
-inline constexpr KdfCost kMinKdfCost{1, 8};
-inline constexpr KdfCost kMaxKdfCost{10, 256 * 1024};
+inline constexpr KdfCost kMinKdfCost{1, 8};  // libsodium's floor: tests and fuzzing only
+inline constexpr KdfCost kMaxKdfCost{4, 64 * 1024};
 bool within_bounds(const KdfCost& cost);
 
 // Argon2id of the password under the salt (by default about 20 MiB and a few tens of ms;
@@ -59,6 +69,11 @@ std::optional<PasswordKey> derive_password_key(const std::string& password, cons
 Proof password_proof(const PasswordKey& key, const Nonce& nonce, Role role);
 // The answer to `nonce` under a slot's rejoin token.
 Proof rejoin_proof(const RejoinToken& token, const Nonce& nonce);
+
+BoxKeys new_box_keys();
+SealedToken seal_token(const RejoinToken& token, const BoxPublicKey& to);
+// nullopt: not sealed to these keys (or damaged).
+std::optional<RejoinToken> open_token(const SealedToken& sealed, const BoxKeys& keys);
 
 // Constant-time comparison.
 bool same_proof(const Proof& a, const Proof& b);

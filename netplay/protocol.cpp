@@ -191,6 +191,7 @@ std::vector<std::uint8_t> encode(const Hello& m) {
     w.u8(static_cast<std::uint8_t>(m.role));
     write_proof(w, m.password_proof);
     write_proof(w, m.rejoin_proof);
+    w.bytes(m.box_key);
     return w.take();
 }
 
@@ -210,6 +211,7 @@ std::optional<Hello> decode_hello(std::span<const std::uint8_t> bytes) {
     m.role = static_cast<Role>(role);
     m.password_proof = read_proof(r);
     m.rejoin_proof = read_proof(r);
+    read_array(r, m.box_key);
     if (m.requested_slot > kMaxPlayers) r.fail();
     return finish(r, m);
 }
@@ -228,7 +230,7 @@ std::vector<std::uint8_t> encode(const Welcome& m) {
     w.u8(m.late ? 1 : 0);
     w.u16(m.snapshot_interval);
     w.string(m.name, kMaxNameBytes);
-    w.bytes(m.rejoin_token);
+    w.bytes(m.sealed_token);
     return w.take();
 }
 
@@ -249,7 +251,7 @@ std::optional<Welcome> decode_welcome(std::span<const std::uint8_t> bytes) {
     const std::uint8_t late = r.u8();
     m.snapshot_interval = r.u16();
     m.name = r.string(kMaxNameBytes);
-    read_array(r, m.rejoin_token);
+    read_array(r, m.sealed_token);
     if (role > static_cast<std::uint8_t>(Role::kSpectator) || late > 1) r.fail();
     m.role = static_cast<Role>(role);
     m.late = late == 1;

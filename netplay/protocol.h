@@ -109,6 +109,7 @@ struct Hello {
     // and under the rejoin token of the slot this client held before (join_proof.h).
     std::optional<Proof> password_proof;
     std::optional<Proof> rejoin_proof;
+    BoxPublicKey box_key{};  // this connection's: the Welcome seals the rejoin token to it
 };
 
 // How a session runs its emulators.
@@ -133,9 +134,9 @@ struct Welcome {
     // hash and keyframe intervals): late joiners and resyncs start from one of them.
     std::uint16_t snapshot_interval = 60;
     std::string name;  // this client's display name here (a clash gets a suffix)
-    // Players: the secret that takes this slot back from a new process (Hello::rejoin_proof);
-    // a new one with every Welcome. Spectators: zero.
-    RejoinToken rejoin_token{};
+    // Players: the secret that takes this slot back from a new process (Hello::rejoin_proof),
+    // a new one with every Welcome, sealed to the Hello's box key. Spectators: zero.
+    SealedToken sealed_token{};
 };
 
 enum class RejectReason : std::uint8_t {

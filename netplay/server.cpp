@@ -327,7 +327,6 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         if (who) return;  // a repeated Hello changes nothing
         auto hello = decode_hello(bytes);
         if (!hello) {
-            m_pending.erase(peer);
             reject(peer, RejectReason::kBadHello, "malformed Hello (not a framelock client?)");
             return;
         }
@@ -433,6 +432,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
 }
 
 void Server::reject(PeerId peer, RejectReason reason, const std::string& message) {
+    m_pending.erase(peer);  // closed here: no disconnect event follows
     m_transport.send(peer, Channel::kControl, encode(Reject{reason, message}));
     m_transport.flush();
     m_transport.disconnect(peer);
@@ -482,6 +482,16 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
         return;
     }
     const int proven = proven_slot(hello, nonce);
+    if (proven && !m_slots[proven - 1].away &&
+        m_clock.now_us() - m_slots[proven - 1].last_heard < m_config.link_lost_us) {
+        // Its token, but the slot's connection still talks: a live slot goes to nobody, the
+        // token's holder included (a copy of the token is not the player).
+        reject(peer, RejectReason::kSlotTaken,
+               "slot " + std::to_string(proven) + " is '" + m_slots[proven - 1].name +
+                   "''s, who is still playing on another connection; if that framelock has "
+                   "crashed, run this again in a second");
+        return;
+    }
     if (m_started) {
         hello_running(peer, hello, proven);
         return;
@@ -528,6 +538,7 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
     slot.occupied = true;
     slot.peer = peer;
     slot.name = name;
+    slot.box_key = hello.box_key;
     slot.clock = ClockCheck(m_config.clock_check);
     slot.last_heard = m_clock.now_us();
     welcome(slot, s, false);
@@ -554,7 +565,7 @@ void Server::welcome(Slot& slot, int slot_number, bool late) {
     welcome.name = slot.name;
     if (!slot.spectator) {
         slot.token = random_array<kRejoinTokenBytes>();
-        welcome.rejoin_token = slot.token;
+        welcome.sealed_token = seal_token(slot.token, slot.box_key);
     }
     m_transport.send(slot.peer, Channel::kControl, encode(welcome));
     // Every mask kept, oldest first: a joiner's first frame may come before the newest.
@@ -593,7 +604,12 @@ void Server::add_spectator(PeerId peer, const Hello& hello) {
 }
 
 void Server::note_clock(Slot& slot, int slot_number, Micros client_us, Micros now) {
+    // A state on its way to or from the client delays what it sends: the measurement starts
+    // again after the transfer.
+    if (slot.sender || slot.awaiting_state || (m_upload && m_upload->slot == slot_number))
+        slot.clock.restart_window();
     const ClockCheck::Verdict verdict = slot.clock.add(now, client_us);
+    if (verdict == ClockCheck::Verdict::kIgnored) return;
     if (verdict != ClockCheck::Verdict::kTaken) {
         // Reported once: a client whose clock is broken would otherwise fill the log.
         if (!slot.clock_refusal_reported) {
@@ -605,7 +621,7 @@ void Server::note_clock(Slot& slot, int slot_number, Micros client_us, Micros no
                            : "'s clock is " +
                                  std::to_string(std::llabs(client_us - now) / 1'000'000) +
                                  " s away from the server's") +
-                      ": its clock readings are refused (further refusals are only counted)"});
+                      ": the reading is refused (further refusals are only counted)"});
         }
         return;
     }
@@ -623,7 +639,7 @@ void Server::note_clock(Slot& slot, int slot_number, Micros client_us, Micros no
                   "%s's clock runs %.1f %% %s than the server's (over %.0f s): a speed hack or a "
                   "broken clock",
                   slot.name.c_str(), std::abs(error) * 100, error > 0 ? "faster" : "slower",
-                  (m_config.clock_check.window_us + m_config.clock_check.sustain_us) / 1e6);
+                  m_config.clock_check.window_us / 1e6);
     emit({ServerEvent::Type::kOffPace, slot_number, m_confirmed_end, 0, 0, text});
     if (m_config.kick_off_pace)
         drop(slot_number, ByeReason::kRejected,
@@ -742,6 +758,7 @@ void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
     if (rejoin && slot.peer != peer) {
         // The old connection belongs to a process that is gone (or about to be).
         m_transport.disconnect(slot.peer);
+        if (m_upload && m_upload->slot == s) m_upload.reset();  // asked again, of another
     }
     // The slot keeps its place on the timeline (inputs_end, pending): it is absent, so it
     // gets neutral input, until the joiner runs and its first input arrives.
@@ -752,6 +769,7 @@ void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
     m_absence_changed_at = m_clock.now_us();
     slot.awaiting_state = true;
     slot.peer = peer;
+    slot.box_key = hello.box_key;
     if (!rejoin)
         slot.name = unique_name(
             hello.player_name.empty() ? "player " + std::to_string(s) : hello.player_name, &slot);

@@ -242,6 +242,7 @@ class Server {
         std::optional<StateSender> sender;
         // Players: the secret that takes this slot back (a new one with every Welcome).
         RejoinToken token{};
+        BoxPublicKey box_key{};  // its connection's (Hello::box_key): the token is sealed to it
         // Its clock against the server's; whether a refusal or its pace was reported.
         ClockCheck clock;
         bool clock_refusal_reported = false;

@@ -30,6 +30,7 @@ struct Peer {
     // What the server told this peer: its newest Challenge, the rejoin token of its Welcome.
     std::optional<Challenge> challenge;
     std::optional<RejoinToken> token;
+    BoxKeys keys = new_box_keys();  // the Welcome seals the token to them
 };
 
 class Harness {
@@ -54,6 +55,7 @@ class Harness {
         hello.content_name = "game.sim";
         hello.identity = fuzz_identity();
         hello.role = spectator ? Role::kSpectator : Role::kPlayer;
+        hello.box_key = peer.keys.public_key;
         if (peer.challenge) {
             const std::string& password =
                 spectator ? m_config.spectator_password : m_config.password;
@@ -80,7 +82,10 @@ class Harness {
                 if (event->type == TransportEvent::Type::kDisconnected) break;
                 if (event->type != TransportEvent::Type::kMessage) continue;
                 if (auto challenge = decode_challenge(event->data)) peer.challenge = challenge;
-                if (auto welcome = decode_welcome(event->data)) peer.token = welcome->rejoin_token;
+                if (auto welcome = decode_welcome(event->data)) {
+                    if (auto token = open_token(welcome->sealed_token, peer.keys))
+                        peer.token = token;
+                }
             }
         }
         check();

@@ -226,7 +226,9 @@ void rogue_client_round(framelock::netplay::EnetTransport& rogue, framelock::net
         rogue.send(peer, channel, std::vector<std::uint8_t>{0x7f});        // unknown id
     }
     if (send_hello) {
-        // A Hello that decodes, sent after the start: refused ("already started").
+        // A Hello that decodes, sent after the start without answering a Challenge: refused
+        // (the rogue's connection said no Hello yet, so it is "Hello before the Challenge" or
+        // a wrong rejoin proof; either way no slot).
         framelock::netplay::Hello hello;
         hello.player_name = "rogue";
         hello.identity.fps_milli = 60'000;

@@ -343,16 +343,16 @@ TEST_CASE("The join handshake's messages round trip: Challenge, proofs, token, c
     plain.rejoin_proof.reset();
     CHECK(encode(plain).size() == hb.size() - 2 * kProofBytes);
     auto bad_flag = encode(plain);
-    bad_flag.back() = 2;  // a proof is there (1) or not (0)
+    bad_flag[bad_flag.size() - kBoxKeyBytes - 1] = 2;  // a proof is there (1) or not (0)
     CHECK_FALSE(decode_hello(bad_flag));
 
     Welcome w = test_welcome(2, 2, 0);
     w.name = "bob (2)";
-    w.rejoin_token.fill(0x55);
+    w.sealed_token.fill(0x55);
     auto wd = decode_welcome(encode(w));
     REQUIRE(wd);
     CHECK(wd->name == "bob (2)");
-    CHECK(wd->rejoin_token == w.rejoin_token);
+    CHECK(wd->sealed_token == w.sealed_token);
 
     ClientStats s;
     s.clock_us = -5'000'000;
