@@ -124,8 +124,10 @@ int main(int argc, char** argv) {
     app.add_option("--stats-file", stats_file, "also write the exit statistics here as JSON");
     app.add_option("--port-file", config.port_file,
                    "write the listen port here once bound (atomically: temp file + rename)");
-    app.add_flag("--allow-non-loopback", config.allow_non_loopback,
-                 "allow addresses outside 127.0.0.0/8 (forbidden on this workplace's machines)");
+    app.add_flag(
+        "--allow-non-loopback", config.allow_non_loopback,
+        "allow addresses outside 127.0.0.0/8 (by default the proxy refuses them: it is a test "
+        "tool for this machine's loopback)");
     app.add_flag("-q,--quiet", quiet, "no event lines on stderr (statistics still printed)");
 
     try {
