@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The layering rules of docs/architecture.md, checked on the sources' #include lines.
+# Exit 1 and one line per breach (FILE:LINE: the include, and the rule it breaks).
+#
+#   bash tools/check_layers.sh [REPO]
+set -euo pipefail
+cd "${1:-$(dirname "$0")/..}"
+
+status=0
+# breach GLOB... -- PATTERN RULE: every line of the files that matches PATTERN is a breach.
+breach() {
+    local files=() pattern rule
+    while [ "$1" != "--" ]; do files+=("$1"); shift; done
+    shift
+    pattern=$1 rule=$2
+    local hits
+    hits=$(grep -HnE "$pattern" "${files[@]}" 2>/dev/null || true)
+    if [ -n "$hits" ]; then
+        while IFS= read -r hit; do echo "$hit  <- $rule"; done <<<"$hits"
+        status=1
+    fi
+}
+
+engine=(netplay/*.h netplay/*.cpp)
+# The engine: pure logic. It sees an Emulator, a Transport and a Clock, nothing else.
+breach "${engine[@]}" -- '#include +"(frontend|tools|cores|bench|tests)/' \
+    "netplay/ includes nothing of the layers above it"
+breach "${engine[@]}" -- '#include +[<"](SDL|libretro|enet/|sys/socket|netinet/|arpa/|dlfcn|chrono|thread|mutex|unistd|httplib)' \
+    "netplay/ calls no SDL, libretro, socket, dlopen, clock or thread (netplay/io/ adapts them)"
+breach "${engine[@]}" -- '#include +"netplay/io/' \
+    "netplay/ does not include its real-world adapters"
+# Nothing shipped depends on the simulator.
+shipped=()
+for f in netplay/*.h netplay/*.cpp netplay/io/*.h netplay/io/*.cpp frontend/*.h frontend/*.cpp \
+    frontend/*/*.h frontend/*/*.cpp; do
+    case $f in netplay/sim_*) ;; *) shipped+=("$f") ;; esac
+done
+breach "${shipped[@]}" -- '#include +"netplay/sim_(network|session)\.h"' \
+    "only the simulator itself, tests and benchmarks include it"
+# SDL lives in the player's window only.
+breach frontend/*.h frontend/*.cpp frontend/lobby/*.h frontend/lobby/*.cpp -- '#include +[<"]SDL' \
+    "SDL only in frontend/sdl/"
+
+[ $status -eq 0 ] && echo "layers: every rule holds"
+exit $status
