@@ -512,9 +512,7 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
         }
     }
     if (s == 0) {
-        for (int i = 0; i < m_config.players && s == 0; ++i) {
-            if (!m_slots[i].occupied) s = i + 1;
-        }
+        s = free_slot();
         if (s == 0) {
             reject(peer, RejectReason::kFull,
                    "the session is full (" + std::to_string(m_config.players) + "/" +
@@ -532,9 +530,7 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
     Slot& slot = m_slots[s - 1];
     std::string name = proven ? slot.name : "";
     slot = Slot{};
-    if (name.empty())
-        name = unique_name(
-            hello.player_name.empty() ? "player " + std::to_string(s) : hello.player_name, &slot);
+    if (name.empty()) name = player_name(hello, s);
     slot.occupied = true;
     slot.peer = peer;
     slot.name = name;
@@ -706,6 +702,20 @@ std::string Server::unique_name(std::string wanted, const Slot* self) const {
     }
 }
 
+std::string Server::player_name(const Hello& hello, int slot_number) const {
+    return unique_name(
+        hello.player_name.empty() ? "player " + std::to_string(slot_number) : hello.player_name,
+        &m_slots[slot_number - 1]);
+}
+
+int Server::free_slot() const {
+    // Before the start a slot given up is emptied; after it, it stays (left) on the timeline.
+    for (int s = 1; s <= m_config.players; ++s) {
+        if (!m_slots[s - 1].occupied || m_slots[s - 1].left) return s;
+    }
+    return 0;
+}
+
 std::string Server::name_hint(const Hello& hello) const {
     for (const Slot& slot : m_slots) {
         if (slot.occupied && !slot.left && !hello.player_name.empty() &&
@@ -742,9 +752,7 @@ void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
         }
     }
     if (s == 0) {
-        for (int i = 0; i < m_config.players && s == 0; ++i) {
-            if (!m_slots[i].occupied || m_slots[i].left) s = i + 1;
-        }
+        s = free_slot();
         if (s == 0) {
             reject(peer, RejectReason::kFull,
                    "the session is full (" + std::to_string(m_config.players) + "/" +
@@ -770,9 +778,7 @@ void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
     slot.awaiting_state = true;
     slot.peer = peer;
     slot.box_key = hello.box_key;
-    if (!rejoin)
-        slot.name = unique_name(
-            hello.player_name.empty() ? "player " + std::to_string(s) : hello.player_name, &slot);
+    if (!rejoin) slot.name = player_name(hello, s);
     const std::string& name = slot.name;
     slot.last_heard = m_clock.now_us();
     slot.last_update_sent = 0;

@@ -311,6 +311,10 @@ class Server {
     bool check_password(PeerId peer, const Hello& hello, const Nonce& nonce);
     // `wanted`, or with a suffix when another player or spectator goes by it already.
     std::string unique_name(std::string wanted, const Slot* self) const;
+    // The display name slot `slot_number` gets for this Hello ("player N" when it asks none).
+    std::string player_name(const Hello& hello, int slot_number) const;
+    // The first slot nobody holds (0: the session is full).
+    int free_slot() const;
     // For a refusal: the name asked for is a player's here (a name is no key to a slot).
     std::string name_hint(const Hello& hello) const;
     void hello_running(PeerId peer, const Hello& hello, int proven);
