@@ -27,12 +27,18 @@ Error config_error(const std::string& source, const toml::source_region& where,
 
 Result<std::string> string_at(const toml::node& node, const std::string& source,
                               const std::string& what) {
-    if (auto text = node.value<std::string>()) return *text;
-    // Core option values are strings in libretro; accept bare numbers and booleans too.
-    if (auto number = node.value<std::int64_t>(); number && node.is_integer())
-        return std::to_string(*number);
-    if (auto flag = node.value<bool>(); flag && node.is_boolean())
-        return std::string(*flag ? "enabled" : "disabled");
+    // The node's own type only: toml++'s converting value<T>() casts a float to an integer
+    // without a range check (3e24 is undefined behaviour there).
+    if (const auto* text = node.as_string()) return text->get();
+    // Core option values are strings in libretro; accept bare integers and booleans too.
+    if (const auto* number = node.as_integer()) return std::to_string(number->get());
+    if (const auto* flag = node.as_boolean())
+        return std::string(flag->get() ? "enabled" : "disabled");
+    if (node.is_floating_point())
+        return config_error(source, node.source(),
+                            what +
+                                " must be a string: write a fractional value in quotes "
+                                "(\"0.5\"), as the core lists it");
     return config_error(source, node.source(), what + " must be a string");
 }
 

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "frontend/config.h"
 
 using namespace framelock::frontend;
@@ -45,6 +47,20 @@ TEST_CASE("Config errors carry the line number", "[frontend][config]") {
     auto wrong_type = parse_config("[core_options.x]\nk = [1]\n", "e.toml");
     REQUIRE_FALSE(wrong_type.ok());
     CHECK_THAT(wrong_type.error().message, Catch::Contains("line 2"));
+
+    // A float is refused with the way to write it, whatever its size (3e24 once reached an
+    // unchecked float-to-integer cast inside toml++: tests/fuzz/regressions/config).
+    for (const char* number : {"0.5", "3e24", "-3e24", "nan", "inf"}) {
+        auto fractional =
+            parse_config(std::string("[core_options.x]\nk = ") + number + "\n", "f.toml");
+        REQUIRE_FALSE(fractional.ok());
+        CHECK_THAT(fractional.error().message,
+                   Catch::Contains("f.toml line 2") && Catch::Contains("in quotes"));
+    }
+    auto whole = parse_config("[core_options.x]\nk = 3\nflag = true\n", "g.toml");
+    REQUIRE(whole.ok());
+    CHECK(whole.value().core_options.at("x").at("k") == "3");
+    CHECK(whole.value().core_options.at("x").at("flag") == "enabled");
 }
 
 TEST_CASE("A missing default config is empty, a missing named one is an error",
