@@ -18,13 +18,6 @@ std::string home_relative(const char* xdg_var, const char* fallback) {
     return std::string(".") + "/" + fallback;
 }
 
-Error config_error(const std::string& source, const toml::source_region& where,
-                   const std::string& why) {
-    return make_error(ErrorCode::kConfig, "config " + source + " line " +
-                                              std::to_string(where.begin.line) + ", column " +
-                                              std::to_string(where.begin.column) + ": " + why);
-}
-
 Result<std::string> string_at(const toml::node& node, const std::string& source,
                               const std::string& what) {
     // The node's own type only: toml++'s converting value<T>() casts a float to an integer

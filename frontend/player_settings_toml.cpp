@@ -7,13 +7,14 @@
 #include <vector>
 
 namespace framelock::frontend {
-namespace {
 
-Error error_at(const std::string& source, const toml::source_region& where,
-               const std::string& why) {
+Error config_error(const std::string& source, const toml::source_region& where,
+                   const std::string& why) {
     return make_error(ErrorCode::kConfig, fmt::format("config {} line {}, column {}: {}", source,
                                                       where.begin.line, where.begin.column, why));
 }
+
+namespace {
 
 // Reads one section, remembering where each value came from for later messages.
 class SectionReader {
@@ -22,7 +23,7 @@ class SectionReader {
         : m_source(source), m_section(std::move(section)) {}
 
     Error error(const toml::node& node, const std::string& why) const {
-        return error_at(m_source, node.source(), why);
+        return config_error(m_source, node.source(), why);
     }
     std::string name(std::string_view key) const { return m_section + "." + std::string(key); }
 
@@ -324,7 +325,7 @@ Status check_conflicts(const PlayerSettings& s, const InputOrigins& origins,
             key_name(key), first.what, first.node ? "" : " (default)", what,
             node ? "" : " (default)");
         if (!at) return make_error(ErrorCode::kConfig, "config " + source + ": " + message);
-        return error_at(source, at->source(), message);
+        return config_error(source, at->source(), message);
     };
     const std::pair<const char*, KeyCode> hotkeys[] = {{"fullscreen", s.hotkeys.fullscreen},
                                                        {"screenshot", s.hotkeys.screenshot},
@@ -361,7 +362,7 @@ Status check_conflicts(const PlayerSettings& s, const InputOrigins& origins,
                 pad_control_name(control), retro_button_name(it->second.first),
                 retro_button_name(button));
             if (!at) return make_error(ErrorCode::kConfig, "config " + source + ": " + message);
-            return error_at(source, at->source(), message);
+            return config_error(source, at->source(), message);
         }
     }
     return {};
@@ -381,7 +382,8 @@ Status parse_player_settings(const toml::table& root, const std::string& source,
         if (!node) continue;
         const toml::table* table = node->as_table();
         if (!table)
-            return error_at(source, node->source(), fmt::format("[{}] must be a table", section));
+            return config_error(source, node->source(),
+                                fmt::format("[{}] must be a table", section));
         const SectionReader reader(source, section);
         Status s;
         if (std::string_view(section) == "video") s = parse_video(*table, reader, out.video);

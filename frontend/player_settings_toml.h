@@ -11,6 +11,11 @@
 
 namespace framelock::frontend {
 
+// The one shape of a config file error: a kConfig error naming `source`, the line and the
+// column of `where`, then `why`.
+Error config_error(const std::string& source, const toml::source_region& where,
+                   const std::string& why);
+
 // True for the sections parse_player_settings() reads: video, audio, input, hotkeys.
 bool is_player_section(std::string_view name);
 
