@@ -33,6 +33,7 @@
 #include "frontend/windowed_run.h"
 #include "netplay/evidence.h"
 #include "netplay/io/real_clock.h"
+#include "netplay/session_limits.h"
 #include "netplay/state_hash.h"
 
 namespace framelock::frontend {
@@ -423,9 +424,13 @@ struct ServerArgs {
             ->check(CLI::Range(0, 65535))
             ->capture_default_str();
         app.add_option("--delay", fixed_delay,
-                       "frame lock: fixed input delay in frames (default: adaptive, from the "
-                       "measured RTT); rollback: the local input delay (default 0)")
-            ->check(CLI::Range(0, 60));
+                       fmt::format("input delay in frames. frame lock: fixed, {} (default: "
+                                   "adaptive, from the measured round trips); rollback: the "
+                                   "local delay, {} (default 0); nowait: {} (default 4)",
+                                   netplay::limits::kFrameLockDelay.range(),
+                                   netplay::limits::kRollbackDelay.range(),
+                                   netplay::limits::kNoWaitDelay.range()))
+            ->check(CLI::NonNegativeNumber);
         app.add_option("--mode", mode,
                        "framelock (wait for every input), nowait (the server confirms every "
                        "frame on time; a late input applies a frame later) or rollback "
@@ -434,7 +439,8 @@ struct ServerArgs {
             ->capture_default_str();
         app.add_option("--prediction-window", prediction_window,
                        "rollback: frames a client may run ahead of confirmed input")
-            ->check(CLI::Range(1, 30))
+            ->check(CLI::Range(netplay::limits::kPredictionWindow.min,
+                               netplay::limits::kPredictionWindow.max))
             ->capture_default_str();
         if (!dedicated) {
             app.add_flag("--fallback-framelock", fallback_framelock,
@@ -485,7 +491,14 @@ struct ServerArgs {
                               "rollback sessions take no late players, only late spectators: "
                               "--slots must equal --players (or use --mode framelock)");
         }
-        return {};
+        // The ranges are the engine's own (netplay/session_limits.h). --delay 0 means the
+        // default in frame lock (adaptive) and no-wait (4 frames); in rollback, no delay.
+        const netplay::ServerConfig session = to_config().server;
+        if (fixed_delay > 0 || session.mode == netplay::SessionMode::kRollback) {
+            if (Status s = netplay::delay_limit(session.mode).check(fixed_delay); !s)
+                return make_error(ErrorCode::kUsage, "--delay: " + s.error().message);
+        }
+        return netplay::validate(session);
     }
 
     ServerRunConfig to_config() const {

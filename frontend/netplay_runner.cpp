@@ -267,6 +267,7 @@ void ServerRunner::log_events(Session& session) {
                 log_warn("port {}: slot {}: {}", port, event->slot, event->message);
                 break;
             case Type::kRefused:
+            case Type::kConfigAdjusted:
                 log_warn("port {}: {}", port, event->message);
                 break;
             case Type::kOffPace:

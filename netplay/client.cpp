@@ -86,16 +86,13 @@ std::uint32_t Client::scheduled_frame(Micros now) const {
     // the past: frame numbers wrap at 2^32 anyway.
     const Micros since = std::min(m_sync.to_server(now) - m_start.start_time_us, kMaxSinceUs);
     if (since < 0) return static_cast<std::uint32_t>(-1);
-    return static_cast<std::uint32_t>(since * 1000 / m_start.frame_time_ns);
+    return static_cast<std::uint32_t>(frame_time().frames_in(since));
 }
 
 Micros Client::frame_due_local(std::uint32_t frame) const {
     // Rounded up to the microsecond: at the time returned, scheduled_frame() counts the frame
     // as come (rounded down, a loop woken then would find it a microsecond early and spin).
-    const Micros server_time =
-        m_start.start_time_us +
-        static_cast<Micros>((static_cast<std::int64_t>(frame) * m_start.frame_time_ns + 999) /
-                            1000);
+    const Micros server_time = m_start.start_time_us + frame_time().span_us_up(frame);
     return m_sync.to_local(server_time);
 }
 
@@ -106,9 +103,7 @@ bool Client::may_sample_next() const {
 
 Micros Client::run_behind_us() const {
     // A spectator plays a few frames behind: a late confirmation then costs it nothing.
-    return spectator() ? static_cast<Micros>(m_config.spectator_buffer_frames) *
-                             m_start.frame_time_ns / 1000
-                       : 0;
+    return spectator() ? frame_time().span_us(m_config.spectator_buffer_frames) : 0;
 }
 
 int Client::tick(InputWord local_pad) {
@@ -117,7 +112,7 @@ int Client::tick(InputWord local_pad) {
     // failed must not be completed by the chunks still on their way).
     if (m_state == State::kEnded) return 0;
     if (m_state == State::kRunning) {
-        const Micros frame_us = m_start.frame_time_ns / 1000;
+        const Micros frame_us = frame_time().us();
         m_tick_late = m_last_tick >= 0 && now - m_last_tick > frame_us + kLateTickUs;
     }
     m_last_tick = now;
@@ -162,7 +157,7 @@ int Client::tick(InputWord local_pad) {
     if (m_state == State::kLobby || m_state == State::kJoining) {
         // A joiner acknowledges the frames it collects while its state arrives.
         const Micros period =
-            m_state == State::kJoining ? m_start.frame_time_ns / 1000 * 2 : kLobbyHeartbeatUs;
+            m_state == State::kJoining ? frame_time().us() * 2 : kLobbyHeartbeatUs;
         // Before the start each of the server's heartbeats is answered at once: they are
         // its round-trip samples for the first delay, and the start waits for them.
         if (m_last_send < 0 || now - m_last_send >= period || m_answer_update) send_input();
@@ -173,7 +168,7 @@ int Client::tick(InputWord local_pad) {
     }
     if (m_state != State::kRunning) return 0;
 
-    const Micros frame_us = m_start.frame_time_ns / 1000;
+    const Micros frame_us = frame_time().us();
     if (m_copy_at >= 0 && now >= m_copy_at) {
         m_transport.send(m_server, Channel::kInput, m_copy);
         m_copy_at = -1;
@@ -248,7 +243,7 @@ void Client::note_blocked(Micros due, Micros now) {
 
 void Client::note_unblocked(Micros now) {
     if (m_blocked_since < 0) return;
-    const Micros frame_us = m_start.frame_time_ns / 1000;
+    const Micros frame_us = frame_time().us();
     const Micros waited = now - m_blocked_since;
     if (waited > kStallToleranceUs)
         m_stats.stall_frames += static_cast<std::uint32_t>((waited + frame_us - 1) / frame_us);
@@ -265,7 +260,7 @@ int Client::send_interval() const {
 Micros Client::next_wakeup() const {
     const Micros now = m_clock.now_us();
     if (m_state != State::kRunning) return now + 1000;
-    const Micros frame_us = m_start.frame_time_ns / 1000;
+    const Micros frame_us = frame_time().us();
     // Statistics and hash reports leave with the next input datagram (at the latest one
     // frame after the send interval): no wake-up of their own.
     Micros wake = std::min(m_last_send + (send_interval() + 1) * frame_us,

@@ -22,6 +22,7 @@
 #include "netplay/clock_sync.h"
 #include "netplay/emulator.h"
 #include "netplay/evidence.h"
+#include "netplay/frame_time.h"
 #include "netplay/loss_counter.h"
 #include "netplay/protocol.h"
 #include "netplay/rtt_estimator.h"
@@ -162,6 +163,7 @@ class Client {
     const EvidenceMask& evidence_mask_at(std::uint32_t frame) const;
 
   private:
+    FrameTime frame_time() const { return FrameTime(m_start.frame_time_ns); }
     int run_frame_lock(Micros now);
     int run_rollback(Micros now);
     void note_blocked(Micros due, Micros now);

@@ -6,8 +6,8 @@
 namespace framelock::netplay {
 
 int DelayController::frames_for(Micros duration) const {
-    const Micros frame = m_policy.frame_time_us;
-    const int frames = static_cast<int>((duration + m_policy.margin_us + frame - 1) / frame);
+    const int frames =
+        static_cast<int>(m_policy.frame_time.frames_covering(duration + m_policy.margin_us));
     return std::clamp(frames, m_policy.min_delay, m_policy.max_delay);
 }
 
@@ -20,7 +20,7 @@ void DelayController::add_round_trip(Micros now, int slot, Micros round_trip) {
 
 void DelayController::observe_srtt(Micros srtt_worst) {
     if (srtt_worst <= 0) return;
-    const Micros tolerance = std::max(m_regime_srtt / 4, m_policy.frame_time_us);
+    const Micros tolerance = std::max(m_regime_srtt / 4, m_policy.frame_time.us());
     if (m_regime_srtt == 0 || srtt_worst > m_regime_srtt + tolerance ||
         srtt_worst < m_regime_srtt - tolerance) {
         m_regime_srtt = srtt_worst;

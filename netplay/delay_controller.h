@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "netplay/clock.h"
+#include "netplay/frame_time.h"
 #include "netplay/types.h"
 
 namespace framelock::netplay {
@@ -47,7 +48,7 @@ struct DelayPolicy {
     int fixed_delay = 4;  // when !adaptive
     int min_delay = 1;
     int max_delay = 60;
-    Micros frame_time_us = 16'667;
+    FrameTime frame_time;               // the session's, once the first player said its core's rate
     Micros margin_us = 1'000;           // the client loop's timing slack
     Micros window_us = 30'000'000;      // how long a reported round trip is remembered
     double stall_budget = 0.001;        // share of a client's reports the delay may not cover

@@ -69,37 +69,17 @@ std::string describe(const SessionIdentity& id, const std::string& content_name)
     return text;
 }
 
-ServerConfig normalized(ServerConfig config) {
-    config.players = std::clamp(config.players, 1, kMaxPlayers);
-    config.start_players =
-        config.start_players <= 0 ? config.players : std::min(config.start_players, config.players);
-    config.max_spectators = std::clamp(config.max_spectators, 0, 64);
-    if (config.keyframe_interval == 0) config.keyframe_interval = 1;
-    if (config.send_interval == 0) config.send_interval = 1;
-    if (config.mode == SessionMode::kRollback) {
-        // Predictions cost a re-run each; more players are frame lock's job.
-        config.players = std::min(config.players, kMaxRollbackPlayers);
-        config.start_players = std::min(config.start_players, config.players);
-        config.send_interval = 1;  // a datagram a frame: corrections arrive early
-        config.delay.adaptive = false;
-        config.delay.fixed_delay = std::clamp(config.delay.fixed_delay, 0, 15);
-        config.prediction_window = std::clamp<std::uint8_t>(config.prediction_window, 1, 60);
-    }
-    if (config.mode == SessionMode::kNoWait) {
-        config.send_interval = 1;  // every frame: inputs meet their deadline a frame sooner
-        config.delay.adaptive = false;
-        config.delay.fixed_delay = std::clamp(config.delay.fixed_delay, 2, 60);
-    }
-    return config;
-}
-
 }  // namespace
 
 Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
     : m_transport(transport),
       m_clock(clock),
-      m_config(normalized(config)),
+      m_config(normalized(config, m_config_adjusted)),
       m_delay(m_config.delay) {
+    // A setting outside its range (session_limits.h) is said, never changed in silence.
+    for (std::string& what : m_config_adjusted)
+        emit({ServerEvent::Type::kConfigAdjusted, 0, 0, 0, 0, std::move(what)});
+    m_config_adjusted.clear();
     // Snapshots fall on keyframes (a joiner needs that keyframe's delay) and on hash frames
     // (a resync compares a hashed state), at least half a second apart.
     const std::uint32_t key = m_config.keyframe_interval;
@@ -224,7 +204,7 @@ void Server::update() {
             slot.copy_at = -1;
         }
     }
-    const Micros quiet_period = kQuietUpdateFrames * m_config.delay.frame_time_us;
+    const Micros quiet_period = kQuietUpdateFrames * m_config.delay.frame_time.us();
     const bool news =
         m_confirmed_end > m_last_sent_end ||
         (m_config.mode == SessionMode::kRollback && m_inputs_seen != m_last_sent_inputs);
@@ -252,7 +232,7 @@ Micros Server::next_wakeup() const {
         const Slot& slot = m_slots[s];
         if (!slot.occupied || slot.left) continue;
         const Micros period =
-            m_started ? kQuietUpdateFrames * m_config.delay.frame_time_us : lobby_period(slot);
+            m_started ? kQuietUpdateFrames * m_config.delay.frame_time.us() : lobby_period(slot);
         if (slot.copy_at >= 0) wake = std::min(wake, slot.copy_at);
         wake = std::min(wake, slot.last_update_sent + period);
         // The one deadline update() holds this slot to now (a deadline already passed and
@@ -268,7 +248,7 @@ Micros Server::next_wakeup() const {
     }
     for (const Slot& spectator : m_spectators) {
         const Micros period =
-            m_started ? kQuietUpdateFrames * m_config.delay.frame_time_us : kLobbyHeartbeatUs;
+            m_started ? kQuietUpdateFrames * m_config.delay.frame_time.us() : kLobbyHeartbeatUs;
         wake = std::min({wake, spectator.last_update_sent + period,
                          spectator.last_heard + m_config.client_timeout_us + 1});
     }
@@ -523,8 +503,7 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
     if (!m_identity) {
         m_identity = hello.identity;
         m_content_name = hello.content_name;
-        m_config.delay.frame_time_us =
-            static_cast<Micros>(std::llround(1e9 / hello.identity.fps_milli));
+        m_config.delay.frame_time = FrameTime::from_fps_milli(hello.identity.fps_milli);
         m_delay = DelayController(m_config.delay);
     }
     Slot& slot = m_slots[s - 1];
@@ -851,7 +830,7 @@ void Server::maybe_start() {
 
     const int delay = m_delay.initial(worst);
     m_start.start_time_us = now + std::max(m_config.start_lead_us, 2 * worst);
-    m_start.frame_time_ns = static_cast<std::uint32_t>(std::llround(1e12 / m_identity->fps_milli));
+    m_start.frame_time_ns = m_config.delay.frame_time.ns();
     m_start.delay = static_cast<std::uint8_t>(delay);
     m_start.players = static_cast<std::uint8_t>(m_config.players);
     // Keyframes inside the first, pre-confirmed frames keep the starting delay; they
@@ -1219,9 +1198,8 @@ int Server::estimate_path_floor() const {
             }
         }
     }
-    if (worst <= 0 || m_start.frame_time_ns == 0) return 0;
-    const std::int64_t frame_ns = m_start.frame_time_ns;
-    return std::clamp(static_cast<int>((worst * 1000 + frame_ns - 1) / frame_ns), 1, 255);
+    if (worst <= 0 || !frame_time().known()) return 0;
+    return static_cast<int>(std::clamp<std::int64_t>(frame_time().frames_covering(worst), 1, 255));
 }
 
 void Server::note_loss(Slot& slot, Micros now) {
@@ -1248,8 +1226,7 @@ Micros Server::sample_time(std::uint32_t frame) const {
         if (candidate < Frame(end)) s = candidate.value();
         if (Frame(end) + 64 < Frame(frame)) break;
     }
-    return m_start.start_time_us +
-           static_cast<Micros>(static_cast<std::int64_t>(s) * m_start.frame_time_ns / 1000);
+    return m_start.start_time_us + frame_time().span_us(s);
 }
 
 void Server::note_echo(Slot& slot, const ClientInput& input) {
@@ -1370,8 +1347,8 @@ void Server::check_hashes() {
         }
         // Wait for missing reports, but not forever: a report two intervals and two seconds
         // late is skipped (with a hash every frame, a far player's reports come frames later).
-        const std::uint32_t two_seconds =
-            m_start.frame_time_ns ? 2'000'000'000u / m_start.frame_time_ns : 120u;
+        const auto two_seconds = static_cast<std::uint32_t>(
+            frame_time().known() ? frame_time().frames_in(2'000'000) : 120);
         if (!complete && (m_hashes.size() < 3 || Frame(m_confirmed_end) - Frame(frame) <
                                                      static_cast<std::int32_t>(two_seconds)))
             return;

@@ -474,13 +474,13 @@ SimResult run_scenario(const SimScenario& sc) {
     }
     result.mean_delay = sum / sc.frames;
     if (server.started() && n > 0) {
-        const std::int64_t frame_ns = std::llround(1e12 / std::lround(sc.fps * 1000));
+        const FrameTime frame =
+            FrameTime::from_fps_milli(static_cast<std::uint32_t>(std::lround(sc.fps * 1000)));
         std::vector<std::string> names;
         for (int c = 1; c <= n; ++c) names.push_back("client" + std::to_string(c));
         Micros worst = 0;
         for (std::uint32_t k = sc.warmup_frames; k < sc.frames; ++k) {
-            const Micros sampled =
-                server.start_time_us() + static_cast<Micros>(std::int64_t{k} * frame_ns / 1000);
+            const Micros sampled = server.start_time_us() + frame.span_us(k);
             Micros up = 0;
             for (const auto& name : names)
                 up = std::max(up, net.path_delay(name, "server", sampled));
@@ -488,7 +488,7 @@ SimResult run_scenario(const SimScenario& sc) {
                 worst = std::max(worst, up + net.path_delay("server", name, sampled + up));
         }
         result.path_round_trip_max = worst;
-        result.path_floor = std::max(1, static_cast<int>((worst * 1000 + frame_ns - 1) / frame_ns));
+        result.path_floor = std::max(1, static_cast<int>(frame.frames_covering(worst)));
     }
     result.mean_delay_after_warmup =
         sum_warm / std::max<std::uint32_t>(1, sc.frames - sc.warmup_frames);

@@ -113,3 +113,23 @@ TEST_CASE("Bad command-line values", "[integration][errors]") {
     auto ports = run_framelock({"--core", build_paths::fake_good_core, "--ports", "9"});
     CHECK(ports.exit_code == 2);
 }
+
+TEST_CASE("A session setting outside the engine's range is refused with the range",
+          "[integration][errors]") {
+    // The ranges come from netplay/session_limits.h; the server would otherwise bring the
+    // value inside and say so, but a command line is refused before anything starts.
+    const auto server = [](std::vector<std::string> args) {
+        args.insert(args.begin(), {build_paths::framelock_exe, "server", "--port", "0"});
+        return run_process(args, std::chrono::seconds(30));
+    };
+    auto rollback = server({"--players", "2", "--mode", "rollback", "--delay", "20"});
+    CHECK(rollback.exit_code == 2);
+    CHECK_THAT(rollback.err, Catch::Contains("--delay: rollback's local input delay 20 frames "
+                                             "is outside 0-15 frames"));
+    auto nowait = server({"--players", "2", "--mode", "nowait", "--delay", "1"});
+    CHECK(nowait.exit_code == 2);
+    CHECK_THAT(nowait.err, Catch::Contains("no-wait's input delay 1 frames is outside 2-60"));
+    auto window = server({"--players", "2", "--mode", "rollback", "--prediction-window", "61"});
+    CHECK(window.exit_code != 0);
+    CHECK_THAT(window.err, Catch::Contains("--prediction-window") && Catch::Contains("1 to 60"));
+}

@@ -56,7 +56,7 @@ TEST_CASE("Clock sync rejects absurd samples", "[netplay][clock]") {
 TEST_CASE("Delay target covers each client's recent tail within the stall budget, per regime",
           "[netplay][delay]") {
     DelayPolicy policy;
-    policy.frame_time_us = 16'667;
+    policy.frame_time = FrameTime(16'667'000);
     policy.margin_us = 1'000;
     policy.window_us = 30'000'000;
     policy.stall_budget = 0.001;
