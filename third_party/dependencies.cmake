@@ -36,6 +36,9 @@ pkg_check_modules(FRAMELOCK_SODIUM REQUIRED IMPORTED_TARGET libsodium>=1.0.18)
 add_library(framelock::sodium ALIAS PkgConfig::FRAMELOCK_SODIUM)
 
 find_package(ZLIB REQUIRED)
+# PNG files (screenshots, determinism reports): libpng 1.6 (Debian: libpng-dev).
+pkg_check_modules(FRAMELOCK_PNG REQUIRED IMPORTED_TARGET libpng>=1.6)
+add_library(framelock::png ALIAS PkgConfig::FRAMELOCK_PNG)
 find_package(fmt 9 REQUIRED CONFIG)
 find_package(CLI11 2.1 REQUIRED CONFIG)
 find_package(nlohmann_json 3.10 REQUIRED CONFIG)

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 # Everything comes from Debian; nothing is downloaded at build time.
 PACKAGES=(
     g++ cmake ninja-build pkg-config clang-format git curl ccache
-    retroarch-dev libenet-dev libsdl2-dev zlib1g-dev libfmt-dev libcli11-dev libxxhash-dev
+    retroarch-dev libenet-dev libsdl2-dev zlib1g-dev libpng-dev libfmt-dev libcli11-dev libxxhash-dev
     nlohmann-json3-dev libtomlplusplus-dev
     libsqlite3-dev libpqxx-dev postgresql libcpp-httplib-dev libsodium-dev
     libsdl2-ttf-dev libsamplerate0-dev fonts-dejavu-core xvfb xauth xdotool chromium
