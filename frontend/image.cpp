@@ -1,17 +1,16 @@
 #include "frontend/image.h"
 
 #include <fmt/core.h>
-#include <zlib.h>
+#include <png.h>
 
 #include <algorithm>
-#include <array>
 #include <cassert>
-#include <climits>
-#include <cstdlib>
+#include <csetjmp>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <string>
-#include <string_view>
+#include <utility>
 
 #include "frontend/atomic_file.h"
 
@@ -47,50 +46,127 @@ std::uint32_t dim(std::uint32_t p) {
     return rgb(((p >> 16) & 0xff) / 3, ((p >> 8) & 0xff) / 3, (p & 0xff) / 3);
 }
 
-// ---- PNG (ISO/IEC 15948) --------------------------------------------------------------------
+// ---- PNG, through libpng --------------------------------------------------------------------
+//
+// libpng reports an error by calling on_png_error(), which must not return: it longjmps to
+// the setjmp() in guarded(). A longjmp skips the frames in between without running their
+// destructors, so the steps guarded() runs, and the callbacks libpng calls from them, hold
+// no C++ object that owns anything: they pass plain pointers to buffers allocated before
+// the step, and messages go into the fixed arrays of PngIo.
 
-constexpr std::array<std::uint8_t, 8> kSignature = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-constexpr std::uint32_t kMaxChunkLength = 0x7fffffff;  // the specification's limit
-constexpr std::size_t kIdatChunkSize = 65536;          // split IDAT like common encoders do
-constexpr std::size_t kChannels = 3;                   // RGB, 8 bits each
+constexpr std::size_t kChannels = 3;  // RGB, 8 bits each
 constexpr int kZlibLevel = 6;
+constexpr std::size_t kIdatChunkSize = 65536;  // split IDAT like common encoders do
+// Ancillary chunks are skipped unread, but libpng refuses any chunk other than IDAT that
+// claims more than this many bytes (its own default is 8,000,000).
+constexpr png_alloc_size_t kMaxChunkBytes = png_alloc_size_t{8} << 20;
+// The decoded picture grows with the rows that actually decode, from at most this many
+// pixels, so a small file claiming a large picture allocates little.
+constexpr std::size_t kInitialPixels = std::size_t{1} << 20;
 
-enum Filter : std::uint8_t { kNone = 0, kSub = 1, kUp = 2, kAverage = 3, kPaeth = 4 };
-constexpr int kFilterCount = 5;
+// What libpng's callbacks read, write and report, reached through png_get_io_ptr() and
+// png_get_error_ptr().
+struct PngIo {
+    std::span<const std::uint8_t> in;  // reading: the file, and how much libpng took
+    std::size_t in_pos = 0;
+    std::vector<std::uint8_t>* out = nullptr;  // writing: the file so far
+    char error[256] = {};
+    char warnings[256] = {};
+};
 
-int paeth(int a, int b, int c) {
-    const int p = a + b - c;
-    const int pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
-    if (pa <= pb && pa <= pc) return a;
-    return pb <= pc ? b : c;
+PngIo& io_of_error(png_structp png) {
+    return *static_cast<PngIo*>(png_get_error_ptr(png));
 }
 
-// The value a filter predicts for byte i of a row from the bytes left of it in the same row
-// and the row above (both unfiltered). Encoding subtracts it, decoding adds it back.
-int predict(std::uint8_t filter, const std::uint8_t* row, const std::uint8_t* above,
-            std::size_t i) {
-    const int left = i >= kChannels ? row[i - kChannels] : 0;
-    const int up = above[i];
-    const int up_left = i >= kChannels ? above[i - kChannels] : 0;
-    switch (filter) {
-        case kSub:
-            return left;
-        case kUp:
-            return up;
-        case kAverage:
-            return (left + up) / 2;
-        case kPaeth:
-            return paeth(left, up, up_left);
-        default:
-            return 0;
+void on_png_error(png_structp png, png_const_charp message) {
+    std::snprintf(io_of_error(png).error, sizeof PngIo::error, "%s", message);
+    png_longjmp(png, 1);  // libpng's default would print to stderr first
+}
+
+// Kept to explain the error that may follow (libpng warns "Image width exceeds user limit
+// in IHDR", then fails with "Invalid IHDR data").
+void on_png_warning(png_structp png, png_const_charp message) {
+    char* warnings = io_of_error(png).warnings;
+    const std::size_t used = std::strlen(warnings);
+    std::snprintf(warnings + used, sizeof PngIo::warnings - used, "%s%s", used > 0 ? "; " : "",
+                  message);
+}
+
+void read_from_memory(png_structp png, png_bytep out, std::size_t size) {
+    PngIo& io = *static_cast<PngIo*>(png_get_io_ptr(png));
+    const std::size_t left = io.in.size() - io.in_pos;
+    if (size > left) {
+        char message[128];
+        std::snprintf(message, sizeof message, "truncated: %zu more bytes needed, only %zu remain",
+                      size, left);
+        png_error(png, message);
     }
+    std::memcpy(out, io.in.data() + io.in_pos, size);
+    io.in_pos += size;
 }
 
-void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-    out.push_back(static_cast<std::uint8_t>(v >> 24));
-    out.push_back(static_cast<std::uint8_t>(v >> 16));
-    out.push_back(static_cast<std::uint8_t>(v >> 8));
-    out.push_back(static_cast<std::uint8_t>(v));
+void write_to_memory(png_structp png, png_bytep data, std::size_t size) {
+    PngIo& io = *static_cast<PngIo*>(png_get_io_ptr(png));
+    bool stored = true;
+    try {
+        io.out->insert(io.out->end(), data, data + size);
+    } catch (const std::bad_alloc&) {
+        stored = false;
+    }
+    if (!stored) png_error(png, "out of memory");  // outside the catch: no live exception
+}
+
+void flush_nothing(png_structp) {}
+
+// Runs step(png, args); false when libpng reported an error instead (the message is in the
+// PngIo). See the note above on what a step may hold.
+template <class Args>
+bool guarded(png_structp png, void (*step)(png_structp, Args*), Args* args) {
+    if (setjmp(png_jmpbuf(png)) != 0) return false;
+    step(png, args);
+    return true;
+}
+
+// Owns libpng's read or write structures.
+class PngHandle {
+  public:
+    PngHandle(bool writing, PngIo& io) : m_writing(writing) {
+        m_png =
+            writing
+                ? png_create_write_struct(PNG_LIBPNG_VER_STRING, &io, on_png_error, on_png_warning)
+                : png_create_read_struct(PNG_LIBPNG_VER_STRING, &io, on_png_error, on_png_warning);
+        if (m_png != nullptr) m_info = png_create_info_struct(m_png);
+    }
+    ~PngHandle() {
+        if (m_writing) {
+            png_destroy_write_struct(&m_png, &m_info);
+        } else {
+            png_destroy_read_struct(&m_png, &m_info, nullptr);
+        }
+    }
+    PngHandle(const PngHandle&) = delete;
+    PngHandle& operator=(const PngHandle&) = delete;
+
+    bool ok() const { return m_png != nullptr && m_info != nullptr; }
+    png_structp png() const { return m_png; }
+    png_infop info() const { return m_info; }
+
+  private:
+    bool m_writing;
+    png_structp m_png = nullptr;
+    png_infop m_info = nullptr;
+};
+
+Error png_error_value(const std::string& what) {
+    return make_error(ErrorCode::kIo, "PNG: " + what);
+}
+
+// libpng's message, what it warned about before, and where in the file it was.
+Error libpng_error(const PngIo& io) {
+    std::string what = io.error;
+    if (io.warnings[0] != '\0') what += fmt::format(" ({})", io.warnings);
+    if (!io.in.empty()) what += fmt::format(" after byte {} of {}", io.in_pos, io.in.size());
+    return png_error_value(what);
 }
 
 std::uint32_t get_u32(const std::uint8_t* p) {
@@ -98,108 +174,84 @@ std::uint32_t get_u32(const std::uint8_t* p) {
            std::uint32_t{p[3]};
 }
 
-// CRC-32 over the chunk type and data, as the specification defines it.
-std::uint32_t chunk_crc(const std::uint8_t* type_and_data, std::size_t size) {
-    return static_cast<std::uint32_t>(crc32_z(crc32_z(0, nullptr, 0), type_and_data, size));
+Error size_limit_error(std::uint32_t width, std::uint32_t height) {
+    return png_error_value(
+        fmt::format("image size {}x{} exceeds the limit of {} pixels per side and {} pixels in all",
+                    width, height, kMaxPngSide, kMaxPngPixels));
 }
 
-void put_chunk(std::vector<std::uint8_t>& out, const char* type, const std::uint8_t* data,
-               std::size_t size) {
-    assert(size <= kMaxChunkLength);
-    put_u32(out, static_cast<std::uint32_t>(size));
-    const std::size_t type_at = out.size();
-    out.insert(out.end(), type, type + 4);
-    out.insert(out.end(), data, data + size);
-    put_u32(out, chunk_crc(out.data() + type_at, 4 + size));
-}
-
-Error png_error(const std::string& what) {
-    return make_error(ErrorCode::kIo, "PNG: " + what);
-}
-
-bool is_chunk_type(const std::uint8_t* type) {
-    return std::all_of(type, type + 4, [](std::uint8_t c) {
-        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-    });
-}
-
-struct Header {
-    unsigned width = 0, height = 0;
+struct WriteArgs {
+    png_infop info;
+    const Image* image;
+    png_bytep row;  // width * kChannels bytes
 };
 
-Result<Header> parse_header(const std::uint8_t* data, std::uint32_t length) {
-    if (length != 13) return png_error(fmt::format("IHDR is {} bytes long, expected 13", length));
-    const std::uint32_t width = get_u32(data), height = get_u32(data + 4);
-    const int depth = data[8], color_type = data[9];
-    const int compression = data[10], filter = data[11], interlace = data[12];
-    if (width == 0 || height == 0) {
-        return png_error(fmt::format("image size {}x{} has no pixels", width, height));
+void write_steps(png_structp png, WriteArgs* args) {
+    const Image& image = *args->image;
+    // Any size PNG allows (libpng's default stops at 1,000,000 pixels per side).
+    png_set_user_limits(png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    png_set_IHDR(png, args->info, image.width, image.height, 8, PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    // All five filters: libpng picks each row's by the minimum sum of absolute differences.
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_ALL_FILTERS);
+    png_set_compression_level(png, kZlibLevel);
+    png_set_compression_buffer_size(png, kIdatChunkSize);
+    png_write_info(png, args->info);
+    for (unsigned y = 0; y < image.height; ++y) {
+        for (unsigned x = 0; x < image.width; ++x) {
+            const std::uint32_t p = image.at(x, y);
+            args->row[x * kChannels + 0] = static_cast<png_byte>(p >> 16);
+            args->row[x * kChannels + 1] = static_cast<png_byte>(p >> 8);
+            args->row[x * kChannels + 2] = static_cast<png_byte>(p);
+        }
+        png_write_row(png, args->row);
     }
-    if (width > kMaxPngSide || height > kMaxPngSide ||
-        std::size_t{width} * height > kMaxPngPixels) {
-        return png_error(
-            fmt::format("image size {}x{} exceeds the limit of {} pixels per side "
-                        "and {} pixels in all",
-                        width, height, kMaxPngSide, kMaxPngPixels));
-    }
-    if (depth != 8 || color_type != 2) {
-        return png_error(
-            fmt::format("bit depth {} with colour type {} is not supported "
-                        "(only 8-bit RGB, colour type 2)",
-                        depth, color_type));
-    }
-    if (compression != 0) return png_error(fmt::format("unknown compression {}", compression));
-    if (filter != 0) return png_error(fmt::format("unknown filter method {}", filter));
-    if (interlace == 1) return png_error("interlaced images are not supported");
-    if (interlace != 0) return png_error(fmt::format("unknown interlace method {}", interlace));
-    return Header{width, height};
+    png_write_end(png, args->info);
 }
 
-// Inflates `compressed` into exactly `expected` bytes. The buffer grows with the data that
-// actually comes out, so a small file claiming a large picture allocates little.
-Result<std::vector<std::uint8_t>> inflate_exact(const std::vector<std::uint8_t>& compressed,
-                                                std::size_t expected) {
-    if (compressed.size() > UINT_MAX) return png_error("IDAT data is too large");
-    z_stream zs{};
-    if (inflateInit(&zs) != Z_OK) return png_error("cannot initialise zlib");
-    zs.next_in = const_cast<Bytef*>(compressed.data());  // zlib's API is not const-correct
-    zs.avail_in = static_cast<uInt>(compressed.size());
+// The PNG file, or libpng's error (only running out of memory is expected).
+Result<std::vector<std::uint8_t>> encode(const Image& image) {
+    std::vector<std::uint8_t> file;
+    std::vector<png_byte> row(std::size_t{image.width} * kChannels);
+    PngIo io;
+    io.out = &file;
+    PngHandle handle(true, io);
+    if (!handle.ok()) return png_error_value("libpng could not start (out of memory)");
+    png_set_write_fn(handle.png(), &io, write_to_memory, flush_nothing);
+    WriteArgs args{handle.info(), &image, row.data()};
+    if (!guarded(handle.png(), write_steps, &args)) return libpng_error(io);
+    return file;
+}
 
-    // One byte more than needed, so that too much data is noticed.
-    const std::size_t capacity = expected + 1;
-    std::vector<std::uint8_t> raw(std::min<std::size_t>(capacity, 1 << 20));
-    std::size_t produced = 0;
-    for (;;) {
-        if (produced == raw.size()) {
-            if (raw.size() == capacity) break;
-            raw.resize(std::min(capacity, raw.size() * 2));
-        }
-        const auto room = static_cast<uInt>(std::min<std::size_t>(raw.size() - produced, UINT_MAX));
-        zs.next_out = raw.data() + produced;
-        zs.avail_out = room;
-        const int rc = inflate(&zs, Z_NO_FLUSH);
-        produced += room - zs.avail_out;
-        if (rc == Z_STREAM_END) break;
-        if (rc == Z_OK) continue;
-        const std::string why = rc == Z_BUF_ERROR   ? "the zlib stream is truncated"
-                                : zs.msg != nullptr ? std::string("corrupt zlib stream: ") + zs.msg
-                                                    : fmt::format("zlib error {}", rc);
-        inflateEnd(&zs);
-        return png_error(why);
-    }
-    inflateEnd(&zs);
-    if (produced > expected) {
-        return png_error(
-            fmt::format("image data inflates to more than the {} bytes IHDR's "
-                        "size needs",
-                        expected));
-    }
-    if (produced < expected) {
-        return png_error(fmt::format("image data inflates to {} bytes, IHDR's size needs {}",
-                                     produced, expected));
-    }
-    raw.resize(expected);
-    return raw;
+struct ReadArgs {
+    png_infop info;
+    png_bytep row;  // reading a row: width * kChannels bytes
+};
+
+// Sets the limits, then reads the chunks up to the first IDAT.
+void read_info_step(png_structp png, ReadArgs* args) {
+    // The side limit is checked by libpng as it reads IHDR, before it allocates for rows.
+    png_set_user_limits(png, kMaxPngSide, kMaxPngSide);
+    png_set_chunk_malloc_max(png, kMaxChunkBytes);
+    // Ancillary chunks are skipped (their CRCs still checked), so none is kept in memory.
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, nullptr, -1);
+    png_set_chunk_cache_max(png, 1);  // 1: keep no ancillary chunk (0 would mean no limit)
+    // Strict: a bad CRC anywhere, data after the image, or IDATs split by another chunk are
+    // errors, not warnings.
+    png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
+    png_set_benign_errors(png, 0);
+    png_read_info(png, args->info);
+}
+void start_rows_step(png_structp png, ReadArgs*) {
+    png_start_read_image(png);
+}
+void read_row_step(png_structp png, ReadArgs* args) {
+    png_read_row(png, args->row, nullptr);
+}
+// Reads the chunks after the image data up to IEND, checking their CRCs and that no IDAT
+// follows.
+void read_end_step(png_structp png, ReadArgs* args) {
+    png_read_end(png, args->info);  // with no info, libpng would skip unknown critical chunks
 }
 
 }  // namespace
@@ -284,63 +336,11 @@ Image diff_highlight(const Image& a, const Image& b, std::size_t* differing_pixe
 
 std::vector<std::uint8_t> encode_png(const Image& image) {
     assert(image.width > 0 && image.height > 0);
-    assert(image.width <= kMaxChunkLength && image.height <= kMaxChunkLength);
+    assert(image.width <= PNG_UINT_31_MAX && image.height <= PNG_UINT_31_MAX);
     assert(image.pixels.size() == static_cast<std::size_t>(image.width) * image.height);
-
-    const std::size_t row_bytes = static_cast<std::size_t>(image.width) * kChannels;
-    std::vector<std::uint8_t> above(row_bytes, 0), row(row_bytes), trial(row_bytes),
-        best(row_bytes);
-    std::vector<std::uint8_t> filtered;
-    filtered.reserve((row_bytes + 1) * image.height);
-    for (unsigned y = 0; y < image.height; ++y) {
-        for (unsigned x = 0; x < image.width; ++x) {
-            const std::uint32_t p = image.at(x, y);
-            row[x * kChannels + 0] = static_cast<std::uint8_t>(p >> 16);
-            row[x * kChannels + 1] = static_cast<std::uint8_t>(p >> 8);
-            row[x * kChannels + 2] = static_cast<std::uint8_t>(p);
-        }
-        // The usual heuristic: the filter whose output, read as signed bytes, is smallest.
-        std::uint8_t best_filter = kNone;
-        std::uint64_t best_cost = UINT64_MAX;
-        for (int f = 0; f < kFilterCount; ++f) {
-            const auto filter = static_cast<std::uint8_t>(f);
-            std::uint64_t cost = 0;
-            for (std::size_t i = 0; i < row_bytes; ++i) {
-                trial[i] = static_cast<std::uint8_t>(row[i] -
-                                                     predict(filter, row.data(), above.data(), i));
-                cost += static_cast<std::uint64_t>(std::abs(static_cast<std::int8_t>(trial[i])));
-            }
-            if (cost < best_cost) {
-                best_cost = cost;
-                best_filter = filter;
-                best.swap(trial);
-            }
-        }
-        filtered.push_back(best_filter);
-        filtered.insert(filtered.end(), best.begin(), best.end());
-        above.swap(row);
-    }
-
-    uLongf compressed_size = compressBound(filtered.size());
-    std::vector<std::uint8_t> compressed(compressed_size);
-    const int rc = compress2(compressed.data(), &compressed_size, filtered.data(), filtered.size(),
-                             kZlibLevel);
-    if (rc == Z_MEM_ERROR) throw std::bad_alloc();
-    assert(rc == Z_OK);  // the buffer is compressBound() large, so nothing else can happen
-    compressed.resize(compressed_size);
-
-    std::vector<std::uint8_t> png(kSignature.begin(), kSignature.end());
-    std::vector<std::uint8_t> header;
-    put_u32(header, image.width);
-    put_u32(header, image.height);
-    header.insert(header.end(), {8, 2, 0, 0, 0});  // 8 bits, RGB, deflate, filter 0, no interlace
-    put_chunk(png, "IHDR", header.data(), header.size());
-    for (std::size_t at = 0; at < compressed.size(); at += kIdatChunkSize) {
-        put_chunk(png, "IDAT", compressed.data() + at,
-                  std::min(kIdatChunkSize, compressed.size() - at));
-    }
-    put_chunk(png, "IEND", nullptr, 0);
-    return png;
+    auto file = encode(image);
+    if (!file) throw std::bad_alloc();  // libpng fails a valid picture only for want of memory
+    return std::move(file.value());
 }
 
 Status write_png(const fs::path& path, const Image& image) {
@@ -352,96 +352,63 @@ Status write_png(const fs::path& path, const Image& image) {
                         "or inconsistent",
                         path.string(), image.width, image.height, image.pixels.size()));
     }
-    return write_file_atomic(path, encode_png(image));
+    auto file = encode(image);
+    if (!file) {
+        return make_error(ErrorCode::kIo, fmt::format("cannot write '{}': {}", path.string(),
+                                                      file.error().message));
+    }
+    return write_file_atomic(path, file.value());
 }
 
-Result<Image> decode_png_rgb8(std::span<const std::uint8_t> png) {
-    if (png.size() < kSignature.size() ||
-        !std::equal(kSignature.begin(), kSignature.end(), png.begin())) {
-        return png_error("not a PNG file (signature missing)");
+Result<Image> decode_png_rgb8(std::span<const std::uint8_t> file) {
+    if (file.size() < 8 || png_sig_cmp(file.data(), 0, 8) != 0) {
+        return png_error_value("not a PNG file (signature missing)");
     }
-    std::size_t pos = kSignature.size();
-    bool have_header = false, in_data = false, data_done = false;
-    Header header;
-    std::vector<std::uint8_t> compressed;
-    for (;;) {
-        // Every chunk is length (4), type (4), data (length), CRC (4).
-        if (png.size() - pos < 12) {
-            return png_error(
-                fmt::format("truncated at byte {}: no room for another chunk and "
-                            "no IEND seen",
-                            pos));
+    PngIo io;
+    io.in = file;
+    PngHandle handle(false, io);
+    if (!handle.ok()) return png_error_value("libpng could not start (out of memory)");
+    png_structp png = handle.png();
+    png_set_read_fn(png, &io, read_from_memory);
+    ReadArgs args{handle.info(), nullptr};
+    if (!guarded(png, read_info_step, &args)) {
+        // IHDR is the first chunk (libpng checks), so the refused size can be quoted.
+        if (std::strstr(io.warnings, "exceeds user limit") != nullptr && file.size() >= 24) {
+            return size_limit_error(get_u32(&file[16]), get_u32(&file[20]));
         }
-        const std::uint32_t length = get_u32(&png[pos]);
-        if (length > kMaxChunkLength || length > png.size() - pos - 12) {
-            return png_error(fmt::format("chunk at byte {} claims {} data bytes, only {} remain",
-                                         pos, length, png.size() - pos - 12));
-        }
-        const std::uint8_t* type = &png[pos + 4];
-        const std::uint8_t* data = type + 4;
-        if (!is_chunk_type(type)) return png_error(fmt::format("bad chunk type at byte {}", pos));
-        const std::string_view name(reinterpret_cast<const char*>(type), 4);
-        if (get_u32(data + length) != chunk_crc(type, 4 + std::size_t{length})) {
-            return png_error(fmt::format("CRC mismatch in {} chunk at byte {}", name, pos));
-        }
-        pos += 12 + std::size_t{length};
-
-        if (!have_header) {
-            if (name != "IHDR") return png_error(fmt::format("first chunk is {}, not IHDR", name));
-            auto parsed = parse_header(data, length);
-            if (!parsed) return parsed.error();
-            header = parsed.value();
-            have_header = true;
-        } else if (name == "IHDR") {
-            return png_error("second IHDR chunk");
-        } else if (name == "IDAT") {
-            if (data_done) return png_error("IDAT chunks are not consecutive");
-            in_data = true;
-            compressed.insert(compressed.end(), data, data + length);
-        } else {
-            if (in_data) data_done = true;
-            if (name == "IEND") break;
-            // PLTE is only a suggestion for RGB images; ancillary chunks (lower-case first
-            // letter) may be ignored by any decoder.
-            if (name != "PLTE" && (type[0] & 0x20) == 0) {
-                return png_error(fmt::format("unsupported critical chunk {}", name));
-            }
-        }
+        return libpng_error(io);
     }
-    if (!in_data) return png_error("no IDAT chunk");
-
-    const std::size_t row_bytes = std::size_t{header.width} * kChannels;
-    auto inflated = inflate_exact(compressed, (row_bytes + 1) * header.height);
-    if (!inflated) return inflated.error();
-    std::vector<std::uint8_t>& raw = inflated.value();
-
-    // Undo the filters in place, top to bottom; the row above the first is all zero.
-    const std::vector<std::uint8_t> zero_row(row_bytes, 0);
-    const std::uint8_t* above = zero_row.data();
-    for (unsigned y = 0; y < header.height; ++y) {
-        std::uint8_t* line = raw.data() + y * (row_bytes + 1);
-        const std::uint8_t filter = line[0];
-        if (filter >= kFilterCount) {
-            return png_error(fmt::format("row {} has unknown filter type {}", y, filter));
-        }
-        std::uint8_t* row = line + 1;
-        for (std::size_t i = 0; i < row_bytes; ++i) {
-            row[i] = static_cast<std::uint8_t>(row[i] + predict(filter, row, above, i));
-        }
-        above = row;
+    const png_uint_32 width = png_get_image_width(png, args.info);
+    const png_uint_32 height = png_get_image_height(png, args.info);
+    const int depth = png_get_bit_depth(png, args.info);
+    const int color_type = png_get_color_type(png, args.info);
+    const int interlace = png_get_interlace_type(png, args.info);
+    if (std::size_t{width} * height > kMaxPngPixels) return size_limit_error(width, height);
+    if (depth != 8 || color_type != PNG_COLOR_TYPE_RGB) {
+        return png_error_value(
+            fmt::format("bit depth {} with colour type {} is not supported "
+                        "(only 8-bit RGB, colour type 2)",
+                        depth, color_type));
     }
+    if (interlace != PNG_INTERLACE_NONE)
+        return png_error_value("interlaced images are not supported");
 
+    // Row by row, so that memory follows the data that actually decodes.
+    std::vector<png_byte> row(std::size_t{width} * kChannels);
+    args.row = row.data();
     Image image;
-    image.width = header.width;
-    image.height = header.height;
-    image.pixels.resize(std::size_t{header.width} * header.height);
-    for (unsigned y = 0; y < header.height; ++y) {
-        const std::uint8_t* row = raw.data() + y * (row_bytes + 1) + 1;
-        for (unsigned x = 0; x < header.width; ++x) {
-            const std::uint8_t* p = row + x * kChannels;
-            image.pixels[std::size_t{y} * header.width + x] = rgb(p[0], p[1], p[2]);
+    image.width = width;
+    image.height = height;
+    image.pixels.reserve(std::min(std::size_t{width} * height, kInitialPixels));
+    if (!guarded(png, start_rows_step, &args)) return libpng_error(io);
+    for (unsigned y = 0; y < height; ++y) {
+        if (!guarded(png, read_row_step, &args)) return libpng_error(io);
+        for (unsigned x = 0; x < width; ++x) {
+            const png_byte* p = row.data() + x * kChannels;
+            image.pixels.push_back(rgb(p[0], p[1], p[2]));
         }
     }
+    if (!guarded(png, read_end_step, &args)) return libpng_error(io);
     return image;
 }
 

@@ -48,9 +48,10 @@ Image side_by_side(const std::vector<const Image*>& images, unsigned gap, std::u
 // pixels is stored in *differing_pixels unless that is null.
 Image diff_highlight(const Image& a, const Image& b, std::size_t* differing_pixels);
 
-// The picture as a PNG file in memory: 8-bit RGB, non-interlaced, each row's filter chosen
-// by the minimum-sum-of-absolute-differences heuristic, deflated at zlib level 6.
-// Precondition (asserted): width and height non-zero, pixels.size() == width * height.
+// The picture as a PNG file in memory, written by libpng: 8-bit RGB, non-interlaced, each
+// row's filter chosen by the minimum-sum-of-absolute-differences heuristic, deflated at zlib
+// level 6. Precondition (asserted): width and height non-zero, at most 2^31 - 1, and
+// pixels.size() == width * height. Throws std::bad_alloc when memory runs out.
 std::vector<std::uint8_t> encode_png(const Image& image);
 
 // encode_png() written with write_file_atomic(). An empty or inconsistent Image is a kIo
@@ -58,9 +59,10 @@ std::vector<std::uint8_t> encode_png(const Image& image);
 Status write_png(const std::filesystem::path& path, const Image& image);
 
 // Decodes an 8-bit RGB, non-interlaced PNG (everything encode_png writes, with any of the
-// five filter types). Every length, CRC and size is checked; anything malformed, truncated,
-// larger than kMaxPngSide/kMaxPngPixels or in another pixel format is a kIo error saying
-// what is wrong. Ancillary chunks are ignored.
+// five filter types) with libpng. Every length, CRC and size is checked; anything malformed,
+// truncated, larger than kMaxPngSide/kMaxPngPixels or in another pixel format is a kIo
+// error saying what is wrong (libpng's words, and how far into the file it got). Ancillary
+// chunks are skipped, but one claiming more than 8 MiB is refused.
 Result<Image> decode_png_rgb8(std::span<const std::uint8_t> png);
 
 // read_file() then decode_png_rgb8(); errors name the path.
