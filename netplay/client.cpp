@@ -4,7 +4,6 @@
 
 namespace framelock::netplay {
 namespace {
-constexpr Micros kLobbyHeartbeatUs = 100'000;
 constexpr Micros kStatsIntervalUs = 1'000'000;
 constexpr Micros kStallToleranceUs = 1'000;  // the loop's own timing granularity
 constexpr long kMinRttSamples = 8;

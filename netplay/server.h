@@ -7,6 +7,12 @@
 // Driven by update(): no threads, no callbacks; results come out of poll_event().
 // One Server serves one session over its Transport (a dedicated `framelock server`
 // runs one Server per session port).
+//
+// Its code is a file per concern: server.cpp (the loop, a slot's life), server_admission
+// (who plays), server_confirm (inputs in, frames out), server_delay (the delay's
+// measurements), server_votes (hash votes, repair, evidence), server_transfer (states);
+// its settings in server_config.h, a slot's record in server_slot.h, its tuning in
+// server_tuning.h.
 #pragma once
 
 #include <array>
@@ -25,6 +31,7 @@
 #include "netplay/protocol.h"
 #include "netplay/rtt_estimator.h"
 #include "netplay/server_config.h"
+#include "netplay/server_slot.h"
 #include "netplay/state_transfer.h"
 #include "netplay/transport.h"
 
@@ -119,90 +126,17 @@ class Server {
 
   private:
     FrameTime frame_time() const { return FrameTime(m_start.frame_time_ns); }
-    struct Slot {
-        bool occupied = false;
-        bool left = false;
-        PeerId peer = 0;
-        std::string name;
-        std::uint32_t inputs_end = 0;      // inputs held for frames [.., inputs_end)
-        std::deque<InputWord> pending;     // inputs for [m_confirmed_end, inputs_end)
-        std::uint32_t left_from = 0;       // after leaving: neutral input from here
-        std::uint32_t client_ack_end = 0;  // the client holds confirmed frames [0, this)
-        std::uint8_t last_client_seq = 0;  // the newest ClientInput, echoed in updates
-        Micros last_client_seq_at = -1;    // when it arrived (-1: none yet)
-        Micros last_heard = 0;
-        Micros last_update_sent = 0;
-        std::uint8_t next_update_seq = 0;
-        Micros srtt = 0, rttvar = 0;  // the client's own measurement (ClientStats), 0 = unknown
-        std::uint32_t frames_run = 0, stall_frames = 0;
-        std::uint64_t datagrams = 0, malformed = 0;
-        LossCounter up_loss;
-        // No-wait: the pad used while this slot's input is late, and the newest frame whose
-        // input arrived (late inputs newer than it replace the held pad).
-        InputWord held = 0;
-        std::uint32_t newest_input = 0;
-        bool any_input = false;
-        std::uint16_t down_loss_permille = 0;
-        // The delay's measurements (handle_input): the server's own round trip to the client,
-        // its recent worst, and the earliest an input arrived after its scheduled sample time
-        // lately (both over kCheckWindowUs), for checking what the client reports.
-        RttEstimator rtt;
-        std::array<Micros, 256> update_sent_at{};  // by ServerUpdate::seq
-        // The confirmed frames each update carried, [first, end) by ServerUpdate::seq, and
-        // whether the client echoed it: a frame whose first update never came back may have
-        // reached the client only in the next one (resend_gap).
-        std::array<std::pair<std::uint32_t, std::uint32_t>, 256> update_frames{};
-        std::array<bool, 256> update_echoed{};
-        std::deque<std::pair<Micros, Micros>> rtt_max;  // (time, rtt), decreasing rtt
-        std::deque<std::pair<Micros, Micros>> up_min;   // (time, lateness), increasing
-        struct Arrival {
-            std::uint32_t frame = 0;
-            Micros at = 0;
-            bool stalled = false;  // the client's process sampled it late (a hiccup)
-        };
-        std::deque<Arrival> arrivals;   // inputs held and not yet confirmed
-        std::uint32_t report_from = 0;  // the next report covers frames from here
-        std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;
-        // Redundancy: loss last seen on this link (either direction), how long before its
-        // newest loss event the loss before it was seen (-1: none; losses within
-        // kLossEventUs are one event), and the copy of the last update still to go out a
-        // moment after it.
-        Micros loss_seen_at = -1;
-        Micros loss_gap = -1;
-        std::uint64_t up_lost_seen = 0;
-        std::uint32_t down_lost_seen = 0;
-        std::vector<std::uint8_t> copy;
-        Micros copy_at = -1;
-        // Late join, reconnect, spectators.
-        bool spectator = false;
-        bool away = false;  // silent or disconnected, within its grace period
-        Micros away_since = 0;
-        bool joining = false;               // neutral until its first input arrives
-        bool awaiting_state = false;        // joined a running session: needs a state first
-        bool refused_input = false;         // spectator: refusal already reported
-        std::uint32_t hash_from = 0;        // reports hashes from this frame on
-        std::uint32_t hash_valid_from = 0;  // resynced: earlier hashes were the old state's
-        std::uint32_t last_hash_frame = 0;
-        bool any_hash = false;
-        bool resync_pending = false;  // a reference state is on its way to it
-        bool start_loaded = false;    // holds the session's start state (common_start)
-        // It said which bytes its load of the start state moved; hash reports it sent under a
-        // mask not in force at their frame.
-        bool moved_reported = false;
-        std::uint64_t reports_other_mask = 0;
-        // The state it was sent (start, join, resync) whose MovedBytes it owes: (frame, size).
-        // Only such a report is taken, once: a player cannot widen the mask at will.
-        std::optional<std::pair<std::uint32_t, std::uint32_t>> moved_due;
-        std::optional<MovedBytes> start_moved;  // before the start: its load of the start state
-        std::optional<StateSender> sender;
-        // Players: the secret that takes this slot back (a new one with every Welcome).
-        RejoinToken token{};
-        BoxPublicKey box_key{};  // its connection's (Hello::box_key): the token is sealed to it
-        // Its clock against the server's; whether a refusal or its pace was reported.
-        ClockCheck clock;
-        bool clock_refusal_reported = false;
-        bool named_off_pace = false;
+    using Slot = ServerSlot;
+    // The one place a slot's life changes (server_slot.h has the states and their order).
+    void set_life(Slot& slot, SlotLife life);
+    // When a member that stays silent is dealt with, and how (update() acts on it,
+    // next_wakeup() wakes for it).
+    struct SilenceDeadline {
+        enum class Then { kDrop, kGoAway, kGraceOver, kDropJoining };
+        Micros at = 0;
+        Then then = Then::kDrop;
     };
+    SilenceDeadline silence_deadline(const Slot& slot) const;
     // A connection that was sent a Challenge and has not said Hello yet.
     struct Pending {
         Nonce nonce{};

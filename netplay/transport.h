@@ -31,6 +31,9 @@ inline constexpr int kChannelCount = 3;
 // that a dead server is noticed well inside a player's patience and the server's
 // reconnect grace (60 s). Players are marked away after only 0.5 s (ServerConfig).
 inline constexpr Micros kPeerSilenceTimeoutUs = 15'000'000;
+// Before the start, server and client each send at least this often (the other's round
+// trips and its silence are measured from it).
+inline constexpr Micros kLobbyHeartbeatUs = 100'000;
 
 struct TransportEvent {
     enum class Type { kConnected, kDisconnected, kMessage };
