@@ -1,38 +1,18 @@
-// Minimal leveled logging to stderr. Cores log through the same sink (their
-// retro_log_printf lines are prefixed with the core's name).
+// The player's name for the process-wide log of common/log.h (the lobby service logs there
+// too): the frontend's files keep including this header and calling frontend::log_*.
 #pragma once
 
-#include <fmt/core.h>
-
-#include <string_view>
+#include "common/log.h"
 
 namespace framelock::frontend {
 
-enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2, kError = 3, kQuiet = 4 };
-
-void set_log_level(LogLevel level);
-LogLevel log_level();
-void log_line(LogLevel level, std::string_view text);
-
-template <class... Args>
-void log_debug(fmt::format_string<Args...> f, Args&&... args) {
-    if (log_level() <= LogLevel::kDebug)
-        log_line(LogLevel::kDebug, fmt::format(f, std::forward<Args>(args)...));
-}
-template <class... Args>
-void log_info(fmt::format_string<Args...> f, Args&&... args) {
-    if (log_level() <= LogLevel::kInfo)
-        log_line(LogLevel::kInfo, fmt::format(f, std::forward<Args>(args)...));
-}
-template <class... Args>
-void log_warn(fmt::format_string<Args...> f, Args&&... args) {
-    if (log_level() <= LogLevel::kWarn)
-        log_line(LogLevel::kWarn, fmt::format(f, std::forward<Args>(args)...));
-}
-template <class... Args>
-void log_error(fmt::format_string<Args...> f, Args&&... args) {
-    if (log_level() <= LogLevel::kError)
-        log_line(LogLevel::kError, fmt::format(f, std::forward<Args>(args)...));
-}
+using framelock::log_debug;
+using framelock::log_error;
+using framelock::log_info;
+using framelock::log_level;
+using framelock::log_line;
+using framelock::log_warn;
+using framelock::LogLevel;
+using framelock::set_log_level;
 
 }  // namespace framelock::frontend

@@ -1,14 +1,13 @@
-// SIGINT and SIGTERM ask framelock's long-running loops (server, join, host, demo) to stop
-// cleanly: say goodbye to the peers, write logs and statistics, reap children.
+// The player's name for the stop on SIGINT/SIGTERM of common/stop_signal.h (the lobby
+// service stops on it too).
 #pragma once
+
+#include "common/stop_signal.h"
 
 namespace framelock::frontend {
 
-// Installs the handlers (without SA_RESTART, so a blocking wait returns early). Idempotent.
-void install_stop_signal_handlers();
-
-// True once SIGINT or SIGTERM arrived (or request_stop() was called). Thread-safe.
-bool stop_requested();
-void request_stop();
+using framelock::install_stop_signal_handlers;
+using framelock::request_stop;
+using framelock::stop_requested;
 
 }  // namespace framelock::frontend

@@ -1,9 +1,9 @@
-#include "frontend/log.h"
+#include "common/log.h"
 
 #include <atomic>
 #include <cstdio>
 
-namespace framelock::frontend {
+namespace framelock {
 namespace {
 std::atomic<LogLevel> g_level{LogLevel::kInfo};
 }
@@ -22,4 +22,4 @@ void log_line(LogLevel level, std::string_view text) {
                  static_cast<int>(text.size()), text.data());
 }
 
-}  // namespace framelock::frontend
+}  // namespace framelock

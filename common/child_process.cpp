@@ -1,4 +1,4 @@
-#include "frontend/child_process.h"
+#include "common/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 #include <sstream>
 #include <thread>
 
-namespace framelock::frontend {
+namespace framelock {
 namespace {
 
 constexpr auto kPollInterval = std::chrono::milliseconds(5);
@@ -251,4 +251,4 @@ Result<std::uint16_t> wait_for_port_file(const std::string& path, ChildProcess& 
     }
 }
 
-}  // namespace framelock::frontend
+}  // namespace framelock

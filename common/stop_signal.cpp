@@ -1,10 +1,10 @@
-#include "frontend/stop_signal.h"
+#include "common/stop_signal.h"
 
 #include <signal.h>
 
 #include <atomic>
 
-namespace framelock::frontend {
+namespace framelock {
 namespace {
 
 std::atomic<bool> g_stop{false};
@@ -32,4 +32,4 @@ void request_stop() {
     g_stop.store(true);
 }
 
-}  // namespace framelock::frontend
+}  // namespace framelock
