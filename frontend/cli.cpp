@@ -19,9 +19,9 @@
 #include "frontend/demo.h"
 #include "frontend/headless.h"
 #include "frontend/input_script.h"
-#include "frontend/lobby/lobby_cli.h"
-#include "frontend/lobby/lobby_client.h"
-#include "frontend/lobby/room_browser.h"
+#include "frontend/lobby_client/lobby_cli.h"
+#include "frontend/lobby_client/lobby_client.h"
+#include "frontend/lobby_client/room_browser.h"
 #include "frontend/log.h"
 #include "frontend/netplay_runner.h"
 #include "frontend/netplay_view.h"
@@ -341,7 +341,7 @@ struct ServerArgs {
     bool no_repair = false;
     bool no_common_start = false;
     bool kick_speed_hack = false;
-    // The lobby (frontend/lobby/lobby_client.h): `server` registers its sessions there,
+    // The lobby (frontend/lobby_client/lobby_client.h): `server` registers its sessions there,
     // `host` opens a room there.
     std::string lobby_url;
     std::string public_host;  // the host name players reach this machine by

@@ -21,7 +21,7 @@ add_library(framelock::xxhash ALIAS PkgConfig::FRAMELOCK_XXHASH)
 pkg_check_modules(FRAMELOCK_ENET REQUIRED IMPORTED_TARGET libenet>=1.3.14)
 add_library(framelock::enet ALIAS PkgConfig::FRAMELOCK_ENET)
 
-# The lobby's storage (frontend/lobby): SQLite for one process with a file, PostgreSQL
+# The lobby's storage (lobby/): SQLite for one process with a file, PostgreSQL
 # (through libpqxx 6, which ships a pkg-config file and no CMake config) for several
 # lobby processes sharing one database.
 find_package(SQLite3 3.24 REQUIRED)

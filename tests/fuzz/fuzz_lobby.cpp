@@ -1,4 +1,4 @@
-// The lobby's request handling (LobbyApi::handle, frontend/lobby/api.h) on an in-memory
+// The lobby's request handling (LobbyApi::handle, lobby/api.h) on an in-memory
 // SQLite store. An input is text: requests separated by lines of "---", each
 //     METHOD PATH[?k=v&k=v]
 //     BEARER TOKEN (may be empty)
@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "frontend/lobby/api.h"
-#include "frontend/lobby/sqlite_store.h"
+#include "lobby/api.h"
+#include "lobby/sqlite_store.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace framelock::fuzz {

@@ -7,6 +7,7 @@
 namespace framelock::test::build_paths {
 
 extern const char* const framelock_exe;
+extern const char* const lobby_exe;  // framelock-lobby, the lobby service alone
 extern const char* const netem_exe;  // "" when the impairment proxy is not built
 extern const char* const source_dir;
 extern const char* const readme;           // source_dir's README.md

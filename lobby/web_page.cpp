@@ -8,7 +8,7 @@
 // data-state="ok" or "error" once the first answer (or failure) arrived.
 #include <string>
 
-#include "frontend/lobby/api.h"
+#include "lobby/api.h"
 
 namespace framelock::lobby {
 

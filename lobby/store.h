@@ -5,7 +5,7 @@
 //
 // Times are milliseconds since the Unix epoch, passed in by the caller (the store never
 // reads a clock: tests drive expiry). Secrets never enter the store in clear: room
-// passwords and host tokens arrive already hashed (frontend/lobby/secrets.h).
+// passwords and host tokens arrive already hashed (lobby/secrets.h).
 #pragma once
 
 #include <cstdint>

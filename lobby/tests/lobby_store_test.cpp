@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "frontend/lobby/store.h"
+#include "lobby/store.h"
 #include "support/pg_cluster.h"
 #include "support/process.h"
 #include "support/temp_dir.h"

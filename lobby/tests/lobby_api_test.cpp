@@ -17,11 +17,11 @@
 #include <thread>
 #include <vector>
 
-#include "frontend/lobby/api.h"
-#include "frontend/lobby/join_lockout.h"
-#include "frontend/lobby/password_workers.h"
-#include "frontend/lobby/secrets.h"
-#include "frontend/lobby/store.h"
+#include "lobby/api.h"
+#include "lobby/join_lockout.h"
+#include "lobby/password_workers.h"
+#include "lobby/secrets.h"
+#include "lobby/store.h"
 #include "support/pg_cluster.h"
 #include "support/temp_dir.h"
 

@@ -1,5 +1,5 @@
 // The lobby's HTTP JSON API, as a function from request to response: no sockets here
-// (frontend/lobby/http_service.h serves it), so tests call it directly and the HTTP layer
+// (lobby/http_service.h serves it), so tests call it directly and the HTTP layer
 // stays thin.
 //
 //   GET    /api/rooms?game=&core=&mode=&has_slots=1&limit=&offset=   live rooms, newest first
@@ -27,11 +27,11 @@
 #include <mutex>
 #include <string>
 
-#include "frontend/lobby/join_lockout.h"
-#include "frontend/lobby/metrics.h"
-#include "frontend/lobby/password_workers.h"
-#include "frontend/lobby/rate_limiter.h"
-#include "frontend/lobby/store.h"
+#include "lobby/join_lockout.h"
+#include "lobby/metrics.h"
+#include "lobby/password_workers.h"
+#include "lobby/rate_limiter.h"
+#include "lobby/store.h"
 
 namespace framelock::lobby {
 
@@ -115,7 +115,7 @@ class LobbyApi {
     PasswordWorkers m_passwords;  // last: its threads stop first
 };
 
-// The web page (frontend/lobby/web_page.cpp): one self-contained HTML document.
+// The web page (lobby/web_page.cpp): one self-contained HTML document.
 const std::string& web_page();
 
 }  // namespace framelock::lobby

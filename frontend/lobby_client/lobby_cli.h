@@ -1,11 +1,12 @@
-// `framelock lobby serve|list`: the lobby service, and the rooms it lists, in a terminal.
+// `framelock lobby serve|list`: the lobby service (lobby/serve_command.h, which
+// `framelock-lobby` runs too), and the rooms a lobby lists, in a terminal.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <string>
 
-#include "frontend/lobby/http_service.h"
+#include "lobby/serve_command.h"
 
 namespace framelock::lobby {
 
@@ -13,11 +14,7 @@ struct LobbyCommand {
     CLI::App* lobby = nullptr;
     CLI::App* serve = nullptr;
     CLI::App* list = nullptr;
-    std::string listen = "127.0.0.1:8470";
-    LobbyServiceConfig service;
-    double room_ttl_s = 30;
-    double lockout_s = 60;
-    bool quiet = false;
+    ServeOptions serve_options;
     // list
     std::string url = "http://127.0.0.1:8470";
     std::string game, core, mode;

@@ -1,4 +1,4 @@
-#include "frontend/lobby/api.h"
+#include "lobby/api.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <optional>
 
-#include "frontend/lobby/secrets.h"
+#include "lobby/secrets.h"
 
 namespace framelock::lobby {
 namespace {

@@ -1,4 +1,4 @@
-#include "frontend/lobby/pg_store.h"
+#include "lobby/pg_store.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -9,10 +9,10 @@
 #include <variant>
 #include <vector>
 
-#include "frontend/lobby/connection_pool.h"
-#include "frontend/lobby/schema.h"
-#include "frontend/lobby/store_rows.h"
-#include "frontend/lobby/store_url.h"
+#include "lobby/connection_pool.h"
+#include "lobby/schema.h"
+#include "lobby/store_rows.h"
+#include "lobby/store_url.h"
 
 namespace framelock::lobby {
 namespace {

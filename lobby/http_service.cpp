@@ -1,4 +1,4 @@
-#include "frontend/lobby/http_service.h"
+#include "lobby/http_service.h"
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -8,8 +8,8 @@
 #include <chrono>
 #include <thread>
 
-#include "frontend/log.h"
-#include "frontend/stop_signal.h"
+#include "common/log.h"
+#include "common/stop_signal.h"
 
 namespace framelock::lobby {
 
@@ -86,8 +86,6 @@ void parse_one_request_first(const char* pattern) {
 
 int run_lobby_service(const LobbyServiceConfig& config,
                       const std::function<void(std::uint16_t)>& on_listening) {
-    using frontend::log_error;
-    using frontend::log_info;
     auto store = open_store(config.db);
     if (!store) {
         log_error("{}", store.error().message);
@@ -153,18 +151,17 @@ int run_lobby_service(const LobbyServiceConfig& config,
                   config.port);
         return static_cast<int>(ErrorCode::kUsage);
     }
-    frontend::install_stop_signal_handlers();
+    install_stop_signal_handlers();
     log_info("lobby listening on http://{}:{}/ (store {}, schema v{})", config.bind, port,
              config.db.rfind("postgres", 0) == 0 ? "postgresql" : config.db,
              store.value()->schema_version());
     if (on_listening) on_listening(static_cast<std::uint16_t>(port));
     std::thread stopper([&] {
-        while (!frontend::stop_requested())
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
         server.stop();  // graceful: requests in flight finish first
     });
     server.listen_after_bind();
-    frontend::request_stop();
+    request_stop();
     stopper.join();
     log_info("lobby stopped");
     return 0;

@@ -20,7 +20,7 @@
 #include <sstream>
 #include <thread>
 
-#include "frontend/child_process.h"
+#include "common/child_process.h"
 #include "support/build_paths.h"
 #include "support/pg_cluster.h"
 #include "support/skip.h"
@@ -41,22 +41,23 @@ std::string read_text(const std::string& path) {
 
 // A lobby process; its port is read from the "listening PORT" line it prints.
 struct Lobby {
-    frontend::ChildProcess process;
+    ChildProcess process;
     std::string log;
     int port = 0;
 
     static Lobby start(const test::TempDir& dir, const std::string& name, const std::string& db,
                        std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {framelock::test::build_paths::framelock_exe,
-                                         "lobby",
-                                         "serve",
-                                         "--listen",
-                                         "127.0.0.1:0",
-                                         "--db",
-                                         db};
+        return start_command({framelock::test::build_paths::framelock_exe, "lobby", "serve"}, dir,
+                             name, db, std::move(extra));
+    }
+    // `command`: `framelock lobby serve`, or `framelock-lobby`.
+    static Lobby start_command(std::vector<std::string> args, const test::TempDir& dir,
+                               const std::string& name, const std::string& db,
+                               std::vector<std::string> extra = {}) {
+        args.insert(args.end(), {"--listen", "127.0.0.1:0", "--db", db});
         args.insert(args.end(), extra.begin(), extra.end());
         const std::string out = dir.file(name + ".out"), log = dir.file(name + ".log");
-        auto child = frontend::ChildProcess::spawn(args, out, log);
+        auto child = ChildProcess::spawn(args, out, log);
         REQUIRE(child);
         Lobby lobby{std::move(child).value(), log, 0};
         const auto deadline = std::chrono::steady_clock::now() + 20s;
@@ -241,6 +242,26 @@ TEST_CASE("lobby serve: the API, the page, health and metrics over HTTP; SIGTERM
     const std::string log = read_text(lobby.log);
     CHECK_THAT(log, Catch::Contains("lobby request method=POST path=/api/rooms status=201"));
     CHECK_THAT(log, Catch::Contains("lobby stopped"));
+}
+
+TEST_CASE("framelock-lobby: the same service and options without the player", "[lobby][http]") {
+    test::TempDir dir("lobby-exe");
+    Lobby lobby = Lobby::start_command({framelock::test::build_paths::lobby_exe}, dir, "lobby",
+                                       "sqlite:" + dir.file("lobby.db"), {"--room-ttl", "60"});
+    auto c = lobby.client();
+    auto created = c.Post("/api/rooms", room_body("Blazing Star").dump(), "application/json");
+    REQUIRE(created);
+    CHECK(created->status == 201);
+    auto list = c.Get("/api/rooms");
+    REQUIRE(list);
+    CHECK(json::parse(list->body)["rooms"].size() == 1);
+    CHECK(json::parse(created->body)["heartbeat_ms"] == 20000);  // a third of --room-ttl
+
+    lobby.process.send_signal(SIGTERM);
+    const auto ended = lobby.process.wait_until(std::chrono::steady_clock::now() + 10s);
+    REQUIRE(ended);
+    CHECK(ended->success());
+    CHECK_THAT(read_text(lobby.log), Catch::Contains("lobby stopped"));
 }
 
 TEST_CASE(

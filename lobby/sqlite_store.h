@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "frontend/lobby/store.h"
+#include "lobby/store.h"
 
 namespace framelock::lobby {
 

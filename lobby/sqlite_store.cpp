@@ -1,4 +1,4 @@
-#include "frontend/lobby/sqlite_store.h"
+#include "lobby/sqlite_store.h"
 
 #include <sqlite3.h>
 
@@ -10,9 +10,9 @@
 #include <variant>
 #include <vector>
 
-#include "frontend/lobby/connection_pool.h"
-#include "frontend/lobby/schema.h"
-#include "frontend/lobby/store_rows.h"
+#include "lobby/connection_pool.h"
+#include "lobby/schema.h"
+#include "lobby/store_rows.h"
 
 namespace framelock::lobby {
 namespace {

@@ -1,4 +1,4 @@
-#include "frontend/lobby/metrics.h"
+#include "lobby/metrics.h"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "frontend/lobby/api.h"
+#include "lobby/api.h"
 #include "netplay/result.h"
 
 namespace framelock::lobby {

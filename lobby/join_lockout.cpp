@@ -1,4 +1,4 @@
-#include "frontend/lobby/join_lockout.h"
+#include "lobby/join_lockout.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "frontend/lobby/secrets.h"
+#include "lobby/secrets.h"
 
 #include <sodium.h>
 

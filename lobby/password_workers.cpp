@@ -1,4 +1,4 @@
-#include "frontend/lobby/password_workers.h"
+#include "lobby/password_workers.h"
 
 #include <sys/resource.h>
 #include <sys/syscall.h>

@@ -1,4 +1,4 @@
-#include "frontend/lobby/lobby_client.h"
+#include "frontend/lobby_client/lobby_client.h"
 
 #include <fmt/format.h>
 #include <httplib.h>

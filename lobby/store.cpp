@@ -1,12 +1,12 @@
-#include "frontend/lobby/store.h"
+#include "lobby/store.h"
 
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "frontend/lobby/pg_store.h"
-#include "frontend/lobby/sqlite_store.h"
-#include "frontend/lobby/store_url.h"
+#include "lobby/pg_store.h"
+#include "lobby/sqlite_store.h"
+#include "lobby/store_url.h"
 
 namespace framelock::lobby {
 namespace {

@@ -1,4 +1,4 @@
-#include "frontend/lobby/lobby_cli.h"
+#include "frontend/lobby_client/lobby_cli.h"
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -12,44 +12,7 @@ void add_lobby_command(CLI::App& app, LobbyCommand& c) {
     c.lobby = app.add_subcommand("lobby", "the matchmaking lobby: serve it, or list its rooms");
     c.lobby->require_subcommand(1);
     c.serve = c.lobby->add_subcommand("serve", "run the lobby (HTTP JSON API and web page)");
-    c.serve->add_option("--listen", c.listen, "HOST:PORT to listen on (port 0: any free one)")
-        ->capture_default_str();
-    c.serve
-        ->add_option("--db", c.service.db,
-                     "store: a SQLite file (sqlite:PATH or PATH) or postgresql://...")
-        ->capture_default_str();
-    c.serve
-        ->add_option("--room-ttl", c.room_ttl_s,
-                     "seconds a room lives without a heartbeat (servers likewise)")
-        ->check(CLI::Range(1.0, 3600.0))
-        ->capture_default_str();
-    c.serve->add_option("--rate", c.service.api.rate_per_s, "requests per second per client IP")
-        ->check(CLI::Range(0.1, 100000.0))
-        ->capture_default_str();
-    c.serve->add_option("--burst", c.service.api.burst, "requests a client may burst")
-        ->check(CLI::Range(1.0, 1000000.0))
-        ->capture_default_str();
-    c.serve
-        ->add_option("--lockout-tries", c.service.api.lockout.failures,
-                     "wrong room passwords from one address before its joins of the room stop")
-        ->check(CLI::Range(1, 1000))
-        ->capture_default_str();
-    c.serve
-        ->add_option("--lockout", c.lockout_s,
-                     "seconds those joins stay stopped (429 with Retry-After)")
-        ->check(CLI::Range(0.1, 86400.0))
-        ->capture_default_str();
-    c.serve
-        ->add_option("--password-threads", c.service.api.password_threads,
-                     "threads hashing and checking room passwords (Argon2id)")
-        ->check(CLI::Range(1, 64))
-        ->capture_default_str();
-    c.serve
-        ->add_option("--password-queue", c.service.api.password_queue,
-                     "password checks that may wait for a thread; more are refused (503)")
-        ->check(CLI::Range(0, 10000))
-        ->capture_default_str();
-    c.serve->add_flag("--quiet", c.quiet, "no line per request");
+    add_serve_options(*c.serve, c.serve_options);
 
     c.list = c.lobby->add_subcommand("list", "print the lobby's live rooms");
     c.list->add_option("--lobby", c.url, "the lobby's URL")->capture_default_str();
@@ -61,32 +24,6 @@ void add_lobby_command(CLI::App& app, LobbyCommand& c) {
 }
 
 namespace {
-
-int serve(LobbyCommand& c) {
-    const auto colon = c.listen.rfind(':');
-    int port = -1;
-    if (colon != std::string::npos) {
-        try {
-            port = std::stoi(c.listen.substr(colon + 1));
-        } catch (...) {
-        }
-    }
-    if (colon == std::string::npos || port < 0 || port > 65535) {
-        frontend::log_error("--listen {}: expected HOST:PORT", c.listen);
-        return static_cast<int>(ErrorCode::kUsage);
-    }
-    c.service.bind = c.listen.substr(0, colon);
-    c.service.port = static_cast<std::uint16_t>(port);
-    c.service.api.room_ttl_ms = c.service.api.server_ttl_ms =
-        static_cast<std::int64_t>(c.room_ttl_s * 1000);
-    c.service.api.lockout.lockout_ms = static_cast<std::int64_t>(c.lockout_s * 1000);
-    c.service.log_requests = !c.quiet;
-    return run_lobby_service(c.service, [](std::uint16_t bound) {
-        // Scripts and tests read the port from here when they asked for any.
-        fmt::print("listening {}\n", bound);
-        std::fflush(stdout);
-    });
-}
 
 int list(const LobbyCommand& c) {
     httplib::Client client(c.url);
@@ -133,7 +70,7 @@ int list(const LobbyCommand& c) {
 }  // namespace
 
 int run_lobby_command(LobbyCommand& c) {
-    if (c.serve && c.serve->parsed()) return serve(c);
+    if (c.serve && c.serve->parsed()) return run_serve(c.serve_options);
     if (c.list && c.list->parsed()) return list(c);
     return -1;
 }

@@ -1,6 +1,6 @@
-#include "frontend/lobby/room_browser.h"
+#include "frontend/lobby_client/room_browser.h"
 
-#include "frontend/lobby/lobby_client.h"
+#include "frontend/lobby_client/lobby_client.h"
 
 #include <fmt/format.h>
 #include <httplib.h>

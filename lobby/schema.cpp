@@ -1,4 +1,4 @@
-#include "frontend/lobby/schema.h"
+#include "lobby/schema.h"
 
 namespace framelock::lobby {
 

@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "frontend/lobby/store.h"
+#include "lobby/store.h"
 
 namespace framelock::lobby::rows {
 
