@@ -32,14 +32,21 @@ breach "${engine[@]}" -- '#include +"netplay/io/' \
 # Nothing shipped depends on the simulator.
 shipped=()
 for f in netplay/*.h netplay/*.cpp netplay/io/*.h netplay/io/*.cpp frontend/*.h frontend/*.cpp \
-    frontend/*/*.h frontend/*/*.cpp; do
+    frontend/*/*.h frontend/*/*.cpp common/*.h common/*.cpp lobby/*.h lobby/*.cpp; do
     case $f in netplay/sim_*) ;; *) shipped+=("$f") ;; esac
 done
 breach "${shipped[@]}" -- '#include +"netplay/sim_(network|session)\.h"' \
     "only the simulator itself, tests and benchmarks include it"
 # SDL lives in the player's window only.
-breach frontend/*.h frontend/*.cpp frontend/lobby/*.h frontend/lobby/*.cpp -- '#include +[<"]SDL' \
-    "SDL only in frontend/sdl/"
+breach frontend/*.h frontend/*.cpp frontend/lobby_client/*.h frontend/lobby_client/*.cpp -- \
+    '#include +[<"]SDL' "SDL only in frontend/sdl/"
+# The lobby is a service of its own (framelock-lobby runs it without the player): nothing of
+# the player, its window or the core host, in the service nor in its tests.
+breach lobby/*.h lobby/*.cpp lobby/*/*.h lobby/*/*.cpp -- '#include +("frontend/|[<"](SDL|libretro))' \
+    "lobby/ includes nothing of frontend/, SDL or libretro"
+# What the player and the lobby share belongs to neither.
+breach common/*.h common/*.cpp -- '#include +("(frontend|lobby)/|[<"](SDL|libretro))' \
+    "common/ includes nothing of frontend/, lobby/, SDL or libretro"
 
 [ $status -eq 0 ] && echo "layers: every rule holds"
 exit $status
