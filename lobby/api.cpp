@@ -390,16 +390,20 @@ StoredRoom owned_room(LobbyStore& store, const std::string& key, const ApiReques
 }
 }  // namespace
 
+ApiResponse LobbyApi::save_live_room(Room& room, const std::string& key, std::int64_t now_ms) {
+    room.updated_ms = now_ms;
+    room.expires_ms = now_ms + m_config.room_ttl_ms;
+    if (!need(m_store.update_room(room, now_ms))) return error(404, "no live room " + key);
+    return reply(200, room_json(room));
+}
+
 ApiResponse LobbyApi::heartbeat_room(const std::string& key, const ApiRequest& r) {
     StoredRoom stored = owned_room(m_store, key, r);
     const json body = parse_body(r, false);
     Room& room = stored.room;
     if (auto v = integer(body, "players", 0, room.slots, false)) room.players = *v;
     if (auto v = integer(body, "spectators", 0, 1000, false)) room.spectators = *v;
-    room.updated_ms = r.now_ms;
-    room.expires_ms = r.now_ms + m_config.room_ttl_ms;
-    if (!need(m_store.update_room(room, r.now_ms))) return error(404, "no live room " + key);
-    return reply(200, room_json(room));
+    return save_live_room(room, key, r.now_ms);
 }
 
 ApiResponse LobbyApi::update_room(const std::string& key, const ApiRequest& r) {
@@ -411,10 +415,7 @@ ApiResponse LobbyApi::update_room(const std::string& key, const ApiRequest& r) {
     if (auto v = integer(body, "players", 0, room.slots, false)) room.players = *v;
     if (room.players > room.slots) throw Refusal{400, "\"players\" cannot exceed \"slots\""};
     if (auto v = integer(body, "spectators", 0, 1000, false)) room.spectators = *v;
-    room.updated_ms = r.now_ms;
-    room.expires_ms = r.now_ms + m_config.room_ttl_ms;
-    if (!need(m_store.update_room(room, r.now_ms))) return error(404, "no live room " + key);
-    return reply(200, room_json(room));
+    return save_live_room(room, key, r.now_ms);
 }
 
 ApiResponse LobbyApi::delete_room(const std::string& key, const ApiRequest& r) {

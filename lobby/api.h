@@ -92,6 +92,9 @@ class LobbyApi {
     ApiResponse get_room(const std::string& key, const ApiRequest& request);
     ApiResponse heartbeat_room(const std::string& id, const ApiRequest& request);
     ApiResponse update_room(const std::string& id, const ApiRequest& request);
+    // Keeps `room` alive for another TTL from the request's time and stores it: its JSON, or
+    // 404 when it expired meanwhile (heartbeat_room and update_room end so).
+    ApiResponse save_live_room(Room& room, const std::string& key, std::int64_t now_ms);
     ApiResponse delete_room(const std::string& id, const ApiRequest& request);
     ApiResponse join_room(const std::string& key, const ApiRequest& request);
     ApiResponse register_server(const ApiRequest& request);

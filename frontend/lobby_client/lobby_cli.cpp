@@ -4,6 +4,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "frontend/lobby_client/lobby_client.h"
 #include "frontend/log.h"
 
 namespace framelock::lobby {
@@ -26,15 +27,13 @@ void add_lobby_command(CLI::App& app, LobbyCommand& c) {
 namespace {
 
 int list(const LobbyCommand& c) {
-    httplib::Client client(c.url);
-    client.set_connection_timeout(5, 0);
-    client.set_read_timeout(5, 0);
+    const auto client = lobby_http_client(c.url, 5);
     httplib::Params params;
     if (!c.game.empty()) params.emplace("game", c.game);
     if (!c.core.empty()) params.emplace("core", c.core);
     if (!c.mode.empty()) params.emplace("mode", c.mode);
     if (c.has_slots) params.emplace("has_slots", "1");
-    auto res = client.Get("/api/rooms", params, httplib::Headers{});
+    auto res = client->Get("/api/rooms", params, httplib::Headers{});
     if (!res) {
         frontend::log_error("cannot reach the lobby at {}: {}", c.url,
                             httplib::to_string(res.error()));

@@ -60,6 +60,18 @@ class WarnLimiter {
     Clock::time_point m_last{};
 };
 
+// Asks a keeper's or announcer's thread to stop (m_stop under its mutex, then a wake-up) and
+// waits for it.
+void stop_thread(std::mutex& mutex, bool& stop, std::condition_variable& wake,
+                 std::thread& thread) {
+    {
+        std::lock_guard lock(mutex);
+        stop = true;
+    }
+    wake.notify_all();
+    if (thread.joinable()) thread.join();
+}
+
 }  // namespace
 
 std::unique_ptr<httplib::Client> lobby_http_client(const std::string& url, int timeout_s) {
@@ -132,12 +144,7 @@ RoomKeeper::RoomKeeper(std::string url, CreatedRoom room, json body)
 }
 
 RoomKeeper::~RoomKeeper() {
-    {
-        std::lock_guard lock(m_mutex);
-        m_stop = true;
-    }
-    m_wake.notify_all();
-    if (m_thread.joinable()) m_thread.join();
+    stop_thread(m_mutex, m_stop, m_wake, m_thread);
 }
 
 void RoomKeeper::set_players(int players) {
@@ -145,12 +152,7 @@ void RoomKeeper::set_players(int players) {
 }
 
 void RoomKeeper::close() {
-    {
-        std::lock_guard lock(m_mutex);
-        m_stop = true;
-    }
-    m_wake.notify_all();
-    if (m_thread.joinable()) m_thread.join();
+    stop_thread(m_mutex, m_stop, m_wake, m_thread);
     auto client = client_for(m_url, 2);
     auto res = client->Delete("/api/rooms/" + m_room.id, bearer(m_room.token));
     if (!res)
@@ -220,21 +222,11 @@ ServerAnnouncer::ServerAnnouncer(std::string url, std::vector<std::string> addre
 }
 
 ServerAnnouncer::~ServerAnnouncer() {
-    {
-        std::lock_guard lock(m_mutex);
-        m_stop = true;
-    }
-    m_wake.notify_all();
-    if (m_thread.joinable()) m_thread.join();
+    stop_thread(m_mutex, m_stop, m_wake, m_thread);
 }
 
 void ServerAnnouncer::close() {
-    {
-        std::lock_guard lock(m_mutex);
-        m_stop = true;
-    }
-    m_wake.notify_all();
-    if (m_thread.joinable()) m_thread.join();
+    stop_thread(m_mutex, m_stop, m_wake, m_thread);
     auto client = client_for(m_url, 1);
     for (const Entry& e : m_entries) {
         if (e.id.empty()) continue;
