@@ -3,31 +3,23 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <limits>
 
 #include "netplay/codec.h"
 #include "netplay/wire.h"
+#include "netplay/wire_fields.h"
 
+// Each message's fields are listed once, in wire order, by a `fields` function (netplay/
+// wire_fields.h): encode() walks it with a FieldWriter, the decoders with a FieldReader.
 namespace framelock::netplay {
 
-void write_identity(WireWriter& w, const SessionIdentity& id) {
-    w.string(id.core_name);
-    w.string(id.core_version);
-    w.u64(id.content_hash);
-    w.u64(id.options_hash);
-    w.u32(id.fps_milli);
-    w.u8(id.ports);
-}
+namespace {
 
-SessionIdentity read_identity(WireReader& r) {
-    SessionIdentity id;
-    id.core_name = r.string();
-    id.core_version = r.string();
-    id.content_hash = r.u64();
-    id.options_hash = r.u64();
-    id.fps_milli = r.u32();
-    id.ports = r.u8();
-    return id;
-}
+// Text on the wire: names, versions and reasons; and what a person reads in full.
+constexpr std::size_t kMaxTextBytes = 255;
+constexpr std::size_t kMaxMessageBytes = 1024;
+
+}  // namespace
 
 // Run-length coding of one player's words: run count, then (word, length 1..255) pairs.
 void write_runs(WireWriter& w, const std::vector<InputWord>& words) {
@@ -61,26 +53,296 @@ bool read_runs(WireReader& r, std::size_t count, std::vector<InputWord>& out) {
 
 namespace {
 
-WireWriter start(MsgId id) {
-    WireWriter w;
-    w.u8(static_cast<std::uint8_t>(id));
-    return w;
+// ClientInput::inputs, a ServerUpdate tail: a u8 count of words (at most `most`), then their
+// runs.
+struct CountedRuns {
+    std::size_t most = std::numeric_limits<std::uint8_t>::max();
+    void write(WireWriter& w, const std::vector<InputWord>& words) const {
+        w.u8(static_cast<std::uint8_t>(words.size()));
+        write_runs(w, words);
+    }
+    bool read(WireReader& r, std::vector<InputWord>& words) const {
+        const std::size_t count = r.u8();
+        return !r.failed() && count <= most && read_runs(r, count, words);
+    }
+};
+
+// ServerUpdate::frames: a u8 frame count (at most kMaxFramesPerMessage), then the column of
+// each slot's words (slots 1..players) as runs.
+struct InputColumns {
+    int players = 0;
+    void write(WireWriter& w, const std::vector<InputFrame>& frames) const {
+        w.u8(static_cast<std::uint8_t>(frames.size()));
+        std::vector<InputWord> column(frames.size());
+        for (int p = 0; p < players; ++p) {
+            for (std::size_t f = 0; f < frames.size(); ++f) column[f] = frames[f].pads[p];
+            write_runs(w, column);
+        }
+    }
+    bool read(WireReader& r, std::vector<InputFrame>& frames) const {
+        const std::size_t count = r.u8();
+        if (count > kMaxFramesPerMessage || players > kMaxPlayers) return false;
+        frames.assign(count, InputFrame{});
+        std::vector<InputWord> column;
+        for (int p = 0; p < players; ++p) {
+            if (!read_runs(r, count, column)) return false;
+            for (std::size_t f = 0; f < count; ++f) frames[f].pads[p] = column[f];
+        }
+        return !r.failed();
+    }
+};
+
+// StateChunk::bytes: a u16 of the length less one (1..kStateChunkBytes), then the bytes; the
+// writer sends the first kStateChunkBytes.
+struct ChunkBytes {
+    void write(WireWriter& w, const std::vector<std::uint8_t>& bytes) const {
+        const std::size_t n = std::min(bytes.size(), kStateChunkBytes);
+        w.u16(static_cast<std::uint16_t>(n - 1));
+        w.bytes(std::span(bytes).first(n));
+    }
+    bool read(WireReader& r, std::vector<std::uint8_t>& bytes) const {
+        const std::size_t n = static_cast<std::size_t>(r.u16()) + 1;
+        if (r.failed() || n > kStateChunkBytes) return false;
+        const auto data = r.bytes(n);
+        bytes.assign(data.begin(), data.end());
+        return !r.failed();
+    }
+};
+
+// Ranges of a state (MovedBytes, EvidenceMask): sorted, disjoint, non-empty and inside the
+// largest state; anything else is malformed.
+bool well_formed(const std::vector<ByteRange>& ranges) {
+    std::uint64_t end = 0;
+    for (const ByteRange& range : ranges) {
+        const std::uint64_t last = std::uint64_t{range.offset} + range.length;
+        if (range.length == 0 || range.offset < end || last > kMaxStateBytes) return false;
+        end = last;
+    }
+    return true;
 }
 
-// A reader positioned after the id byte, or a failed one if the id is not `id`.
-WireReader open(std::span<const std::uint8_t> bytes, MsgId id) {
-    WireReader r(bytes);
-    if (r.u8() != static_cast<std::uint8_t>(id)) r.fail();
-    return r;
-}
-
-template <class T>
-std::optional<T> finish(const WireReader& r, T value) {
-    if (!r.done()) return std::nullopt;
-    return value;
+// The magic and the version, the fields every protocol version shares. A foreign version's
+// message is read no further, so that the other side can still name the mismatch; true then
+// (and when the message is not ours at all).
+bool foreign_head(auto& io, auto& m) {
+    io.u32(m.magic).is(kProtocolMagic);
+    io.u16(m.version);
+    return io.end_here_if(m.version != kProtocolVersion);
 }
 
 }  // namespace
+
+// ---- The messages' fields, in wire order ----------------------------------------------------
+// (In this namespace, not an unnamed one: write_record and read_record find them by
+// argument-dependent lookup.)
+
+void fields(auto& io, Is<SessionIdentity> auto& m) {
+    io.string(m.core_name, kMaxTextBytes);
+    io.string(m.core_version, kMaxTextBytes);
+    io.u64(m.content_hash, m.options_hash);
+    io.u32(m.fps_milli);
+    io.u8(m.ports);
+}
+
+void fields(auto& io, Is<ScheduleEntry> auto& m) {
+    io.u32(m.frame);
+    io.u8(m.delay);
+}
+
+void fields(auto& io, Is<ByteRange> auto& m) {
+    io.u32(m.offset, m.length);
+}
+
+void fields(auto& io, Is<Challenge> auto& m) {
+    io.tag(MsgId::kChallenge);
+    if (foreign_head(io, m)) return;
+    io.bytes(m.nonce);
+    io.bytes(m.salt);
+    io.u8(m.kdf.passes);
+    io.u32(m.kdf.memory_kib);
+    io.bits(m.player_password, m.spectator_password);
+}
+
+void fields(auto& io, Is<Hello> auto& m) {
+    io.tag(MsgId::kHello);
+    if (foreign_head(io, m)) return;
+    io.u8(m.requested_slot).at_most(kMaxPlayers);  // 0: any free slot
+    io.string(m.player_name, kMaxNameBytes);
+    io.string(m.content_name, kMaxTextBytes);
+    fields(io, m.identity);
+    io.u8(m.role).at_most(Role::kSpectator);
+    io.optional(m.password_proof);
+    io.optional(m.rejoin_proof);
+    io.bytes(m.box_key);
+}
+
+void fields(auto& io, Is<Welcome> auto& m) {
+    io.tag(MsgId::kWelcome);
+    io.u8(m.slot);  // checked against players and role below
+    io.u8(m.players).within(1, kMaxPlayers);
+    io.u16(m.hash_interval);
+    io.u16(m.keyframe_interval).at_least(1);
+    io.u8(m.send_interval).at_least(1);
+    io.i64(m.server_time_us).within(-kMaxClockUs, kMaxClockUs);
+    io.u8(m.mode).at_most(SessionMode::kNoWait);
+    io.u8(m.prediction_window);
+    io.u8(m.role).at_most(Role::kSpectator);
+    io.flag(m.late);
+    io.u16(m.snapshot_interval).at_least(1);
+    io.string(m.name, kMaxNameBytes);
+    io.bytes(m.sealed_token);
+    // Spectators have slot 0, players one of the session's.
+    io.check(m.role == Role::kSpectator ? m.slot == 0 : m.slot >= 1 && m.slot <= m.players);
+}
+
+// Reject and Bye: a reason (any value) and a message for the person.
+void reason_and_message(auto& io, auto& m) {
+    io.u8(m.reason);
+    io.string(m.message, kMaxMessageBytes);
+}
+
+void fields(auto& io, Is<Reject> auto& m) {
+    io.tag(MsgId::kReject);
+    reason_and_message(io, m);
+}
+
+void fields(auto& io, Is<Start> auto& m) {
+    io.tag(MsgId::kStart);
+    io.i64(m.start_time_us).within(-kMaxClockUs, kMaxClockUs);
+    // 1 ms .. 1 s per frame covers every real machine (1000 Hz .. 1 Hz).
+    io.u32(m.frame_time_ns).within(1'000'000, 1'000'000'000);
+    io.u8(m.delay);
+    io.u8(m.players).within(1, kMaxPlayers);
+}
+
+void fields(auto& io, Is<Bye> auto& m) {
+    io.tag(MsgId::kBye);
+    reason_and_message(io, m);
+}
+
+void fields(auto& io, Is<PlayerLeft> auto& m) {
+    io.tag(MsgId::kPlayerLeft);
+    io.u8(m.slot).within(1, kMaxPlayers);
+    io.u32(m.frame);
+    io.string(m.reason, kMaxTextBytes);
+}
+
+void fields(auto& io, Is<ClientInput> auto& m) {
+    io.tag(MsgId::kClientInput);
+    io.u8(m.seq);
+    io.u16(m.confirmed_ack, m.latency_100us);
+    io.u8(m.late_ms, m.echo_seq);
+    io.u16(m.echo_hold_10us, m.first_frame);
+    io.custom(m.inputs, CountedRuns{});  // its u8 count is its only bound
+}
+
+void fields(auto& io, Is<ServerUpdate> auto& m) {
+    io.tag(MsgId::kServerUpdate);
+    io.u8(m.seq);
+    io.u32(m.server_time);
+    io.u8(m.echo_seq);
+    io.u16(m.echo_hold_10us, m.input_ack);
+    io.list(m.schedule, kMaxScheduleEntries);
+    io.u16(m.first_frame);
+    io.u8(m.players).at_most(kMaxPlayers);
+    io.u8(m.present);
+    io.u8(m.copies).within(1, kMaxCopies);
+    io.u8(m.path_floor);
+    io.custom(m.frames, InputColumns{m.players});
+    io.list(m.tails, kMaxPlayers, [](auto& tail_io, auto& tail) {
+        tail_io.custom(tail, CountedRuns{kMaxFramesPerMessage});
+    });
+    io.check(m.tails.empty() || m.tails.size() == m.players);  // none, or every slot's
+}
+
+void fields(auto& io, Is<HashReport> auto& m) {
+    io.tag(MsgId::kHashReport);
+    io.u32(m.frame);
+    io.u64(m.hash);
+    io.u16(m.generation);
+}
+
+void fields(auto& io, Is<Desync> auto& m) {
+    io.tag(MsgId::kDesync);
+    io.u32(m.frame);
+    io.u8(m.differing_slots);
+    io.list(m.hashes, kMaxPlayers, [](auto& hash_io, auto& hash) { hash_io.u64(hash); });
+}
+
+void fields(auto& io, Is<ClientStats> auto& m) {
+    io.tag(MsgId::kClientStats);
+    io.u32(m.frames_run, m.stall_frames);
+    io.u16(m.srtt_100us, m.rttvar_100us, m.down_loss_permille);
+    io.u32(m.down_lost);
+    io.i64(m.clock_us).within(-kMaxClockUs, kMaxClockUs);
+}
+
+void fields(auto& io, Is<StateRequest> auto& m) {
+    io.tag(MsgId::kStateRequest);
+    io.u32(m.transfer_id, m.frame);
+}
+
+void fields(auto& io, Is<StateHeader> auto& m) {
+    io.tag(MsgId::kStateHeader);
+    io.u32(m.transfer_id);
+    io.u8(m.purpose).at_most(StatePurpose::kStart);
+    io.flag(m.available);
+    io.u32(m.frame);
+    io.u8(m.delay);
+    io.u32(m.raw_size, m.compressed_size, m.crc32);
+    // Sizes are checked against the caps by whoever accepts the transfer (with a message
+    // that names them); here only what cannot be a state at all.
+    io.check(!m.available || (m.raw_size != 0 && m.compressed_size != 0));
+}
+
+void fields(auto& io, Is<StateChunk> auto& m) {
+    io.tag(MsgId::kStateChunk);
+    io.u32(m.transfer_id, m.offset);
+    io.custom(m.bytes, ChunkBytes{});
+}
+
+void fields(auto& io, Is<StateAck> auto& m) {
+    io.tag(MsgId::kStateAck);
+    io.u32(m.transfer_id, m.received);
+}
+
+void fields(auto& io, Is<ResyncReport> auto& m) {
+    io.tag(MsgId::kResyncReport);
+    io.u32(m.frame, m.desync_frame, m.resumed_frame);
+    io.string(m.regions, kMaxMessageBytes);
+}
+
+void fields(auto& io, Is<MovedBytes> auto& m) {
+    io.tag(MsgId::kMovedBytes);
+    io.u32(m.frame);
+    io.u32(m.state_size).at_most(kMaxStateBytes);
+    io.flag(m.overflow);
+    io.capped_list(m.ranges, m.overflow ? 0 : kMaxMaskRanges);  // none when overflowing
+    io.check(well_formed(m.ranges));
+}
+
+void fields(auto& io, Is<EvidenceMask> auto& m) {
+    io.tag(MsgId::kEvidenceMask);
+    io.u16(m.generation);
+    io.u32(m.from_frame);
+    io.u8(m.kind).at_most(EvidenceKind::kMemory);
+    io.capped_list(m.ranges, kMaxMaskRanges);
+    io.check(well_formed(m.ranges));
+}
+
+// ---- Encoders and decoders: each message's field list, walked --------------------------------
+
+void write_identity(WireWriter& w, const SessionIdentity& id) {
+    FieldWriter io(w);
+    fields(io, id);
+}
+
+SessionIdentity read_identity(WireReader& r) {
+    FieldReader io(r);
+    SessionIdentity id;
+    fields(io, id);
+    return id;
+}
 
 std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes) {
     if (bytes.empty()) return std::nullopt;
@@ -109,403 +371,50 @@ std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes) {
     return std::nullopt;
 }
 
-namespace {
+using Bytes = std::span<const std::uint8_t>;
 
-void write_proof(WireWriter& w, const std::optional<Proof>& proof) {
-    w.u8(proof ? 1 : 0);
-    if (proof) w.bytes(*proof);
-}
+// One line a message.
+// clang-format off
+std::vector<std::uint8_t> encode(const Challenge& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const Hello& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const Welcome& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const Reject& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const Start& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const Bye& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const PlayerLeft& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const ClientInput& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const ServerUpdate& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const HashReport& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const Desync& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const ClientStats& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const StateRequest& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const StateHeader& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const StateChunk& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const StateAck& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const ResyncReport& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const MovedBytes& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const EvidenceMask& m) { return write_record(m); }
 
-std::optional<Proof> read_proof(WireReader& r) {
-    const std::uint8_t present = r.u8();
-    if (present > 1) r.fail();
-    if (present != 1) return std::nullopt;
-    Proof proof{};
-    const auto bytes = r.bytes(proof.size());
-    if (bytes.size() == proof.size()) std::copy(bytes.begin(), bytes.end(), proof.begin());
-    return proof;
-}
-
-template <std::size_t N>
-void read_array(WireReader& r, std::array<std::uint8_t, N>& out) {
-    const auto bytes = r.bytes(N);
-    if (bytes.size() == N) std::copy(bytes.begin(), bytes.end(), out.begin());
-}
-
-}  // namespace
-
-std::vector<std::uint8_t> encode(const Challenge& m) {
-    WireWriter w = start(MsgId::kChallenge);
-    w.u32(m.magic);
-    w.u16(m.version);
-    w.bytes(m.nonce);
-    w.bytes(m.salt);
-    w.u8(m.kdf.passes);
-    w.u32(m.kdf.memory_kib);
-    w.u8(static_cast<std::uint8_t>((m.player_password ? 1 : 0) | (m.spectator_password ? 2 : 0)));
-    return w.take();
-}
-
-namespace {
-
-enum class Head { kNotOurs, kForeign, kThisVersion };
-
-// The magic and the version, the fields every protocol version shares. A foreign version's
-// message is read no further, so that the other side can still name the mismatch.
-template <class M>
-Head read_head(WireReader& r, M& m) {
-    m.magic = r.u32();
-    m.version = r.u16();
-    if (r.failed() || m.magic != kProtocolMagic) return Head::kNotOurs;
-    return m.version == kProtocolVersion ? Head::kThisVersion : Head::kForeign;
-}
-
-}  // namespace
-
-std::optional<Challenge> decode_challenge(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kChallenge);
-    Challenge m;
-    if (const Head head = read_head(r, m); head != Head::kThisVersion) {
-        if (head == Head::kNotOurs) return std::nullopt;
-        return m;
-    }
-    read_array(r, m.nonce);
-    read_array(r, m.salt);
-    m.kdf.passes = r.u8();
-    m.kdf.memory_kib = r.u32();
-    const std::uint8_t flags = r.u8();
-    if (flags > 3) r.fail();
-    m.player_password = flags & 1;
-    m.spectator_password = flags & 2;
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const Hello& m) {
-    WireWriter w = start(MsgId::kHello);
-    w.u32(m.magic);
-    w.u16(m.version);
-    w.u8(m.requested_slot);
-    w.string(m.player_name, kMaxNameBytes);
-    w.string(m.content_name);
-    write_identity(w, m.identity);
-    w.u8(static_cast<std::uint8_t>(m.role));
-    write_proof(w, m.password_proof);
-    write_proof(w, m.rejoin_proof);
-    w.bytes(m.box_key);
-    return w.take();
-}
-
-std::optional<Hello> decode_hello(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kHello);
-    Hello m;
-    if (const Head head = read_head(r, m); head != Head::kThisVersion) {
-        if (head == Head::kNotOurs) return std::nullopt;
-        return m;
-    }
-    m.requested_slot = r.u8();
-    m.player_name = r.string(kMaxNameBytes);
-    m.content_name = r.string();
-    m.identity = read_identity(r);
-    const std::uint8_t role = r.u8();
-    if (role > static_cast<std::uint8_t>(Role::kSpectator)) r.fail();
-    m.role = static_cast<Role>(role);
-    m.password_proof = read_proof(r);
-    m.rejoin_proof = read_proof(r);
-    read_array(r, m.box_key);
-    if (m.requested_slot > kMaxPlayers) r.fail();
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const Welcome& m) {
-    WireWriter w = start(MsgId::kWelcome);
-    w.u8(m.slot);
-    w.u8(m.players);
-    w.u16(m.hash_interval);
-    w.u16(m.keyframe_interval);
-    w.u8(m.send_interval);
-    w.i64(m.server_time_us);
-    w.u8(static_cast<std::uint8_t>(m.mode));
-    w.u8(m.prediction_window);
-    w.u8(static_cast<std::uint8_t>(m.role));
-    w.u8(m.late ? 1 : 0);
-    w.u16(m.snapshot_interval);
-    w.string(m.name, kMaxNameBytes);
-    w.bytes(m.sealed_token);
-    return w.take();
-}
-
-std::optional<Welcome> decode_welcome(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kWelcome);
-    Welcome m;
-    m.slot = r.u8();
-    m.players = r.u8();
-    m.hash_interval = r.u16();
-    m.keyframe_interval = r.u16();
-    m.send_interval = r.u8();
-    m.server_time_us = r.i64();
-    const std::uint8_t mode = r.u8();
-    if (mode > static_cast<std::uint8_t>(SessionMode::kNoWait)) r.fail();
-    m.mode = static_cast<SessionMode>(mode);
-    m.prediction_window = r.u8();
-    const std::uint8_t role = r.u8();
-    const std::uint8_t late = r.u8();
-    m.snapshot_interval = r.u16();
-    m.name = r.string(kMaxNameBytes);
-    read_array(r, m.sealed_token);
-    if (role > static_cast<std::uint8_t>(Role::kSpectator) || late > 1) r.fail();
-    m.role = static_cast<Role>(role);
-    m.late = late == 1;
-    const bool spectator = m.role == Role::kSpectator;
-    if ((spectator ? m.slot != 0 : (m.slot < 1 || m.slot > m.players)) || m.players < 1 ||
-        m.players > kMaxPlayers || m.keyframe_interval == 0 || m.send_interval == 0 ||
-        m.snapshot_interval == 0 || m.server_time_us < -kMaxClockUs ||
-        m.server_time_us > kMaxClockUs) {
-        r.fail();
-    }
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const Reject& m) {
-    WireWriter w = start(MsgId::kReject);
-    w.u8(static_cast<std::uint8_t>(m.reason));
-    w.string(m.message, 1024);
-    return w.take();
-}
-
-std::optional<Reject> decode_reject(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kReject);
-    Reject m;
-    m.reason = static_cast<RejectReason>(r.u8());
-    m.message = r.string(1024);
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const Start& m) {
-    WireWriter w = start(MsgId::kStart);
-    w.i64(m.start_time_us);
-    w.u32(m.frame_time_ns);
-    w.u8(m.delay);
-    w.u8(m.players);
-    return w.take();
-}
-
-std::optional<Start> decode_start(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kStart);
-    Start m;
-    m.start_time_us = r.i64();
-    m.frame_time_ns = r.u32();
-    m.delay = r.u8();
-    m.players = r.u8();
-    // 1 ms .. 1 s per frame covers every real machine (1000 Hz .. 1 Hz).
-    if (m.frame_time_ns < 1'000'000 || m.frame_time_ns > 1'000'000'000 || m.players < 1 ||
-        m.players > kMaxPlayers || m.start_time_us < -kMaxClockUs ||
-        m.start_time_us > kMaxClockUs) {
-        r.fail();
-    }
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const Bye& m) {
-    WireWriter w = start(MsgId::kBye);
-    w.u8(static_cast<std::uint8_t>(m.reason));
-    w.string(m.message, 1024);
-    return w.take();
-}
-
-std::optional<Bye> decode_bye(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kBye);
-    Bye m;
-    m.reason = static_cast<ByeReason>(r.u8());
-    m.message = r.string(1024);
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const PlayerLeft& m) {
-    WireWriter w = start(MsgId::kPlayerLeft);
-    w.u8(m.slot);
-    w.u32(m.frame);
-    w.string(m.reason);
-    return w.take();
-}
-
-std::optional<PlayerLeft> decode_player_left(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kPlayerLeft);
-    PlayerLeft m;
-    m.slot = r.u8();
-    m.frame = r.u32();
-    m.reason = r.string();
-    if (m.slot < 1 || m.slot > kMaxPlayers) r.fail();
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const ClientInput& m) {
-    WireWriter w = start(MsgId::kClientInput);
-    w.u8(m.seq);
-    w.u16(m.confirmed_ack);
-    w.u16(m.latency_100us);
-    w.u8(m.late_ms);
-    w.u8(m.echo_seq);
-    w.u16(m.echo_hold_10us);
-    w.u16(m.first_frame);
-    w.u8(static_cast<std::uint8_t>(m.inputs.size()));
-    write_runs(w, m.inputs);
-    return w.take();
-}
-
-std::optional<ClientInput> decode_client_input(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kClientInput);
-    ClientInput m;
-    m.seq = r.u8();
-    m.confirmed_ack = r.u16();
-    m.latency_100us = r.u16();
-    m.late_ms = r.u8();
-    m.echo_seq = r.u8();
-    m.echo_hold_10us = r.u16();
-    m.first_frame = r.u16();
-    const std::size_t count = r.u8();
-    if (!read_runs(r, count, m.inputs)) r.fail();
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const ServerUpdate& m) {
-    WireWriter w = start(MsgId::kServerUpdate);
-    w.u8(m.seq);
-    w.u32(m.server_time);
-    w.u8(m.echo_seq);
-    w.u16(m.echo_hold_10us);
-    w.u16(m.input_ack);
-    w.u8(static_cast<std::uint8_t>(m.schedule.size()));
-    for (const auto& entry : m.schedule) {
-        w.u32(entry.frame);
-        w.u8(entry.delay);
-    }
-    w.u16(m.first_frame);
-    w.u8(m.players);
-    w.u8(m.present);
-    w.u8(m.copies);
-    w.u8(m.path_floor);
-    w.u8(static_cast<std::uint8_t>(m.frames.size()));
-    std::vector<InputWord> column(m.frames.size());
-    for (int p = 0; p < m.players; ++p) {
-        for (std::size_t f = 0; f < m.frames.size(); ++f) column[f] = m.frames[f].pads[p];
-        write_runs(w, column);
-    }
-    w.u8(static_cast<std::uint8_t>(m.tails.size()));
-    for (const auto& tail : m.tails) {
-        w.u8(static_cast<std::uint8_t>(tail.size()));
-        write_runs(w, tail);
-    }
-    return w.take();
-}
-
-std::optional<ServerUpdate> decode_server_update(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kServerUpdate);
-    ServerUpdate m;
-    m.seq = r.u8();
-    m.server_time = r.u32();
-    m.echo_seq = r.u8();
-    m.echo_hold_10us = r.u16();
-    m.input_ack = r.u16();
-    const std::size_t entries = r.u8();
-    if (entries > kMaxScheduleEntries) return std::nullopt;
-    for (std::size_t i = 0; i < entries && !r.failed(); ++i) {
-        ScheduleEntry entry;
-        entry.frame = r.u32();
-        entry.delay = r.u8();
-        m.schedule.push_back(entry);
-    }
-    m.first_frame = r.u16();
-    m.players = r.u8();
-    m.present = r.u8();
-    m.copies = r.u8();
-    m.path_floor = r.u8();
-    const std::size_t count = r.u8();
-    if (m.copies < 1 || m.copies > kMaxCopies) r.fail();
-    if (m.players > kMaxPlayers || count > kMaxFramesPerMessage) return std::nullopt;
-    m.frames.resize(count);
-    std::vector<InputWord> column;
-    for (int p = 0; p < m.players && !r.failed(); ++p) {
-        if (!read_runs(r, count, column)) {
-            r.fail();
-            break;
-        }
-        for (std::size_t f = 0; f < count; ++f) m.frames[f].pads[p] = column[f];
-    }
-    const std::size_t tails = r.u8();
-    if (tails != 0 && tails != m.players) return std::nullopt;
-    m.tails.resize(tails);
-    for (auto& tail : m.tails) {
-        const std::size_t length = r.u8();
-        if (r.failed() || length > kMaxFramesPerMessage || !read_runs(r, length, tail)) {
-            r.fail();
-            break;
-        }
-    }
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const HashReport& m) {
-    WireWriter w = start(MsgId::kHashReport);
-    w.u32(m.frame);
-    w.u64(m.hash);
-    w.u16(m.generation);
-    return w.take();
-}
-
-std::optional<HashReport> decode_hash_report(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kHashReport);
-    HashReport m;
-    m.frame = r.u32();
-    m.hash = r.u64();
-    m.generation = r.u16();
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const Desync& m) {
-    WireWriter w = start(MsgId::kDesync);
-    w.u32(m.frame);
-    w.u8(m.differing_slots);
-    w.u8(static_cast<std::uint8_t>(m.hashes.size()));
-    for (auto h : m.hashes) w.u64(h);
-    return w.take();
-}
-
-std::optional<Desync> decode_desync(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kDesync);
-    Desync m;
-    m.frame = r.u32();
-    m.differing_slots = r.u8();
-    const std::size_t n = r.u8();
-    if (n > kMaxPlayers) return std::nullopt;
-    for (std::size_t i = 0; i < n; ++i) m.hashes.push_back(r.u64());
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const ClientStats& m) {
-    WireWriter w = start(MsgId::kClientStats);
-    w.u32(m.frames_run);
-    w.u32(m.stall_frames);
-    w.u16(m.srtt_100us);
-    w.u16(m.rttvar_100us);
-    w.u16(m.down_loss_permille);
-    w.u32(m.down_lost);
-    w.i64(m.clock_us);
-    return w.take();
-}
-
-std::optional<ClientStats> decode_client_stats(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kClientStats);
-    ClientStats m;
-    m.frames_run = r.u32();
-    m.stall_frames = r.u32();
-    m.srtt_100us = r.u16();
-    m.rttvar_100us = r.u16();
-    m.down_loss_permille = r.u16();
-    m.down_lost = r.u32();
-    m.clock_us = r.i64();
-    if (m.clock_us < -kMaxClockUs || m.clock_us > kMaxClockUs) r.fail();
-    return finish(r, m);
-}
+std::optional<Challenge> decode_challenge(Bytes b) { return read_record<Challenge>(b); }
+std::optional<Hello> decode_hello(Bytes b) { return read_record<Hello>(b); }
+std::optional<Welcome> decode_welcome(Bytes b) { return read_record<Welcome>(b); }
+std::optional<Reject> decode_reject(Bytes b) { return read_record<Reject>(b); }
+std::optional<Start> decode_start(Bytes b) { return read_record<Start>(b); }
+std::optional<Bye> decode_bye(Bytes b) { return read_record<Bye>(b); }
+std::optional<PlayerLeft> decode_player_left(Bytes b) { return read_record<PlayerLeft>(b); }
+std::optional<ClientInput> decode_client_input(Bytes b) { return read_record<ClientInput>(b); }
+std::optional<ServerUpdate> decode_server_update(Bytes b) { return read_record<ServerUpdate>(b); }
+std::optional<HashReport> decode_hash_report(Bytes b) { return read_record<HashReport>(b); }
+std::optional<Desync> decode_desync(Bytes b) { return read_record<Desync>(b); }
+std::optional<ClientStats> decode_client_stats(Bytes b) { return read_record<ClientStats>(b); }
+std::optional<StateRequest> decode_state_request(Bytes b) { return read_record<StateRequest>(b); }
+std::optional<StateHeader> decode_state_header(Bytes b) { return read_record<StateHeader>(b); }
+std::optional<StateChunk> decode_state_chunk(Bytes b) { return read_record<StateChunk>(b); }
+std::optional<StateAck> decode_state_ack(Bytes b) { return read_record<StateAck>(b); }
+std::optional<ResyncReport> decode_resync_report(Bytes b) { return read_record<ResyncReport>(b); }
+std::optional<MovedBytes> decode_moved_bytes(Bytes b) { return read_record<MovedBytes>(b); }
+std::optional<EvidenceMask> decode_evidence_mask(Bytes b) { return read_record<EvidenceMask>(b); }
+// clang-format on
 
 Frame expand_frame(std::uint16_t low, Frame reference) {
     const auto delta =
@@ -556,182 +465,6 @@ std::string identity_mismatch(const SessionIdentity& session, const std::string&
         add(text);
     }
     return why;
-}
-
-std::vector<std::uint8_t> encode(const StateRequest& m) {
-    WireWriter w = start(MsgId::kStateRequest);
-    w.u32(m.transfer_id);
-    w.u32(m.frame);
-    return w.take();
-}
-
-std::optional<StateRequest> decode_state_request(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kStateRequest);
-    StateRequest m;
-    m.transfer_id = r.u32();
-    m.frame = r.u32();
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const StateHeader& m) {
-    WireWriter w = start(MsgId::kStateHeader);
-    w.u32(m.transfer_id);
-    w.u8(static_cast<std::uint8_t>(m.purpose));
-    w.u8(m.available ? 1 : 0);
-    w.u32(m.frame);
-    w.u8(m.delay);
-    w.u32(m.raw_size);
-    w.u32(m.compressed_size);
-    w.u32(m.crc32);
-    return w.take();
-}
-
-std::optional<StateHeader> decode_state_header(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kStateHeader);
-    StateHeader m;
-    m.transfer_id = r.u32();
-    const std::uint8_t purpose = r.u8();
-    const std::uint8_t available = r.u8();
-    m.frame = r.u32();
-    m.delay = r.u8();
-    m.raw_size = r.u32();
-    m.compressed_size = r.u32();
-    m.crc32 = r.u32();
-    if (purpose > static_cast<std::uint8_t>(StatePurpose::kStart) || available > 1) r.fail();
-    m.purpose = static_cast<StatePurpose>(purpose);
-    m.available = available == 1;
-    // Sizes are checked against the caps by whoever accepts the transfer (with a message
-    // that names them); here only what cannot be a state at all.
-    if (m.available && (m.raw_size == 0 || m.compressed_size == 0)) r.fail();
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const StateChunk& m) {
-    WireWriter w = start(MsgId::kStateChunk);
-    w.u32(m.transfer_id);
-    w.u32(m.offset);
-    w.u16(static_cast<std::uint16_t>(std::min(m.bytes.size(), kStateChunkBytes) - 1));
-    w.bytes(std::span(m.bytes).first(std::min(m.bytes.size(), kStateChunkBytes)));
-    return w.take();
-}
-
-std::optional<StateChunk> decode_state_chunk(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kStateChunk);
-    StateChunk m;
-    m.transfer_id = r.u32();
-    m.offset = r.u32();
-    const std::size_t n = static_cast<std::size_t>(r.u16()) + 1;
-    if (n > kStateChunkBytes) r.fail();
-    const auto data = r.bytes(r.failed() ? 0 : n);
-    m.bytes.assign(data.begin(), data.end());
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const StateAck& m) {
-    WireWriter w = start(MsgId::kStateAck);
-    w.u32(m.transfer_id);
-    w.u32(m.received);
-    return w.take();
-}
-
-std::optional<StateAck> decode_state_ack(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kStateAck);
-    StateAck m;
-    m.transfer_id = r.u32();
-    m.received = r.u32();
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const ResyncReport& m) {
-    WireWriter w = start(MsgId::kResyncReport);
-    w.u32(m.frame);
-    w.u32(m.desync_frame);
-    w.u32(m.resumed_frame);
-    w.string(m.regions, 1024);
-    return w.take();
-}
-
-std::optional<ResyncReport> decode_resync_report(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kResyncReport);
-    ResyncReport m;
-    m.frame = r.u32();
-    m.desync_frame = r.u32();
-    m.resumed_frame = r.u32();
-    m.regions = r.string(1024);
-    return finish(r, m);
-}
-
-namespace {
-
-void write_ranges(WireWriter& w, const std::vector<ByteRange>& ranges) {
-    w.u8(static_cast<std::uint8_t>(std::min(ranges.size(), kMaxMaskRanges)));
-    for (std::size_t i = 0; i < ranges.size() && i < kMaxMaskRanges; ++i) {
-        w.u32(static_cast<std::uint32_t>(ranges[i].offset));
-        w.u32(static_cast<std::uint32_t>(ranges[i].length));
-    }
-}
-
-// Sorted, disjoint, non-empty and inside the largest state: anything else is malformed.
-bool read_ranges(WireReader& r, std::vector<ByteRange>& out) {
-    const std::size_t n = r.u8();
-    if (n > kMaxMaskRanges) return false;
-    std::uint64_t end = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        ByteRange range;
-        range.offset = r.u32();
-        range.length = r.u32();
-        const std::uint64_t last = std::uint64_t{range.offset} + range.length;
-        if (r.failed() || range.length == 0 || range.offset < end || last > kMaxStateBytes)
-            return false;
-        end = last;
-        out.push_back(range);
-    }
-    return true;
-}
-
-}  // namespace
-
-std::vector<std::uint8_t> encode(const MovedBytes& m) {
-    WireWriter w = start(MsgId::kMovedBytes);
-    w.u32(m.frame);
-    w.u32(m.state_size);
-    w.u8(m.overflow ? 1 : 0);
-    write_ranges(w, m.overflow ? std::vector<ByteRange>{} : m.ranges);
-    return w.take();
-}
-
-std::optional<MovedBytes> decode_moved_bytes(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kMovedBytes);
-    MovedBytes m;
-    m.frame = r.u32();
-    m.state_size = r.u32();
-    const std::uint8_t overflow = r.u8();
-    if (overflow > 1 || m.state_size > kMaxStateBytes || !read_ranges(r, m.ranges))
-        return std::nullopt;
-    m.overflow = overflow == 1;
-    if (m.overflow && !m.ranges.empty()) return std::nullopt;
-    return finish(r, m);
-}
-
-std::vector<std::uint8_t> encode(const EvidenceMask& m) {
-    WireWriter w = start(MsgId::kEvidenceMask);
-    w.u16(m.generation);
-    w.u32(m.from_frame);
-    w.u8(static_cast<std::uint8_t>(m.kind));
-    write_ranges(w, m.ranges);
-    return w.take();
-}
-
-std::optional<EvidenceMask> decode_evidence_mask(std::span<const std::uint8_t> bytes) {
-    WireReader r = open(bytes, MsgId::kEvidenceMask);
-    EvidenceMask m;
-    m.generation = r.u16();
-    m.from_frame = r.u32();
-    const std::uint8_t kind = r.u8();
-    if (kind > static_cast<std::uint8_t>(EvidenceKind::kMemory) || !read_ranges(r, m.ranges))
-        return std::nullopt;
-    m.kind = static_cast<EvidenceKind>(kind);
-    return finish(r, m);
 }
 
 }  // namespace framelock::netplay

@@ -7,6 +7,9 @@
 //   0x30-0x3f  state transfer, reliable (Channel::kBulk, its own queue)
 // The handshake (Hello) carries a magic number and the protocol version. Decoders return
 // nullopt for anything malformed: truncated, trailing bytes, counts out of range.
+// Each message's fields are listed once, in wire order with their wire types and what a
+// decoder accepts, by its `fields` function in protocol.cpp: the encoder and the decoder both
+// walk that list (netplay/wire_fields.h).
 //
 // Latency comes first, bytes second: inputs travel every frame and, on a lossy link, twice.
 // Within that, the real-time messages stay small: frame numbers travel as their low 16 bits and are
