@@ -204,6 +204,8 @@ class Server {
     std::string player_name(const Hello& hello, int slot_number) const;
     // The first slot nobody holds (0: the session is full).
     int free_slot() const;
+    // free_slot(), or 0 after refusing the peer: the session is full, then `advice`.
+    int free_slot_or_reject(PeerId peer, const Hello& hello, const std::string& advice);
     // For a refusal: the name asked for is a player's here (a name is no key to a slot).
     std::string name_hint(const Hello& hello) const;
     void hello_running(PeerId peer, const Hello& hello, int proven);

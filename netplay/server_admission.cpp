@@ -110,15 +110,7 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
             return;
         }
     }
-    if (s == 0) {
-        s = free_slot();
-        if (s == 0) {
-            reject(peer, RejectReason::kFull,
-                   "the session is full (" + std::to_string(m_config.players) + "/" +
-                       std::to_string(m_config.players) + " players)" + name_hint(hello));
-            return;
-        }
-    }
+    if (s == 0 && (s = free_slot_or_reject(peer, hello, "")) == 0) return;
     if (!m_identity) {
         m_identity = hello.identity;
         m_content_name = hello.content_name;
@@ -270,6 +262,16 @@ int Server::free_slot() const {
     return 0;
 }
 
+int Server::free_slot_or_reject(PeerId peer, const Hello& hello, const std::string& advice) {
+    const int s = free_slot();
+    if (s == 0) {
+        reject(peer, RejectReason::kFull,
+               "the session is full (" + std::to_string(m_config.players) + "/" +
+                   std::to_string(m_config.players) + " players)" + advice + name_hint(hello));
+    }
+    return s;
+}
+
 std::string Server::name_hint(const Hello& hello) const {
     for (const Slot& slot : m_slots) {
         if (slot.in_session() && !hello.player_name.empty() && slot.name == hello.player_name)
@@ -304,16 +306,9 @@ void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
             return;
         }
     }
-    if (s == 0) {
-        s = free_slot();
-        if (s == 0) {
-            reject(peer, RejectReason::kFull,
-                   "the session is full (" + std::to_string(m_config.players) + "/" +
-                       std::to_string(m_config.players) +
-                       " players); watch as a spectator (--spectate)" + name_hint(hello));
-            return;
-        }
-    }
+    if (s == 0 &&
+        (s = free_slot_or_reject(peer, hello, "; watch as a spectator (--spectate)")) == 0)
+        return;
     Slot& slot = m_slots[s - 1];
     const bool rejoin = slot.in_session();
     if (rejoin && slot.peer != peer) {
