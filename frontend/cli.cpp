@@ -29,7 +29,7 @@
 #include "frontend/replay_file.h"
 #include "frontend/retro_emulator.h"
 #include "frontend/stop_signal.h"
-#include "frontend/synctest.h"
+#include "frontend/determinism_lab.h"
 #include "frontend/windowed_run.h"
 #include "netplay/evidence.h"
 #include "netplay/io/real_clock.h"
@@ -972,7 +972,7 @@ int cmd_demo(const DemoOptions& options) {
     return report.value().comparison.identical ? 0 : 1;
 }
 
-// `framelock synctest`: the determinism lab (frontend/synctest.h).
+// `framelock synctest`: the determinism lab (frontend/determinism_lab.h).
 struct SynctestArgs {
     HostArgs host;
     std::uint64_t frames = 10'000;

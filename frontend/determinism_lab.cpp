@@ -1,4 +1,4 @@
-#include "frontend/synctest.h"
+#include "frontend/determinism_lab.h"
 
 #include <signal.h>
 #include <unistd.h>
