@@ -7,8 +7,10 @@
 #include <optional>
 #include <string>
 
-#include "frontend/netplay_runner.h"
+#include "frontend/client_runner.h"
 #include "frontend/player_window.h"
+#include "frontend/realtime_loop.h"
+#include "frontend/server_runner.h"
 
 namespace framelock::frontend {
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frontend/netplay_runner.h"
+#include "frontend/session_summary.h"
 
 using namespace framelock::frontend;
 using framelock::netplay::PeerStats;
