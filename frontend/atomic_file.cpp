@@ -63,6 +63,11 @@ Status write_file_atomic(const fs::path& path, std::span<const std::uint8_t> byt
     return {};
 }
 
+Status write_file_atomic(const fs::path& path, std::string_view text) {
+    return write_file_atomic(path,
+                             {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+}
+
 Result<std::vector<std::uint8_t>> read_file(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return io_error("cannot open", path, errno ? errno : ENOENT);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "netplay/result.h"
@@ -13,6 +14,8 @@
 namespace framelock::frontend {
 
 Status write_file_atomic(const std::filesystem::path& path, std::span<const std::uint8_t> bytes);
+// The same for text (JSON reports, port files, summaries).
+Status write_file_atomic(const std::filesystem::path& path, std::string_view text);
 
 // Whole file into memory. kIo error naming the path when it cannot be read.
 Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path);

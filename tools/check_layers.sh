@@ -38,7 +38,8 @@ done
 breach "${shipped[@]}" -- '#include +"netplay/sim_(network|session)\.h"' \
     "only the simulator itself, tests and benchmarks include it"
 # SDL lives in the player's window only.
-breach frontend/*.h frontend/*.cpp frontend/lobby_client/*.h frontend/lobby_client/*.cpp -- \
+breach frontend/*.h frontend/*.cpp frontend/app/*.h frontend/app/*.cpp frontend/lobby_client/*.h \
+    frontend/lobby_client/*.cpp -- \
     '#include +[<"]SDL' "SDL only in frontend/sdl/"
 # The lobby is a service of its own (framelock-lobby runs it without the player): nothing of
 # the player, its window or the core host, in the service nor in its tests.

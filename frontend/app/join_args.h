@@ -1,0 +1,49 @@
+// One player's options: `framelock join` and `browse`, and the player half of
+// `framelock host`; turned into a ClientRunConfig (frontend/client_runner.h).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "frontend/app/host_args.h"
+#include "frontend/client_runner.h"
+
+namespace framelock::frontend {
+
+struct JoinArgs {
+    HostArgs host;
+    std::string address;  // HOST:PORT (join only), or the room code with --lobby
+    std::string lobby_url;
+    int slot = 0;
+    std::string name;
+    std::string input_script;
+    std::uint64_t random_seed = 0;
+    CLI::Option* random_opt = nullptr;
+    std::uint64_t frames = 0;
+    std::string hash_log;
+    std::string stats_json;
+    std::int64_t screenshot_frame = -1;
+    std::string screenshot;
+    std::string record;
+    std::string window_screenshot;
+    bool sram = false;
+    bool spectate = false;
+    std::string password;
+    std::string rejoin_file;
+
+    // `joining`: `framelock join` (a spectator, a password); `host` plays slot 1 itself and
+    // shares the server's --password.
+    void add_to(CLI::App& app, bool joining);
+
+    // A usage error when --screenshot-frame has no file to write.
+    Status validate() const;
+    // The runner's config for playing on `server_address` (HOST:PORT).
+    ClientRunConfig to_config(const std::string& server_address) const;
+
+    // $USER, else "player".
+    static std::string default_player_name();
+};
+
+}  // namespace framelock::frontend

@@ -1,0 +1,73 @@
+#include "frontend/app/lobby_adapter.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <filesystem>
+
+#include "frontend/session_identity.h"
+
+namespace framelock::frontend {
+namespace {
+
+// Text for the lobby's fields: printable, cut to the API's limits.
+std::string lobby_text(std::string text, std::size_t max, const char* keep = "") {
+    for (char& c : text) {
+        const bool alnum =
+            (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (*keep ? !alnum && !std::strchr(keep, c) : static_cast<unsigned char>(c) < 0x20) c = '-';
+    }
+    if (text.size() <= max) return text;
+    // Cut before a multi-byte character rather than through it: the lobby refuses text that
+    // is not well-formed UTF-8.
+    std::size_t end = max;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    return text.substr(0, end);
+}
+
+}  // namespace
+
+nlohmann::json room_body(const JoinArgs& args, const ServerArgs& server_args,
+                         const RetroEmulator& emulator, const std::string& server_address) {
+    const netplay::SessionIdentity id = session_identity(emulator);
+    const std::string game = !server_args.game.empty() ? server_args.game
+                             : !args.host.content.empty()
+                                 ? std::filesystem::path(args.host.content).filename().string()
+                                 : id.core_name;
+    nlohmann::json body{
+        {"host_name",
+         lobby_text(args.name.empty() ? JoinArgs::default_player_name() : args.name, 64)},
+        {"game_name", lobby_text(game, 128)},
+        {"content_hash", fmt::format("{:016x}", id.content_hash)},
+        {"core_name", lobby_text(id.core_name, 64, "_.- ")},
+        {"core_version", lobby_text(id.core_version, 32)},
+        {"mode", server_args.mode},
+        {"slots", server_args.slot_count()},
+        {"region", server_args.region}};
+    if (!server_args.password.empty()) body["password"] = server_args.password;
+    if (!server_address.empty()) body["server_address"] = server_address;
+    return body;
+}
+
+// A player's session, with the session's server in this process when `server_args` is given
+
+void LobbyFeed::after_step() {
+    if (m_inner) m_inner->after_step();
+    const netplay::Micros now = m_clock.now_us();
+    if (now < m_next) return;
+    m_next = now + 200'000;
+    if (keeper && client) keeper->set_players(std::popcount(client->client().present_slots()));
+    if (announcer && server) {
+        const auto busy = server->sessions_busy();
+        for (std::size_t i = 0; i < busy.size(); ++i) announcer->set_load(i, busy[i] ? 1 : 0);
+    }
+}
+
+netplay::Micros LobbyFeed::next_wakeup(netplay::Micros now) const {
+    const netplay::Micros inner = m_inner ? m_inner->next_wakeup(now) : now + 1'000'000;
+    return std::min(inner, m_next);
+}
+
+}  // namespace framelock::frontend

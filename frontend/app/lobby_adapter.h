@@ -1,0 +1,49 @@
+// The program's side of the lobby (frontend/lobby/lobby_client.h): the room
+// `framelock host --lobby` opens, and the numbers the real-time loop feeds the room keeper
+// and the server announcer while a session runs.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "frontend/app/join_args.h"
+#include "frontend/app/server_args.h"
+#include "frontend/client_runner.h"
+#include "frontend/lobby/lobby_client.h"
+#include "frontend/realtime_loop.h"
+#include "frontend/retro_emulator.h"
+#include "frontend/server_runner.h"
+#include "netplay/clock.h"
+
+namespace framelock::frontend {
+
+// The room `framelock host --lobby` opens: what players filter on and must match.
+// `server_address`: where players reach its server ("" when the lobby assigns a relay).
+nlohmann::json room_body(const JoinArgs& args, const ServerArgs& server_args,
+                         const RetroEmulator& emulator, const std::string& server_address);
+
+// Feeds the lobby's room keeper and server announcer from the real-time loop: it only
+// stores numbers into them (their threads do the HTTP), a few times a second since a
+// server's slot statistics are not free to gather. Wraps the player's window, if any.
+class LobbyFeed : public RealtimeObserver {
+  public:
+    LobbyFeed(RealtimeObserver* inner, const netplay::Clock& clock)
+        : m_inner(inner), m_clock(clock) {}
+
+    lobby::RoomKeeper* keeper = nullptr;
+    const ClientRunner* client = nullptr;
+    lobby::ServerAnnouncer* announcer = nullptr;
+    const ServerRunner* server = nullptr;
+
+    bool before_step() override { return m_inner && m_inner->before_step(); }
+    void after_step() override;
+    netplay::Micros next_wakeup(netplay::Micros now) const override;
+
+  private:
+    RealtimeObserver* m_inner;
+    const netplay::Clock& m_clock;
+    netplay::Micros m_next = 0;
+};
+
+}  // namespace framelock::frontend

@@ -1,0 +1,202 @@
+#include "frontend/app/play_netplay.h"
+
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "frontend/app/lobby_adapter.h"
+#include "frontend/app/window_setup.h"
+#include "frontend/atomic_file.h"
+#include "frontend/client_runner.h"
+#include "frontend/command_error.h"
+#include "frontend/determinism_lab.h"
+#include "frontend/input_script.h"
+#include "frontend/lobby/lobby_client.h"
+#include "frontend/log.h"
+#include "frontend/netplay_view.h"
+#include "frontend/realtime_loop.h"
+#include "frontend/retro_emulator.h"
+#include "frontend/server_runner.h"
+#include "frontend/session_summary.h"
+#include "frontend/stop_signal.h"
+#include "frontend/windowed_run.h"
+#include "netplay/io/real_clock.h"
+
+namespace framelock::frontend {
+
+int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
+                 std::unique_ptr<PlayerWindow> browser_window) {
+    args.host.apply_log_level();
+    auto host = args.host.to_host_config();
+    if (!host) return fail(host.error());
+    // Save RAM that differs between peers desyncs them from frame 0 (the arcade game latches
+    // its high score at power-on): loaded only on request, never written.
+    host.value().load_sram = args.sram && !args.host.no_sram;
+    host.value().write_sram = false;
+
+    auto input = make_input_source(
+        args.input_script,
+        args.random_opt->count() ? std::optional(args.random_seed) : std::nullopt, 1);
+    if (!input) return fail(input.error());
+    auto windowed = browser_window ? Result<bool>(true) : want_window(args.host.video);
+    if (!windowed) return fail(windowed.error());
+    if (!windowed.value() && !args.window_screenshot.empty())
+        return fail(make_error(ErrorCode::kUsage, "--window-screenshot needs a window"));
+    auto emulator = RetroEmulator::create(host.value());
+    if (!emulator) return fail(emulator.error());
+
+    // In a window, the local pad is the keyboard and controllers of port 1, with the
+    // script or bot (if any) OR-ed in.
+    std::unique_ptr<PlayerWindow> window;
+    std::unique_ptr<MergedInput> merged;
+    std::unique_ptr<WindowCaptureAt> capture;
+    InputSource* local = input.value().get();
+    netplay::SteadyClock clock;
+    if (browser_window) {
+        // Opened before the core was known: give it the core's picture and sound now.
+        window = std::move(browser_window);
+        const retro_system_av_info& av = emulator.value()->av_info();
+        window->set_geometry(av.geometry.base_width, av.geometry.base_height,
+                             av.geometry.aspect_ratio);
+        window->set_sample_rate(av.timing.sample_rate);
+        window->set_title(window_title(args.host, *emulator.value()));
+    } else if (windowed.value()) {
+        auto opened = open_window(args.host, *emulator.value());
+        if (!opened) return fail(opened.error());
+        window = std::move(opened).value();
+    }
+    if (window) {
+        emulator.value()->set_video_sink(&window->video());
+        emulator.value()->set_audio_sink(window->audio());
+        if (!args.window_screenshot.empty()) {
+            capture = std::make_unique<WindowCaptureAt>(
+                *window, *emulator.value(), clock,
+                static_cast<std::uint64_t>(args.screenshot_frame), args.window_screenshot);
+            emulator.value()->set_video_sink(capture.get());
+        }
+        merged = std::make_unique<MergedInput>(window->input(), *input.value());
+        local = merged.get();
+    }
+
+    install_stop_signal_handlers();
+    std::unique_ptr<ServerRunner> server;
+    std::string address = args.address;
+    if (!server_args && !args.lobby_url.empty()) {
+        // `join --lobby URL CODE`: the lobby turns the code into the server's address.
+        auto joined = lobby::join_room(args.lobby_url, args.address, args.password, args.spectate);
+        if (!joined) return fail(joined.error());
+        address = joined.value();
+        log_info("lobby: room {} plays on {}", args.address, address);
+    }
+    if (server_args && server_args->run_server) {
+        if (Status valid = server_args->validate(); !valid) return fail(valid.error());
+        ServerRunConfig server_config = server_args->to_config();
+        if (server_config.server.mode == netplay::SessionMode::kRollback) {
+            // Rollback loads states all the time: only with savestates that are faithful.
+            Status trusted = check_rollback_savestates(host.value(), 600,
+                                                       server_config.server.prediction_window);
+            if (!trusted && !server_args->fallback_framelock) return fail(trusted.error());
+            if (!trusted) {
+                log_warn("{}", trusted.error().message);
+                log_warn("playing in frame lock instead (--fallback-framelock)");
+                server_config.server.mode = netplay::SessionMode::kFrameLock;
+                server_config.server.delay = {};
+            } else {
+                log_info("savestates checked for rollback: 600 frames, every reload faithful");
+            }
+        }
+        auto opened = ServerRunner::open(server_config, clock);
+        if (!opened) return fail(opened.error());
+        server = std::move(opened).value();
+        address = "127.0.0.1:" + std::to_string(server->ports().front());
+        if (!server_args->port_file.empty()) {
+            Status written = write_file_atomic(server_args->port_file,
+                                               std::to_string(server->ports().front()) + "\n");
+            if (!written) return fail(written.error());
+        }
+    }
+    std::unique_ptr<lobby::RoomKeeper> keeper;
+    if (server_args && !server_args->lobby_url.empty()) {
+        // Our own server is announced by the name players reach it by; without one the
+        // lobby picks a free relay session and this player joins it like any other.
+        const std::string announced =
+            server ? (server_args->public_host.empty() ? "127.0.0.1" : server_args->public_host) +
+                         ":" + std::to_string(server->ports().front())
+                   : "";
+        const nlohmann::json body = room_body(args, *server_args, *emulator.value(), announced);
+        auto room = lobby::create_room(server_args->lobby_url, body);
+        if (!room) return fail(room.error());
+        if (!server) address = room.value().server_address;
+        fmt::print("room code {}\n", room.value().code);
+        std::fflush(stdout);
+        log_info("lobby: room {} at {}, playing on {}", room.value().code, server_args->lobby_url,
+                 room.value().server_address);
+        keeper = std::make_unique<lobby::RoomKeeper>(server_args->lobby_url, room.value(), body);
+    }
+    auto client = ClientRunner::create(*emulator.value(), *local, clock, args.to_config(address));
+    if (!client) {
+        if (keeper) keeper->close();  // a room nobody can play in should not stay listed
+        return fail(client.error());
+    }
+    if (server) {
+        if (auto watched = server->watch_also(client.value()->socket_fd()); !watched)
+            return fail(watched.error());
+    }
+
+    std::unique_ptr<NetplayView> view;
+    if (window) {
+        view = std::make_unique<NetplayView>(*window, *client.value(), server.get(), clock,
+                                             emulator.value()->frames_per_second());
+    }
+    LobbyFeed feed(view.get(), clock);
+    feed.keeper = keeper.get();
+    feed.client = client.value().get();
+    run_realtime(server.get(), client.value().get(), clock, 0,
+                 keeper ? static_cast<RealtimeObserver*>(&feed) : view.get());
+    // Leaving in an orderly way (done, refused, interrupted): the room goes at once rather
+    // than after the lobby's TTL.
+    if (keeper) keeper->close();
+    // Refused or cut off: leave the reason on the screen for a moment.
+    if (view && !window->quit_requested() && !stop_requested() &&
+        !client.value()->summary().completed) {
+        view->linger(3'000'000);
+    }
+
+    const Status finished = client.value()->finish();
+    const ClientRunSummary summary = client.value()->summary();
+    print_client_summary(stdout, summary);
+    if (window) {
+        print_audio_report(*window);
+        if (Status captured = window->capture_status(); !captured) return fail(captured.error());
+        if (capture && !capture->done()) {
+            return fail(make_error(ErrorCode::kIo, "no window picture of frame " +
+                                                       std::to_string(args.screenshot_frame) +
+                                                       ": the session ended before it"));
+        }
+    }
+    if (!args.stats_json.empty()) {
+        if (Status s = write_file_atomic(args.stats_json, client_summary_json(summary)); !s)
+            return fail(s.error());
+    }
+    if (server) {
+        const auto sessions = server->summary();
+        print_server_summary(stdout, sessions);
+        if (!server_args->stats_json.empty()) {
+            Status s = write_file_atomic(server_args->stats_json, server_summary_json(sessions));
+            if (!s) return fail(s.error());
+        }
+    }
+    std::fflush(stdout);
+    if (!finished) return fail(finished.error());
+    if (!summary.completed) {
+        return fail(make_error(ErrorCode::kProtocol,
+                               summary.rejected
+                                   ? summary.end_reason
+                                   : "the session ended early: " + summary.end_reason));
+    }
+    return 0;
+}
+
+}  // namespace framelock::frontend

@@ -1,0 +1,63 @@
+// The session side's options: `framelock server` (dedicated: several sessions, its own
+// bind address and logging) and the server half of `framelock host`; checked against the
+// engine's limits and turned into a ServerRunConfig (frontend/server_runner.h).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "frontend/server_runner.h"
+#include "netplay/result.h"
+
+namespace framelock::frontend {
+
+struct ServerArgs {
+    std::string bind = "0.0.0.0";
+    unsigned port = 0;
+    int players = 2;
+    int sessions = 1;
+    unsigned hash_interval = 60;
+    int fixed_delay = 0;  // 0: adaptive
+    double duration = 0;
+    std::string stats_json;
+    std::string port_file;
+    std::string mode = "framelock";
+    unsigned prediction_window = 8;
+    bool fallback_framelock = false;
+    bool verbose = false;
+    bool quiet = false;
+    // Late join, spectators, reconnect, repair (netplay::ServerConfig).
+    int slots = 0;  // 0: as many as --players
+    std::string password;
+    std::string spectator_password;
+    std::string on_drop = "continue";
+    double reconnect_grace = 60;
+    bool no_repair = false;
+    bool no_common_start = false;
+    bool kick_speed_hack = false;
+    // The lobby (frontend/lobby/lobby_client.h): `server` registers its sessions there,
+    // `host` opens a room there.
+    std::string lobby_url;
+    std::string public_host;  // the host name players reach this machine by
+    std::string region;
+    bool is_public = false;  // host: consent to be listed
+    bool run_server = true;  // host: false when the lobby assigns a relay server
+    std::string game;        // host: the room's game name
+
+    // `dedicated`: the standalone server's flags (bind address, several sessions, its own
+    // logging flags); `host` shares the rest with the join flags.
+    void add_to(CLI::App& app, bool dedicated);
+
+    int slot_count() const { return slots > 0 ? slots : players; }
+
+    // Rollback sessions take at most four players, and no late players (the engine only
+    // sends a running rollback session's state to spectators).
+    Status validate() const;
+
+    // The runner's config these flags ask for (and a warning for a flag that cannot act in
+    // the chosen mode).
+    ServerRunConfig to_config() const;
+};
+
+}  // namespace framelock::frontend
