@@ -18,6 +18,7 @@
 
 #include "frontend/atomic_file.h"
 #include "frontend/child_process.h"
+#include "frontend/command_error.h"
 #include "frontend/headless.h"
 #include "frontend/image.h"
 #include "frontend/input_script.h"
@@ -34,12 +35,6 @@ using netplay::ByteDiff;
 using netplay::RegionDiff;
 
 constexpr std::size_t kMaxLine = 4096;
-
-// Prints an error as every framelock command does; its code is the exit code.
-int report(const Error& error) {
-    std::fprintf(stderr, "framelock: error: %s\n", error.message.c_str());
-    return static_cast<int>(error.code);
-}
 
 // What one check concluded, for the summary and the JSON report.
 struct CheckReport {
@@ -631,7 +626,7 @@ int run_synctest(const SynctestOptions& options) {
         HostConfig host = options.host;
         host.load_sram = host.write_sram = false;
         auto emulator = RetroEmulator::create(host);
-        if (!emulator) return report(emulator.error());
+        if (!emulator) return fail(emulator.error());
         core_name = emulator.value()->core_info().library_name;
         core_version = emulator.value()->core_info().library_version;
         content_hash = netplay::hash_to_hex(emulator.value()->content_hash());
@@ -646,12 +641,12 @@ int run_synctest(const SynctestOptions& options) {
     const fs::path hash_log = report_dir / "hashes.log";
     if (options.check_roundtrip) {
         auto r = check_roundtrip(options, report_dir);
-        if (!r) return report(r.error());
+        if (!r) return fail(r.error());
         checks.push_back(std::move(r).value());
     }
     if (options.check_twice) {
         auto r = check_twice(options, report_dir, hash_log);
-        if (!r) return report(r.error());
+        if (!r) return fail(r.error());
         checks.push_back(std::move(r).value());
     }
 
@@ -691,23 +686,18 @@ int run_synctest(const SynctestOptions& options) {
     json["passed"] = all;
     fmt::print("{}", text);
     const std::string json_text = json.dump(2) + "\n";
-    Status written =
-        write_file_atomic((report_dir / "summary.txt").string(),
-                          {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
-    if (written)
-        written = write_file_atomic(
-            (report_dir / "summary.json").string(),
-            {reinterpret_cast<const std::uint8_t*>(json_text.data()), json_text.size()});
-    if (!written) return report(written.error());
+    Status written = write_file_atomic(report_dir / "summary.txt", text);
+    if (written) written = write_file_atomic(report_dir / "summary.json", json_text);
+    if (!written) return fail(written.error());
     return all ? 0 : 1;
 }
 
 int run_synctest_worker(const SynctestOptions& options, const std::string& mode,
                         const std::string& dir) {
     if (mode != "roundtrip" && mode != "twice")
-        return report(make_error(ErrorCode::kUsage, "unknown synctest worker mode '" + mode + "'"));
+        return fail(make_error(ErrorCode::kUsage, "unknown synctest worker mode '" + mode + "'"));
     auto opened = open_core(options);
-    if (!opened) return report(opened.error());
+    if (!opened) return fail(opened.error());
     WorkerCore& core = *opened.value();
     return mode == "roundtrip" ? worker_roundtrip(options, core, dir) : worker_twice(core, dir);
 }
