@@ -38,28 +38,23 @@ void HeadlessAudio::play(const std::int16_t* samples, std::size_t frames) {
 
 Result<std::unique_ptr<HashLogWriter>> HashLogWriter::open(const std::string& path,
                                                            bool with_regions) {
+    auto file = TextFile::open(path, "hash log");
+    if (!file) return file.error();
     std::unique_ptr<HashLogWriter> writer(new HashLogWriter());
-    writer->m_file = std::fopen(path.c_str(), "w");
-    if (!writer->m_file) {
-        return make_error(ErrorCode::kIo,
-                          "cannot write hash log '" + path + "': " + std::strerror(errno));
-    }
-    writer->m_path = path;
+    writer->m_file = std::move(file).value();
     writer->m_regions = with_regions;
     return writer;
 }
 
-HashLogWriter::~HashLogWriter() {
-    if (m_file) std::fclose(m_file);
-}
+HashLogWriter::~HashLogWriter() = default;
 
 void HashLogWriter::write(std::uint64_t frame, netplay::Emulator& emulator) {
     write_line(hash_log_line(frame, emulator, m_regions));
 }
 
 void HashLogWriter::write_line(const std::string& line) {
-    std::fwrite(line.data(), 1, line.size(), m_file);
-    std::fputc('\n', m_file);
+    std::fwrite(line.data(), 1, line.size(), m_file->get());
+    std::fputc('\n', m_file->get());
 }
 
 std::string hash_log_line(std::uint64_t frame, netplay::Emulator& emulator, bool with_regions) {
@@ -73,17 +68,11 @@ std::string hash_log_line(std::uint64_t frame, netplay::Emulator& emulator, bool
 }
 
 void HashLogWriter::flush() {
-    if (m_file) std::fflush(m_file);
+    if (m_file->get()) std::fflush(m_file->get());
 }
 
 Status HashLogWriter::close() {
-    if (!m_file) return {};
-    const bool failed = std::ferror(m_file) != 0;
-    const bool close_failed = std::fclose(m_file) != 0;
-    m_file = nullptr;
-    if (failed || close_failed)
-        return make_error(ErrorCode::kIo, "writing hash log '" + m_path + "' failed");
-    return {};
+    return m_file->close();
 }
 
 Result<HeadlessRunSummary> run_headless(RetroEmulator& emulator, InputSource& input,

@@ -11,6 +11,7 @@
 
 #include "frontend/io.h"
 #include "frontend/retro_emulator.h"
+#include "frontend/text_file.h"
 
 namespace framelock::frontend {
 
@@ -67,8 +68,7 @@ class HashLogWriter {
 
   private:
     HashLogWriter() = default;
-    std::FILE* m_file = nullptr;
-    std::string m_path;
+    std::unique_ptr<TextFile> m_file;  // never null
     bool m_regions = false;
 };
 

@@ -15,40 +15,10 @@
 #include "frontend/input_script.h"
 #include "frontend/log.h"
 #include "frontend/stop_signal.h"
+#include "frontend/text_file.h"
 
 namespace framelock::frontend {
 namespace {
-
-class TextFile {
-  public:
-    static Result<std::unique_ptr<TextFile>> open(const std::string& path, const char* what) {
-        std::unique_ptr<TextFile> file(new TextFile());
-        file->m_file = std::fopen(path.c_str(), "w");
-        if (!file->m_file) {
-            return make_error(ErrorCode::kIo, fmt::format("cannot write {} '{}': {}", what, path,
-                                                          std::strerror(errno)));
-        }
-        file->m_path = path;
-        return file;
-    }
-    ~TextFile() {
-        if (m_file) std::fclose(m_file);
-    }
-    std::FILE* get() const { return m_file; }
-    Status close() {
-        const bool failed = std::ferror(m_file) != 0;
-        const bool close_failed = std::fclose(m_file) != 0;
-        m_file = nullptr;
-        if (failed || close_failed)
-            return make_error(ErrorCode::kIo, "writing '" + m_path + "' failed");
-        return {};
-    }
-
-  private:
-    TextFile() = default;
-    std::FILE* m_file = nullptr;
-    std::string m_path;
-};
 
 netplay::Micros to_micros(Nanos ns) {
     return ns / 1000;
