@@ -62,6 +62,17 @@ struct Children {
     std::vector<ChildProcess> clients;
 };
 
+// Starts `args` (its stdout and stderr to `log`) as `child` and waits for the port it
+// writes to `port_file` once listening.
+Result<std::uint16_t> start_listening(const std::vector<std::string>& args, const fs::path& log,
+                                      const fs::path& port_file,
+                                      std::optional<ChildProcess>& child) {
+    auto spawned = ChildProcess::spawn(args, log.string(), log.string());
+    if (!spawned) return spawned.error();
+    child.emplace(std::move(spawned).value());
+    return wait_for_port_file(port_file.string(), *child, Clock::now() + kStartupTimeout);
+}
+
 Error child_failed(const ChildProcess& child, const std::string& what, const fs::path& log) {
     return make_error(
         ErrorCode::kIo,
@@ -116,29 +127,20 @@ Result<DemoReport> run_demo(const DemoOptions& options) {
     Children children;
 
     const fs::path server_log = dir / "server.log";
-    auto server = ChildProcess::spawn(
+    auto server_port = start_listening(
         {self.string(), "server", "--bind", "127.0.0.1", "--port", "0", "--players",
          std::to_string(kClients), "--port-file", (dir / "server.port").string(), "--stats-json",
          (dir / "server.json").string(), "--duration", fixed(budget_s)},
-        server_log.string(), server_log.string());
-    if (!server) return server.error();
-    children.server.emplace(std::move(server).value());
-    auto server_port = wait_for_port_file((dir / "server.port").string(), *children.server,
-                                          Clock::now() + kStartupTimeout);
+        server_log, dir / "server.port", children.server);
     if (!server_port) return server_port.error();
 
-    const fs::path proxy_log = dir / "netem.log";
-    auto proxy = ChildProcess::spawn(
+    auto proxy_port = start_listening(
         {netem.string(), "--listen", "127.0.0.1:0", "--forward",
          "127.0.0.1:" + std::to_string(server_port.value()), "--delay", fixed(options.rtt_ms / 2),
          "--jitter", fixed(options.jitter_ms), "--loss", fixed(options.loss_pct), "--duration",
          fixed(budget_s + 5), "--port-file", (dir / "proxy.port").string(), "--stats-file",
          (dir / "netem.json").string()},
-        proxy_log.string(), proxy_log.string());
-    if (!proxy) return proxy.error();
-    children.proxy.emplace(std::move(proxy).value());
-    auto proxy_port = wait_for_port_file((dir / "proxy.port").string(), *children.proxy,
-                                         Clock::now() + kStartupTimeout);
+        dir / "netem.log", dir / "proxy.port", children.proxy);
     if (!proxy_port) return proxy_port.error();
 
     const std::uint64_t picture_frame = options.frames - 1;

@@ -135,10 +135,15 @@ bool Environment::handle(unsigned cmd, void* data) {
             perf->perf_log = perf_log;
             return true;
         }
-        case RETRO_ENVIRONMENT_SET_MESSAGE: {
-            const auto* message = static_cast<const retro_message*>(data);
-            if (message && message->msg) {
-                m_last_message = message->msg;
+        case RETRO_ENVIRONMENT_SET_MESSAGE:
+        case RETRO_ENVIRONMENT_SET_MESSAGE_EXT: {
+            // Of either kind only the text is used: kept for last_message() and logged.
+            const char* text = !data ? nullptr
+                               : cmd == RETRO_ENVIRONMENT_SET_MESSAGE
+                                   ? static_cast<const retro_message*>(data)->msg
+                                   : static_cast<const retro_message_ext*>(data)->msg;
+            if (text) {
+                m_last_message = text;
                 log_info("[{}] {}", m_core_name, m_last_message);
             }
             return true;
@@ -146,14 +151,6 @@ bool Environment::handle(unsigned cmd, void* data) {
         case RETRO_ENVIRONMENT_GET_MESSAGE_INTERFACE_VERSION:
             *static_cast<unsigned*>(data) = 1;
             return true;
-        case RETRO_ENVIRONMENT_SET_MESSAGE_EXT: {
-            const auto* message = static_cast<const retro_message_ext*>(data);
-            if (message && message->msg) {
-                m_last_message = message->msg;
-                log_info("[{}] {}", m_core_name, m_last_message);
-            }
-            return true;
-        }
         case RETRO_ENVIRONMENT_SHUTDOWN:
             m_shutdown = true;
             return true;

@@ -6,8 +6,8 @@
 #include "frontend/app/commands.h"
 #include "frontend/app/join_args.h"
 #include "frontend/app/play_netplay.h"
+#include "frontend/app/window_setup.h"
 #include "frontend/command_error.h"
-#include "frontend/config.h"
 #include "frontend/lobby/room_browser.h"
 #include "frontend/log.h"
 #include "frontend/player_window.h"
@@ -27,20 +27,10 @@ int cmd_browse(JoinArgs args, const std::string& lobby_url) {
     if (std::string why; !display_available(&why))
         return fail(make_error(ErrorCode::kUsage, "browse needs a window: " + why +
                                                       " (`lobby list` and `join` work without)"));
-    auto config = args.host.load();
-    if (!config) return fail(config.error());
     PlayerWindowConfig window_config;
-    window_config.settings = config.value().player;
     window_config.title = "framelock - rooms";
-    window_config.audio =
-        args.host.audio != AudioMode::kNone && window_config.settings.audio.enabled;
-    window_config.audio_required = args.host.audio == AudioMode::kSdl;
-    window_config.screenshot_dir = !window_config.settings.video.screenshot_dir.empty()
-                                       ? window_config.settings.video.screenshot_dir
-                                       : default_data_dir() + "/screenshots";
-    auto window = open_player_window(window_config);
+    auto window = open_window(args.host, std::move(window_config));
     if (!window) return fail(window.error());
-    log_info("window: {}", window.value()->describe());
 
     install_stop_signal_handlers();
     netplay::SteadyClock clock;

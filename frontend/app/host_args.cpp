@@ -5,6 +5,18 @@
 #include "frontend/log.h"
 
 namespace framelock::frontend {
+namespace {
+
+// --video and --audio: auto, sdl or none, in any case.
+template <class Mode>
+CLI::CheckedTransformer auto_sdl_none() {
+    return CLI::CheckedTransformer(
+        std::map<std::string, Mode>{
+            {"auto", Mode::kAuto}, {"sdl", Mode::kSdl}, {"none", Mode::kNone}},
+        CLI::ignore_case);
+}
+
+}  // namespace
 
 void HostArgs::add_to(CLI::App& app) {
     app.add_option("--core", core, "core name (arcade, nestopia, ...) or path to a *_libretro.so")
@@ -25,17 +37,11 @@ void HostArgs::add_to(CLI::App& app) {
     app.add_option("--video", video,
                    "auto: a window when there is a display, else headless; sdl: a window "
                    "or fail; none: headless")
-        ->transform(CLI::CheckedTransformer(
-            std::map<std::string, VideoMode>{
-                {"auto", VideoMode::kAuto}, {"sdl", VideoMode::kSdl}, {"none", VideoMode::kNone}},
-            CLI::ignore_case));
+        ->transform(auto_sdl_none<VideoMode>());
     app.add_option("--audio", audio,
                    "auto: sound with the window (silent if no device); sdl: sound or fail; "
                    "none: silent")
-        ->transform(CLI::CheckedTransformer(
-            std::map<std::string, AudioMode>{
-                {"auto", AudioMode::kAuto}, {"sdl", AudioMode::kSdl}, {"none", AudioMode::kNone}},
-            CLI::ignore_case));
+        ->transform(auto_sdl_none<AudioMode>());
     app.add_flag("-v,--verbose", verbose, "log debug messages, including the core's");
     app.add_flag("-q,--quiet", quiet, "log errors only");
 }

@@ -29,17 +29,10 @@ std::string window_title(const HostArgs& args, RetroEmulator& emulator) {
                                  : " - " + std::filesystem::path(args.content).filename().string());
 }
 
-Result<std::unique_ptr<PlayerWindow>> open_window(const HostArgs& args, RetroEmulator& emulator) {
+Result<std::unique_ptr<PlayerWindow>> open_window(const HostArgs& args, PlayerWindowConfig window) {
     auto config = args.load();
     if (!config) return config.error();
-    const retro_system_av_info& av = emulator.av_info();
-    PlayerWindowConfig window;
     window.settings = config.value().player;
-    window.title = window_title(args, emulator);
-    window.base_width = av.geometry.base_width;
-    window.base_height = av.geometry.base_height;
-    window.aspect = av.geometry.aspect_ratio;
-    window.sample_rate = av.timing.sample_rate;
     window.audio = args.audio != AudioMode::kNone && window.settings.audio.enabled;
     window.audio_required = args.audio == AudioMode::kSdl;
     window.screenshot_dir = !window.settings.video.screenshot_dir.empty()
@@ -49,6 +42,17 @@ Result<std::unique_ptr<PlayerWindow>> open_window(const HostArgs& args, RetroEmu
     if (!opened) return opened.error();
     log_info("window: {}", opened.value()->describe());
     return opened;
+}
+
+Result<std::unique_ptr<PlayerWindow>> open_window(const HostArgs& args, RetroEmulator& emulator) {
+    const retro_system_av_info& av = emulator.av_info();
+    PlayerWindowConfig window;
+    window.title = window_title(args, emulator);
+    window.base_width = av.geometry.base_width;
+    window.base_height = av.geometry.base_height;
+    window.aspect = av.geometry.aspect_ratio;
+    window.sample_rate = av.timing.sample_rate;
+    return open_window(args, std::move(window));
 }
 
 void print_audio_report(const PlayerWindow& window) {

@@ -20,8 +20,10 @@ Result<bool> want_window(VideoMode mode);
 // "framelock - CORE - CONTENT": the title of a window playing `emulator`.
 std::string window_title(const HostArgs& args, RetroEmulator& emulator);
 
-// Opens the player's window for `emulator` with the config file's [video], [audio],
-// [input] and [hotkeys].
+// Opens the player's window `window` (its title, and the picture's size and sound's rate
+// when known) with the config file's [video], [audio], [input] and [hotkeys] and --audio.
+Result<std::unique_ptr<PlayerWindow>> open_window(const HostArgs& args, PlayerWindowConfig window);
+// The same for a window playing `emulator`, titled by window_title().
 Result<std::unique_ptr<PlayerWindow>> open_window(const HostArgs& args, RetroEmulator& emulator);
 
 // The window's sound over the run (driver, underruns, queue fill, rate), on stdout; nothing
