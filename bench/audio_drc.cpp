@@ -27,8 +27,8 @@
 #include <string>
 #include <thread>
 
+#include "common/log.h"
 #include "frontend/core_locator.h"
-#include "frontend/log.h"
 #include "frontend/retro_emulator.h"
 #include "frontend/sdl/sdl_audio.h"
 #include "frontend/sdl/sdl_player_window.h"

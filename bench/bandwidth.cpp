@@ -25,15 +25,15 @@
 
 #include "bench/bench_json.h"
 #include "bench/sibling_exe.h"
-#include "frontend/child_process.h"
+#include "common/child_process.h"
 #include "netplay/transport.h"
 #include "support/temp_dir.h"
 
 namespace {
 
 using namespace std::chrono_literals;
+using framelock::ChildProcess;
 using framelock::bench::Json;
-using framelock::frontend::ChildProcess;
 using Clock = std::chrono::steady_clock;
 
 constexpr double kLinkReference = 144;           // B/frame, both directions (RetroArch 1.14)
@@ -180,8 +180,7 @@ class Processes {
 
     // "127.0.0.1:PORT" once `child` wrote NAME.port, or nothing after saying why.
     std::optional<std::string> address_of(const std::string& name, ChildProcess& child) {
-        auto port = framelock::frontend::wait_for_port_file(file(name + ".port"), child,
-                                                            Clock::now() + 10s);
+        auto port = framelock::wait_for_port_file(file(name + ".port"), child, Clock::now() + 10s);
         if (!port) {
             std::fprintf(stderr, "bandwidth: %s\n%s", port.error().message.c_str(),
                          tail(file(name + ".log")).c_str());

@@ -28,10 +28,11 @@
 #include <string>
 #include <vector>
 
-#include "frontend/child_process.h"
+#include "common/child_process.h"
 #include "frontend/frame_pacer.h"
 
 using namespace framelock::frontend;
+using framelock::ChildProcess;
 namespace fs = std::filesystem;
 
 namespace {

@@ -22,11 +22,11 @@
 
 #include "bench/bench_core.h"
 #include "bench/bench_json.h"
+#include "common/log.h"
 #include "frontend/atomic_file.h"
 #include "frontend/core_locator.h"
 #include "frontend/headless.h"
 #include "frontend/input_script.h"
-#include "frontend/log.h"
 #include "frontend/retro_emulator.h"
 #include "netplay/state_hash.h"
 

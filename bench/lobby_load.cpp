@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "bench/sibling_exe.h"
-#include "frontend/child_process.h"
+#include "common/child_process.h"
 #include "support/pg_cluster.h"
 #include "support/temp_dir.h"
 
@@ -82,7 +82,7 @@ class LobbyProcess {
     LobbyProcess(const framelock::test::TempDir& dir, const std::string& db) {
         const std::string out = dir.file("lobby.out"), log = dir.file("lobby.log");
         // --quiet: a log line per request would measure the terminal, not the lobby.
-        auto child = framelock::frontend::ChildProcess::spawn(
+        auto child = framelock::ChildProcess::spawn(
             {framelock::bench::sibling_exe("framelock"), "lobby", "serve", "--listen",
              "127.0.0.1:0", "--db", db, "--quiet", "--room-ttl", "3600", "--rate", "100000",
              "--burst", "1000000"},
@@ -118,7 +118,7 @@ class LobbyProcess {
     }
 
   private:
-    std::optional<framelock::frontend::ChildProcess> m_child;
+    std::optional<framelock::ChildProcess> m_child;
     int m_port = 0;
 };
 

@@ -11,8 +11,8 @@
 
 #include "bench/bench_core.h"
 #include "bench/bench_json.h"
+#include "common/log.h"
 #include "frontend/input_script.h"
-#include "frontend/log.h"
 #include "frontend/retro_emulator.h"
 
 namespace fs = std::filesystem;

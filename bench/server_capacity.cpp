@@ -46,8 +46,8 @@
 #include <vector>
 
 #include "bench/sibling_exe.h"
+#include "common/child_process.h"
 #include "frontend/atomic_file.h"
-#include "frontend/child_process.h"
 #include "netplay/client.h"
 #include "netplay/io/enet_transport.h"
 #include "netplay/io/real_clock.h"
@@ -58,7 +58,7 @@
 namespace {
 
 using namespace std::chrono_literals;
-using framelock::frontend::ChildProcess;
+using framelock::ChildProcess;
 using framelock::netplay::Channel;
 using framelock::netplay::Micros;
 using framelock::netplay::PeerId;
@@ -831,8 +831,8 @@ class Driver {
         }
         auto peer = ChildProcess::spawn(peer_args, peer_log, peer_log);
         if (!peer) throw std::runtime_error(peer.error().message);
-        auto port = framelock::frontend::wait_for_port_file(port_file, peer.value(),
-                                                            std::chrono::steady_clock::now() + 20s);
+        auto port = framelock::wait_for_port_file(port_file, peer.value(),
+                                                  std::chrono::steady_clock::now() + 20s);
         if (!port) throw std::runtime_error(port.error().message);
         if (read_ports(port_file).size() != static_cast<std::size_t>(sessions))
             throw std::runtime_error("the port file of " + tag +

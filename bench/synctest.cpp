@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "bench/bench_core.h"
-#include "frontend/child_process.h"
+#include "common/child_process.h"
+#include "common/log.h"
 #include "frontend/headless.h"
 #include "frontend/input_script.h"
-#include "frontend/log.h"
 #include "frontend/retro_emulator.h"
 #include "netplay/synctest.h"
 

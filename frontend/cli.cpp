@@ -7,7 +7,7 @@
 #include <string>
 
 #include "frontend/app/commands.h"
-#include "frontend/lobby/lobby_cli.h"
+#include "frontend/lobby_client/lobby_cli.h"
 #include "netplay/result.h"
 
 namespace framelock::frontend {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "frontend/log.h"
+#include "common/log.h"
 #include "frontend/realtime_loop.h"
 #include "frontend/recording_emulator.h"
 #include "frontend/session_identity.h"

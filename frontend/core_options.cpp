@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "frontend/log.h"
+#include "common/log.h"
 #include "netplay/state_hash.h"
 
 namespace framelock::frontend {

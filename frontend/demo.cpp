@@ -10,9 +10,9 @@
 #include <fstream>
 #include <thread>
 
-#include "frontend/child_process.h"
+#include "common/child_process.h"
+#include "common/stop_signal.h"
 #include "frontend/image.h"
-#include "frontend/stop_signal.h"
 
 namespace framelock::frontend {
 namespace {

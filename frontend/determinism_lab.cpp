@@ -16,8 +16,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/child_process.h"
 #include "frontend/atomic_file.h"
-#include "frontend/child_process.h"
 #include "frontend/command_error.h"
 #include "frontend/headless.h"
 #include "frontend/image.h"

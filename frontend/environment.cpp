@@ -5,7 +5,7 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "frontend/log.h"
+#include "common/log.h"
 
 namespace framelock::frontend {
 namespace {

@@ -4,10 +4,10 @@
 #include <chrono>
 #include <thread>
 
+#include "common/log.h"
+#include "common/stop_signal.h"
 #include "frontend/client_runner.h"
-#include "frontend/log.h"
 #include "frontend/server_runner.h"
-#include "frontend/stop_signal.h"
 
 namespace framelock::frontend {
 

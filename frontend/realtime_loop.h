@@ -9,7 +9,7 @@
 //   run_realtime  sleeps until the next thing is due (a frame, a datagram, a timer) and
 //                 drives either or both; `framelock host` runs a server and a client in it
 //
-// Events come out as log lines on stderr (frontend/log.h); summaries go to stdout and, as
+// Events come out as log lines on stderr (common/log.h); summaries go to stdout and, as
 // JSON, to a file (frontend/session_summary.h). Threading: none; everything runs on the
 // caller's thread.
 #pragma once

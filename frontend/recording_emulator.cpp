@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "frontend/log.h"
+#include "common/log.h"
 #include "netplay/state_hash.h"
 
 namespace framelock::frontend {

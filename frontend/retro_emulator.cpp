@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "common/log.h"
 #include "frontend/atomic_file.h"
-#include "frontend/log.h"
 #include "netplay/state_hash.h"
 
 namespace framelock::frontend {

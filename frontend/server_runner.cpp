@@ -10,7 +10,7 @@
 #include <cstring>
 #include <limits>
 
-#include "frontend/log.h"
+#include "common/log.h"
 #include "frontend/realtime_loop.h"
 #include "netplay/io/enet_transport.h"
 

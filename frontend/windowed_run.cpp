@@ -10,11 +10,11 @@
 #include <memory>
 #include <vector>
 
+#include "common/log.h"
+#include "common/stop_signal.h"
 #include "frontend/headless.h"
 #include "frontend/image.h"
 #include "frontend/input_script.h"
-#include "frontend/log.h"
-#include "frontend/stop_signal.h"
 #include "frontend/text_file.h"
 
 namespace framelock::frontend {

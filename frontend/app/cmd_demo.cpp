@@ -3,10 +3,10 @@
 #include <cstdint>
 #include <memory>
 
+#include "common/stop_signal.h"
 #include "frontend/app/commands.h"
 #include "frontend/command_error.h"
 #include "frontend/demo.h"
-#include "frontend/stop_signal.h"
 
 namespace framelock::frontend {
 namespace {

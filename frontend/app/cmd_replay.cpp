@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "common/log.h"
 #include "frontend/app/commands.h"
 #include "frontend/app/host_args.h"
 #include "frontend/command_error.h"
 #include "frontend/headless.h"
-#include "frontend/log.h"
 #include "frontend/replay_file.h"
 #include "frontend/retro_emulator.h"
 #include "frontend/session_identity.h"

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "common/stop_signal.h"
 #include "frontend/app/commands.h"
 #include "frontend/app/host_args.h"
 #include "frontend/app/window_setup.h"
@@ -14,7 +15,6 @@
 #include "frontend/headless.h"
 #include "frontend/input_script.h"
 #include "frontend/retro_emulator.h"
-#include "frontend/stop_signal.h"
 #include "frontend/windowed_run.h"
 #include "netplay/state_hash.h"
 

@@ -5,17 +5,17 @@
 #include <string>
 #include <vector>
 
+#include "common/log.h"
+#include "common/stop_signal.h"
 #include "frontend/app/commands.h"
 #include "frontend/app/lobby_adapter.h"
 #include "frontend/app/server_args.h"
 #include "frontend/atomic_file.h"
 #include "frontend/command_error.h"
-#include "frontend/lobby/lobby_client.h"
-#include "frontend/log.h"
+#include "frontend/lobby_client/lobby_client.h"
 #include "frontend/realtime_loop.h"
 #include "frontend/server_runner.h"
 #include "frontend/session_summary.h"
-#include "frontend/stop_signal.h"
 #include "netplay/io/real_clock.h"
 
 namespace framelock::frontend {

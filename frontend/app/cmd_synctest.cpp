@@ -9,11 +9,11 @@
 #include <system_error>
 #include <vector>
 
+#include "common/log.h"
 #include "frontend/app/commands.h"
 #include "frontend/app/host_args.h"
 #include "frontend/command_error.h"
 #include "frontend/determinism_lab.h"
-#include "frontend/log.h"
 
 namespace framelock::frontend {
 namespace {

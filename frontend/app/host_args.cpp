@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "frontend/log.h"
+#include "common/log.h"
 
 namespace framelock::frontend {
 namespace {

@@ -10,7 +10,7 @@
 #include "frontend/app/join_args.h"
 #include "frontend/app/server_args.h"
 #include "frontend/client_runner.h"
-#include "frontend/lobby/lobby_client.h"
+#include "frontend/lobby_client/lobby_client.h"
 #include "frontend/realtime_loop.h"
 #include "frontend/retro_emulator.h"
 #include "frontend/server_runner.h"

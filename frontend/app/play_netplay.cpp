@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "common/log.h"
+#include "common/stop_signal.h"
 #include "frontend/app/lobby_adapter.h"
 #include "frontend/app/window_setup.h"
 #include "frontend/atomic_file.h"
@@ -13,14 +15,12 @@
 #include "frontend/command_error.h"
 #include "frontend/determinism_lab.h"
 #include "frontend/input_script.h"
-#include "frontend/lobby/lobby_client.h"
-#include "frontend/log.h"
+#include "frontend/lobby_client/lobby_client.h"
 #include "frontend/netplay_view.h"
 #include "frontend/realtime_loop.h"
 #include "frontend/retro_emulator.h"
 #include "frontend/server_runner.h"
 #include "frontend/session_summary.h"
-#include "frontend/stop_signal.h"
 #include "frontend/windowed_run.h"
 #include "netplay/io/real_clock.h"
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "frontend/log.h"
+#include "common/log.h"
 #include "netplay/session_limits.h"
 
 namespace framelock::frontend {

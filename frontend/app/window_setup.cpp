@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
+#include "common/log.h"
 #include "frontend/config.h"
-#include "frontend/log.h"
 
 namespace framelock::frontend {
 

@@ -4,8 +4,8 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "common/log.h"
 #include "frontend/lobby_client/lobby_client.h"
-#include "frontend/log.h"
 
 namespace framelock::lobby {
 
@@ -35,16 +35,16 @@ int list(const LobbyCommand& c) {
     if (c.has_slots) params.emplace("has_slots", "1");
     auto res = client->Get("/api/rooms", params, httplib::Headers{});
     if (!res) {
-        frontend::log_error("cannot reach the lobby at {}: {}", c.url,
-                            httplib::to_string(res.error()));
+        framelock::log_error("cannot reach the lobby at {}: {}", c.url,
+                             httplib::to_string(res.error()));
         return static_cast<int>(ErrorCode::kIo);
     }
     const auto body = nlohmann::json::parse(res->body, nullptr, false);
     if (res->status != 200 || body.is_discarded() || !body.contains("rooms")) {
-        frontend::log_error("the lobby at {} answered {}: {}", c.url, res->status,
-                            body.is_object() && body.contains("error")
-                                ? body["error"].get<std::string>()
-                                : res->body.substr(0, 200));
+        framelock::log_error("the lobby at {} answered {}: {}", c.url, res->status,
+                             body.is_object() && body.contains("error")
+                                 ? body["error"].get<std::string>()
+                                 : res->body.substr(0, 200));
         return static_cast<int>(ErrorCode::kProtocol);
     }
     if (c.json) {

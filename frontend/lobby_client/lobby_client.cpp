@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "frontend/log.h"
+#include "common/log.h"
 
 namespace framelock::lobby {
 namespace {
@@ -45,13 +45,13 @@ class WarnLimiter {
         const auto now = Clock::now();
         ++m_failures;
         if (m_failures == 1 || now - m_last >= std::chrono::seconds(60)) {
-            frontend::log_warn("lobby: {}{}", what,
-                               m_failures > 1 ? fmt::format(" ({} failures)", m_failures) : "");
+            framelock::log_warn("lobby: {}{}", what,
+                                m_failures > 1 ? fmt::format(" ({} failures)", m_failures) : "");
             m_last = now;
         }
     }
     void ok() {
-        if (m_failures > 0) frontend::log_info("lobby: reachable again");
+        if (m_failures > 0) framelock::log_info("lobby: reachable again");
         m_failures = 0;
     }
 
@@ -156,12 +156,12 @@ void RoomKeeper::close() {
     auto client = client_for(m_url, 2);
     auto res = client->Delete("/api/rooms/" + m_room.id, bearer(m_room.token));
     if (!res)
-        frontend::log_warn("lobby: could not delete room {} ({}); it expires by itself",
-                           m_room.code, httplib::to_string(res.error()));
+        framelock::log_warn("lobby: could not delete room {} ({}); it expires by itself",
+                            m_room.code, httplib::to_string(res.error()));
     else if (res->status != 204 && res->status != 404)
-        frontend::log_warn("lobby: deleting room {}: {}", m_room.code, error_of(res));
+        framelock::log_warn("lobby: deleting room {}: {}", m_room.code, error_of(res));
     else
-        frontend::log_info("lobby: room {} deleted", m_room.code);
+        framelock::log_info("lobby: room {} deleted", m_room.code);
 }
 
 void RoomKeeper::run() {
@@ -187,8 +187,8 @@ void RoomKeeper::run() {
                 warnings.warn(fmt::format("room {} expired and could not be listed again: {}",
                                           m_room.code, again.error().message));
             } else {
-                frontend::log_warn("lobby: room {} had expired there; listed again as {}",
-                                   m_room.code, again.value().code);
+                framelock::log_warn("lobby: room {} had expired there; listed again as {}",
+                                    m_room.code, again.value().code);
                 m_room = again.value();
                 fmt::print("room code {}\n", m_room.code);
                 std::fflush(stdout);
@@ -283,7 +283,7 @@ void ServerAnnouncer::run() {
                     continue;
                 }
                 // 404: the lobby restarted or forgot the entry (it expired): register again.
-                frontend::log_info("lobby: {} expired there; registering again", e.address);
+                framelock::log_info("lobby: {} expired there; registering again", e.address);
                 e.id.clear();
             }
             const json body{
@@ -306,8 +306,8 @@ void ServerAnnouncer::run() {
             e.sent_load = load;
             heartbeat_ms = std::max<std::int64_t>(reply.value("heartbeat_ms", heartbeat_ms), 200);
             warnings.ok();
-            frontend::log_info("lobby: {} registered at {} as relay server {}", e.address, m_url,
-                               e.id);
+            framelock::log_info("lobby: {} registered at {} as relay server {}", e.address, m_url,
+                                e.id);
         }
         if (due || failed) next = Clock::now() + std::chrono::milliseconds(heartbeat_ms);
         lock.lock();

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "frontend/log.h"
+#include "common/log.h"
+#include "common/stop_signal.h"
 #include "frontend/room_browser_model.h"
-#include "frontend/stop_signal.h"
 
 namespace framelock::lobby {
 namespace {
@@ -58,7 +58,7 @@ class Browser {
     std::optional<BrowseChoice> run() {
         m_model.set_status("asking the lobby ...", Tone::kDim);
         refresh();
-        while (!m_window.quit_requested() && !frontend::stop_requested()) {
+        while (!m_window.quit_requested() && !framelock::stop_requested()) {
             m_window.set_menu_mode(true, m_model.prompting());
             m_window.pump_events();
             for (const auto& event : m_window.take_menu_events()) {
@@ -134,7 +134,7 @@ class Browser {
         std::string codes;
         for (const auto& room : *rooms) codes += " " + room.code;
         if (codes != m_logged_codes) {
-            frontend::log_info("rooms:{}", codes.empty() ? " none" : codes);
+            framelock::log_info("rooms:{}", codes.empty() ? " none" : codes);
             m_logged_codes = codes;
         }
         m_model.set_status(fmt::format("{} room{}, refreshed every {} s", rooms->size(),
@@ -156,8 +156,8 @@ class Browser {
         const auto json = nlohmann::json::parse(res->body, nullptr, false);
         if (res->status != 200 || !json.is_object() || !json.contains("server_address") ||
             !json["server_address"].is_string()) {
-            frontend::log_warn("join {}: the lobby answered {}: {}", action.code, res->status,
-                               error_of(res->body));
+            framelock::log_warn("join {}: the lobby answered {}: {}", action.code, res->status,
+                                error_of(res->body));
             m_model.set_status(fmt::format("cannot join {}: {}", action.code, error_of(res->body)),
                                Tone::kError);
             // The room may have filled or closed meanwhile: show the list as it is now.
@@ -172,7 +172,7 @@ class Browser {
         }
         BrowseChoice choice{action.code, json["server_address"].get<std::string>(),
                             action.password};
-        frontend::log_info("joining {} at {}", choice.code, choice.server_address);
+        framelock::log_info("joining {} at {}", choice.code, choice.server_address);
         return choice;
     }
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "frontend/log.h"
+#include "common/log.h"
 
 namespace framelock::frontend {
 

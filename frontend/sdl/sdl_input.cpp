@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-#include "frontend/log.h"
+#include "common/log.h"
 
 namespace framelock::frontend {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "frontend/log.h"
+#include "common/log.h"
 
 namespace framelock::frontend {
 namespace {

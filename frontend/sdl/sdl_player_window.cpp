@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <utility>
 
-#include "frontend/log.h"
+#include "common/log.h"
 
 namespace framelock::frontend {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "frontend/log.h"
+#include "common/log.h"
 
 namespace framelock::frontend {
 namespace {

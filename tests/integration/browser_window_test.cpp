@@ -18,14 +18,14 @@
 #include <thread>
 #include <vector>
 
-#include "frontend/child_process.h"
+#include "common/child_process.h"
 #include "integration/cores.h"
 #include "support/build_paths.h"
 #include "support/process.h"
 #include "support/xvfb.h"
 
 using namespace framelock::test;
-using framelock::frontend::ChildProcess;
+using framelock::ChildProcess;
 using json = nlohmann::json;
 using namespace std::chrono_literals;
 
@@ -90,8 +90,8 @@ TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the secon
                                           dir.file("server" + std::to_string(i) + ".log"),
                                           dir.file("server" + std::to_string(i) + ".log"));
         REQUIRE(server.ok());
-        auto bound = framelock::frontend::wait_for_port_file(
-            port_file, server.value(), std::chrono::steady_clock::now() + 20s);
+        auto bound = framelock::wait_for_port_file(port_file, server.value(),
+                                                   std::chrono::steady_clock::now() + 20s);
         REQUIRE(bound.ok());
         server_addresses.push_back("127.0.0.1:" + std::to_string(bound.value()));
         servers.push_back(std::move(server).value());

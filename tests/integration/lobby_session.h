@@ -82,7 +82,7 @@ inline int start_relay(Session& session, const std::string& name, const LobbyPro
         name, {build_paths::framelock_exe, "server", "--bind", "127.0.0.1", "--port", "0",
                "--players", "2", "--port-file", port_file, "--lobby", lobby.url, "--region", "test",
                "--duration", std::to_string(limit.count() / 1000)});
-    auto port = framelock::frontend::wait_for_port_file(port_file, server, after(10s));
+    auto port = framelock::wait_for_port_file(port_file, server, after(10s));
     if (!port) FAIL(port.error().message << session.log_of(name));
     if (process != nullptr) *process = &server;
     return port.value();

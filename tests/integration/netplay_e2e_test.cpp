@@ -25,7 +25,7 @@
 #include <thread>
 #include <vector>
 
-#include "frontend/child_process.h"
+#include "common/child_process.h"
 #include "frontend/image.h"
 #include "integration/cores.h"
 #include "integration/netplay_session.h"
@@ -36,8 +36,8 @@
 #include "support/sanitized.h"
 
 using namespace framelock::test;
-using framelock::frontend::ChildProcess;
-using framelock::frontend::ExitStatus;
+using framelock::ChildProcess;
+using framelock::ExitStatus;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
@@ -373,8 +373,8 @@ TEST_CASE(
                     {"--fallback-framelock", "--port-file", session.dir().file("host.port"),
                      "--hash-log", session.hashes("host")});
     ChildProcess& host_process = session.start("host", fallback);
-    auto port = framelock::frontend::wait_for_port_file(session.dir().file("host.port"),
-                                                        host_process, after(30s));
+    auto port =
+        framelock::wait_for_port_file(session.dir().file("host.port"), host_process, after(30s));
     REQUIRE(port);
     ChildProcess& joiner = session.start(
         "joiner",
@@ -557,8 +557,7 @@ TEST_CASE("netplay: junk datagrams and a rogue ENet peer do not disturb a runnin
     const auto limit = session_time(kFrames);
     Session session("netplay-junk");
     session.start_server(2, limit);
-    const auto port =
-        framelock::frontend::parse_port_file(read_text(session.dir().file("server.port")));
+    const auto port = framelock::parse_port_file(read_text(session.dir().file("server.port")));
     REQUIRE(port);
 
     ChildProcess& one = session.start_client("client1", core, 1, 31, kFrames);

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "frontend/child_process.h"
+#include "common/child_process.h"
 #include "frontend/image.h"
 #include "frontend/io.h"
 #include "frontend/viewport.h"
@@ -30,7 +30,7 @@
 #include "support/build_paths.h"
 
 using namespace framelock::test;
-using framelock::frontend::ChildProcess;
+using framelock::ChildProcess;
 using framelock::frontend::Image;
 using framelock::frontend::Rect;
 using namespace std::chrono_literals;
@@ -485,8 +485,8 @@ TEST_CASE("Window: the netplay overlay over a two-player loopback session",
                                      dir.file("window.png")},
                                     dir.file("host.out"), dir.file("host.err"));
     REQUIRE(host.ok());
-    auto port = framelock::frontend::wait_for_port_file(port_file, host.value(),
-                                                        std::chrono::steady_clock::now() + 30s);
+    auto port = framelock::wait_for_port_file(port_file, host.value(),
+                                              std::chrono::steady_clock::now() + 30s);
     INFO(read_text(dir.file("host.err")));
     REQUIRE(port.ok());
     auto join = ChildProcess::spawn(
