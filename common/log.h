@@ -15,25 +15,18 @@ void set_log_level(LogLevel level);
 LogLevel log_level();
 void log_line(LogLevel level, std::string_view text);
 
-template <class... Args>
-void log_debug(fmt::format_string<Args...> f, Args&&... args) {
-    if (log_level() <= LogLevel::kDebug)
-        log_line(LogLevel::kDebug, fmt::format(f, std::forward<Args>(args)...));
-}
-template <class... Args>
-void log_info(fmt::format_string<Args...> f, Args&&... args) {
-    if (log_level() <= LogLevel::kInfo)
-        log_line(LogLevel::kInfo, fmt::format(f, std::forward<Args>(args)...));
-}
-template <class... Args>
-void log_warn(fmt::format_string<Args...> f, Args&&... args) {
-    if (log_level() <= LogLevel::kWarn)
-        log_line(LogLevel::kWarn, fmt::format(f, std::forward<Args>(args)...));
-}
-template <class... Args>
-void log_error(fmt::format_string<Args...> f, Args&&... args) {
-    if (log_level() <= LogLevel::kError)
-        log_line(LogLevel::kError, fmt::format(f, std::forward<Args>(args)...));
-}
+// log_debug("...", args), log_info, log_warn, log_error: a line at that level, formatted
+// only when the level is shown.
+template <LogLevel kLevel>
+struct LogAt {
+    template <class... Args>
+    void operator()(fmt::format_string<Args...> f, Args&&... args) const {
+        if (log_level() <= kLevel) log_line(kLevel, fmt::format(f, std::forward<Args>(args)...));
+    }
+};
+inline constexpr LogAt<LogLevel::kDebug> log_debug;
+inline constexpr LogAt<LogLevel::kInfo> log_info;
+inline constexpr LogAt<LogLevel::kWarn> log_warn;
+inline constexpr LogAt<LogLevel::kError> log_error;
 
 }  // namespace framelock

@@ -282,12 +282,18 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
     // Only well-formed messages count as signs of life: a peer sending garbage times out
     // like a silent one.
     const Micros now = m_clock.now_us();
+    const auto heard = [&](auto decoded, const char* name) {
+        if (decoded)
+            slot.last_heard = now;
+        else
+            malformed(std::string("malformed ") + name + " dropped");
+        return decoded;
+    };
     switch (*id) {
         case MsgId::kClientInput: {
             if (channel != Channel::kInput) break;
-            auto input = decode_client_input(bytes);
-            if (!input) return malformed("malformed ClientInput dropped");
-            slot.last_heard = now;
+            auto input = heard(decode_client_input(bytes), "ClientInput");
+            if (!input) return;
             if (slot.spectator && !input->inputs.empty()) {
                 // Acknowledgements and clock echoes are welcome; pads are not.
                 if (!slot.refused_input && m_events.size() < kMaxEvents) {
@@ -303,24 +309,17 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             handle_input(slot, *input);
             return;
         }
-        case MsgId::kHashReport: {
-            auto report = decode_hash_report(bytes);
-            if (!report) return malformed("malformed HashReport dropped");
-            slot.last_heard = now;
-            if (s) handle_hash(s, *report);
+        case MsgId::kHashReport:
+            if (auto report = heard(decode_hash_report(bytes), "HashReport"); report && s)
+                handle_hash(s, *report);
             return;
-        }
-        case MsgId::kMovedBytes: {
-            auto moved = decode_moved_bytes(bytes);
-            if (!moved) return malformed("malformed MovedBytes dropped");
-            slot.last_heard = now;
-            if (s) handle_moved(s, *moved);
+        case MsgId::kMovedBytes:
+            if (auto moved = heard(decode_moved_bytes(bytes), "MovedBytes"); moved && s)
+                handle_moved(s, *moved);
             return;
-        }
         case MsgId::kClientStats: {
-            auto stats = decode_client_stats(bytes);
-            if (!stats) return malformed("malformed ClientStats dropped");
-            slot.last_heard = now;
+            auto stats = heard(decode_client_stats(bytes), "ClientStats");
+            if (!stats) return;
             slot.frames_run = stats->frames_run;
             slot.stall_frames = stats->stall_frames;
             slot.down_loss_permille = stats->down_loss_permille;

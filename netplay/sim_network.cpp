@@ -226,6 +226,12 @@ const SimNetwork::PeerRef* SimNetwork::find_peer(std::uint32_t endpoint, PeerId 
     return &peers[peer - 1];
 }
 
+std::optional<SimNetwork::Ends> SimNetwork::ends_of(std::uint32_t endpoint, PeerId peer) const {
+    const PeerRef* ref = find_peer(endpoint, peer);
+    if (ref == nullptr) return std::nullopt;
+    return Ends{ref->connection, ref->side, 1 - ref->side};
+}
+
 PeerId SimNetwork::add_peer(std::uint32_t endpoint, std::uint32_t connection, std::uint8_t side) {
     auto& peers = m_endpoints[endpoint].peers;
     peers.push_back(PeerRef{connection, side});
@@ -313,11 +319,9 @@ Result<PeerId> SimNetwork::connect(std::uint32_t endpoint, const std::string& ad
 
 void SimNetwork::send(std::uint32_t endpoint, PeerId peer, Channel channel,
                       std::span<const std::uint8_t> data) {
-    const PeerRef* ref = find_peer(endpoint, peer);
-    if (ref == nullptr) return;
-    const std::uint32_t index = ref->connection;
-    const int from = ref->side;
-    const int to = 1 - from;
+    const std::optional<Ends> ends = ends_of(endpoint, peer);
+    if (!ends) return;
+    const auto [index, from, to] = *ends;
     Connection& c = m_connections[index];
     if (c.side[from].closed || !c.target_exists) return;
 
@@ -406,11 +410,9 @@ std::optional<TransportEvent> SimNetwork::poll(std::uint32_t endpoint) {
 }
 
 void SimNetwork::disconnect(std::uint32_t endpoint, PeerId peer) {
-    const PeerRef* ref = find_peer(endpoint, peer);
-    if (ref == nullptr) return;
-    const std::uint32_t index = ref->connection;
-    const int from = ref->side;
-    const int to = 1 - from;
+    const std::optional<Ends> ends = ends_of(endpoint, peer);
+    if (!ends) return;
+    const auto [index, from, to] = *ends;
     Connection& c = m_connections[index];
     if (c.side[from].closed) return;
     c.side[from].closed = true;

@@ -205,6 +205,12 @@ class SimNetwork {
     Transit plan_transit(LinkState& link, const LinkState& reverse, int slot, Micros send_time,
                          std::uint64_t wire_bytes, bool reliable);
     const PeerRef* find_peer(std::uint32_t endpoint, PeerId peer) const;
+    // The connection an endpoint's peer stands for, the endpoint's side of it and the other.
+    struct Ends {
+        std::uint32_t connection;
+        int from, to;
+    };
+    std::optional<Ends> ends_of(std::uint32_t endpoint, PeerId peer) const;
     PeerId add_peer(std::uint32_t endpoint, std::uint32_t connection, std::uint8_t side);
     void push(std::uint32_t endpoint, const Pending& pending);
     std::uint32_t store_payload(std::span<const std::uint8_t> data);

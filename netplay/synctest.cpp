@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <utility>
 
 #include "netplay/state_hash.h"
 
@@ -58,19 +59,16 @@ std::string describe_regions(const std::vector<RegionDiff>& diffs) {
 }
 
 const char* round_trip_result_name(RoundTripResult result) {
-    switch (result) {
-        case RoundTripResult::kRunning:
-            return "running";
-        case RoundTripResult::kDeterministic:
-            return "deterministic";
-        case RoundTripResult::kNoSavestates:
-            return "no-savestates";
-        case RoundTripResult::kSerializeTwice:
-            return "serialize-twice-differs";
-        case RoundTripResult::kLoadRejected:
-            return "load-rejected";
-        case RoundTripResult::kDiverged:
-            return "diverged";
+    static constexpr std::pair<RoundTripResult, const char*> kNames[] = {
+        {RoundTripResult::kRunning, "running"},
+        {RoundTripResult::kDeterministic, "deterministic"},
+        {RoundTripResult::kNoSavestates, "no-savestates"},
+        {RoundTripResult::kSerializeTwice, "serialize-twice-differs"},
+        {RoundTripResult::kLoadRejected, "load-rejected"},
+        {RoundTripResult::kDiverged, "diverged"},
+    };
+    for (const auto& [value, name] : kNames) {
+        if (value == result) return name;
     }
     return "?";
 }
