@@ -145,7 +145,7 @@ class PgStore final : public LobbyStore {
           m_url(std::move(shown)) {}
 
     Status migrate() override {
-        auto done = run("migrating the schema", [&](pqxx::connection& c) -> Result<bool> {
+        return run_status("migrating the schema", [&](pqxx::connection& c) -> Result<bool> {
             // Everything in one transaction behind a lock every lobby process takes:
             // processes starting together queue here, and the later ones find the
             // migrations done. The lock ends with the transaction, also on a crash.
@@ -173,8 +173,6 @@ class PgStore final : public LobbyStore {
             tx.commit();
             return true;
         });
-        if (!done) return done.error();
-        return {};
     }
 
     int schema_version() override {
@@ -191,7 +189,7 @@ class PgStore final : public LobbyStore {
 
     Status create_room(const StoredRoom& stored) override {
         const Room& r = stored.room;
-        auto done = run("creating a room", [&](pqxx::connection& c) -> Result<bool> {
+        return run_status("creating a room", [&](pqxx::connection& c) -> Result<bool> {
             try {
                 pqxx::nontransaction tx(c);
                 tx.exec_prepared("create_room", r.id, r.code, r.host_name, r.game_name,
@@ -206,8 +204,6 @@ class PgStore final : public LobbyStore {
                                                           "' is already taken");
             }
         });
-        if (!done) return done.error();
-        return {};
     }
 
     Result<std::optional<StoredRoom>> get_room(const std::string& id_or_code,
@@ -293,14 +289,12 @@ class PgStore final : public LobbyStore {
     }
 
     Status upsert_server(const RelayServer& s) override {
-        auto done = run("storing a relay server", [&](pqxx::connection& c) {
+        return run_status("storing a relay server", [&](pqxx::connection& c) {
             pqxx::nontransaction tx(c);
             tx.exec_prepared("upsert_server", s.id, s.address, s.region, s.capacity, s.load,
                              s.updated_ms, s.expires_ms, s.token_hash);
             return true;
         });
-        if (!done) return done.error();
-        return {};
     }
 
     Result<std::optional<RelayServer>> get_server(const std::string& id,
@@ -342,6 +336,14 @@ class PgStore final : public LobbyStore {
         } catch (const std::exception& e) {
             return Out(db_error(what, e));
         }
+    }
+    // run() for a body that only succeeds or fails (its value, true, says nothing): the
+    // outcome as a Status.
+    template <class Body>
+    Status run_status(const char* what, Body&& body) {
+        auto done = run(what, std::forward<Body>(body));
+        if (!done) return done.error();
+        return {};
     }
     static int read_version(pqxx::transaction_base& tx) {
         return tx.exec1("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")[0].as<int>();
