@@ -146,6 +146,19 @@ RelayServer make_server(int n, int capacity, int load, std::int64_t now_ms) {
     return s;
 }
 
+// Gives the fields update_room() replaces new values, as of an update at kT0 + 1000.
+void change_mutable_fields(Room& r) {
+    r.players = 2;
+    r.slots = 4;
+    r.spectators = 5;
+    r.game_name = "Arcade II";
+    r.host_name = "renamed host";
+    r.region = "us-east";
+    r.server_address = "192.0.2.1:7100";
+    r.updated_ms = kT0 + 1000;
+    r.expires_ms = kT0 + 1000 + kLife;
+}
+
 std::vector<std::string> ids(const std::vector<Room>& rooms) {
     std::vector<std::string> out;
     for (const Room& r : rooms) out.push_back(r.id);
@@ -211,15 +224,7 @@ TEMPLATE_TEST_CASE("lobby store: an update replaces the mutable fields of a live
     ok(store->create_room(original));
 
     Room changed = original.room;
-    changed.players = 2;
-    changed.slots = 4;
-    changed.spectators = 5;
-    changed.game_name = "Arcade II";
-    changed.host_name = "renamed host";
-    changed.region = "us-east";
-    changed.server_address = "192.0.2.1:7100";
-    changed.updated_ms = kT0 + 1000;
-    changed.expires_ms = kT0 + 1000 + kLife;
+    change_mutable_fields(changed);
     // Not among the mutable fields: these stay as created.
     changed.code = "QQQQQQ";
     changed.core_name = "other_core";
@@ -229,22 +234,13 @@ TEMPLATE_TEST_CASE("lobby store: an update replaces the mutable fields of a live
     CHECK(ok(store->update_room(changed, kT0 + 1000)) == true);
 
     StoredRoom expected = original;
-    Room& e = expected.room;
-    e.players = 2;
-    e.slots = 4;
-    e.spectators = 5;
-    e.game_name = "Arcade II";
-    e.host_name = "renamed host";
-    e.region = "us-east";
-    e.server_address = "192.0.2.1:7100";
-    e.updated_ms = kT0 + 1000;
-    e.expires_ms = kT0 + 1000 + kLife;
+    change_mutable_fields(expected.room);
     CHECK(ok(store->get_room(original.room.id, kT0 + 1000)) == expected);
 
     // No such room, or one that has lapsed: nothing to update.
     Room unknown = make_room(2, kT0).room;
     CHECK(ok(store->update_room(unknown, kT0 + 1000)) == false);
-    CHECK(ok(store->update_room(changed, e.expires_ms)) == false);
+    CHECK(ok(store->update_room(changed, expected.room.expires_ms)) == false);
 }
 
 TEMPLATE_TEST_CASE("lobby store: heartbeats extend life, expiry removes rooms and servers",
