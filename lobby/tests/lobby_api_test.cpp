@@ -72,21 +72,36 @@ json room_body(const std::string& game, int slots = 2) {
                 {"server_address", "203.0.113.7:7845"}};
 }
 
-// Runs `body` against every backend this machine can provide.
-void for_each_store(const std::function<void(LobbyStore&, const std::string&)>& body) {
+// The store at `url`, its schema migrated.
+std::unique_ptr<LobbyStore> migrated_store(const std::string& url) {
+    auto store = open_store(url);
+    REQUIRE(store);
+    REQUIRE(store.value()->migrate());
+    return std::move(store).value();
+}
+
+// A SQLite store for the tests that are about the API, not the backends.
+struct SqliteLobby {
+    test::TempDir dir{"lobby-api"};
+    std::unique_ptr<LobbyStore> store = migrated_store("sqlite:" + dir.file("lobby.db"));
+};
+
+// Runs `body` with a client of a LobbyApi set up by `config`, once on every backend this
+// machine can provide; what the body reports names the backend.
+void for_each_store(const ApiConfig& config, const std::function<void(Client&)>& body) {
+    const auto run = [&](LobbyStore& store, const char* backend) {
+        INFO(backend);
+        LobbyApi api(store, config);
+        Client c{api};
+        body(c);
+    };
     SECTION("SQLite") {
-        test::TempDir dir("lobby-api");
-        auto store = open_store("sqlite:" + dir.file("lobby.db"));
-        REQUIRE(store);
-        REQUIRE(store.value()->migrate());
-        body(*store.value(), "sqlite");
+        SqliteLobby lobby;
+        run(*lobby.store, "sqlite");
     }
     SECTION("PostgreSQL") {
         static test::PgCluster cluster;  // one server for the whole test process
-        auto store = open_store(cluster.create_database());
-        REQUIRE(store);
-        REQUIRE(store.value()->migrate());
-        body(*store.value(), "postgresql");
+        run(*migrated_store(cluster.create_database()), "postgresql");
     }
 }
 
@@ -96,10 +111,7 @@ TEST_CASE(
     "Lobby API: rooms are created, listed with filters, found by code, joined, kept "
     "alive by heartbeats, and expire",
     "[lobby][api]") {
-    for_each_store([](LobbyStore& store, const std::string& backend) {
-        INFO(backend);
-        LobbyApi api(store, ApiConfig{});
-        Client c{api};
+    for_each_store(ApiConfig{}, [](Client& c) {
         const json created = c.ok("POST", "/api/rooms", room_body("Blazing Star"));
         const std::string id = created["room"]["id"], code = created["room"]["code"];
         const std::string token = created["token"];
@@ -159,10 +171,7 @@ TEST_CASE(
 
 TEST_CASE("Lobby API: only the host's token updates or deletes a room; passwords are checked",
           "[lobby][api]") {
-    for_each_store([](LobbyStore& store, const std::string& backend) {
-        INFO(backend);
-        LobbyApi api(store, ApiConfig{});
-        Client c{api};
+    for_each_store(ApiConfig{}, [](Client& c) {
         json body = room_body("KOF 98");
         body["password"] = "s3cret";
         const json created = c.ok("POST", "/api/rooms", body);
@@ -197,10 +206,7 @@ TEST_CASE(
     "Lobby API: relay servers register and heartbeat; a room without an address goes to "
     "the least-loaded live server",
     "[lobby][api]") {
-    for_each_store([](LobbyStore& store, const std::string& backend) {
-        INFO(backend);
-        LobbyApi api(store, ApiConfig{});
-        Client c{api};
+    for_each_store(ApiConfig{}, [](Client& c) {
         json body = room_body("1941");
         body.erase("server_address");
         const ApiResponse none = c.call("POST", "/api/rooms", body);
@@ -229,12 +235,9 @@ TEST_CASE(
 
 TEST_CASE("Lobby API: bad input gets a 4xx with a JSON error, never a 5xx, and changes nothing",
           "[lobby][api][robustness]") {
-    for_each_store([](LobbyStore& store, const std::string& backend) {
-        INFO(backend);
-        ApiConfig config;
-        config.burst = 1000;
-        LobbyApi api(store, config);
-        Client c{api};
+    ApiConfig config;
+    config.burst = 1000;
+    for_each_store(config, [](Client& c) {
         const json created = c.ok("POST", "/api/rooms", room_body("Garou"));
         const std::string id = created["room"]["id"];
         const auto refused = [&](const std::string& method, const std::string& path,
@@ -245,7 +248,7 @@ TEST_CASE("Lobby API: bad input gets a 4xx with a JSON error, never a 5xx, and c
             r.body = raw_body;
             r.client = c.ip;
             r.now_ms = c.now;
-            const ApiResponse res = api.handle(r);
+            const ApiResponse res = c.api.handle(r);
             INFO(method << " " << path << " " << raw_body.substr(0, 80) << " -> " << res.status
                         << " " << res.body);
             CHECK(res.status == status);
@@ -256,27 +259,26 @@ TEST_CASE("Lobby API: bad input gets a 4xx with a JSON error, never a 5xx, and c
         refused("POST", "/api/rooms", std::string(9000, 'x'), 413, "limit is 8192");
         refused("POST", "/api/rooms", "{not json", 400, "not valid JSON");
         refused("POST", "/api/rooms", "[1,2]", 400, "JSON object");
-        json wrong = room_body("Garou");
-        wrong["slots"] = "two";
-        refused("POST", "/api/rooms", wrong.dump(), 400, "\"slots\" must be an integer");
-        wrong = room_body("Garou");
-        wrong["slots"] = 99;
-        refused("POST", "/api/rooms", wrong.dump(), 400, "between 1 and 8");
-        wrong = room_body("Garou");
-        wrong["game_name"] = std::string(200, 'g');
-        refused("POST", "/api/rooms", wrong.dump(), 400, "\"game_name\" must be 1 to 128");
-        wrong = room_body("Garou");
-        wrong["host_name"] = "bell\x07";
-        refused("POST", "/api/rooms", wrong.dump(), 400, "printable");
-        wrong = room_body("Garou");
-        wrong["content_hash"] = "'; DROP TABLE--";
-        refused("POST", "/api/rooms", wrong.dump(), 400, "content_hash");
-        wrong = room_body("Garou");
-        wrong["server_address"] = "evil host:99999";
-        refused("POST", "/api/rooms", wrong.dump(), 400, "host:port");
-        wrong = room_body("Garou");
-        wrong["mode"] = "turbo";
-        refused("POST", "/api/rooms", wrong.dump(), 400, "framelock, nowait or rollback");
+        // A good room body with one field made bad, and what the refusal says.
+        struct BadField {
+            const char* field;
+            json value;
+            const char* words;
+        };
+        const BadField bad_fields[] = {
+            {"slots", "two", "\"slots\" must be an integer"},
+            {"slots", 99, "between 1 and 8"},
+            {"game_name", std::string(200, 'g'), "\"game_name\" must be 1 to 128"},
+            {"host_name", "bell\x07", "printable"},
+            {"content_hash", "'; DROP TABLE--", "content_hash"},
+            {"server_address", "evil host:99999", "host:port"},
+            {"mode", "turbo", "framelock, nowait or rollback"},
+        };
+        for (const BadField& bad : bad_fields) {
+            json wrong = room_body("Garou");
+            wrong[bad.field] = bad.value;
+            refused("POST", "/api/rooms", wrong.dump(), 400, bad.words);
+        }
         refused("GET", "/api/rooms/ZZZZZZ", "", 404, "no live room ZZZZZZ");
         refused("GET", "/api/rooms/'%20OR%201=1", "", 400, "id or its 6-character code");
         refused("POST", "/api/rooms/" + id + "/heartbeat", "", 401, "token");
@@ -304,14 +306,11 @@ TEST_CASE("Lobby API: bad input gets a 4xx with a JSON error, never a 5xx, and c
 
 TEST_CASE("Lobby API: a client flooding requests is slowed down with 429, others are not",
           "[lobby][api][robustness]") {
-    test::TempDir dir("lobby-flood");
-    auto store = open_store("sqlite:" + dir.file("lobby.db"));
-    REQUIRE(store);
-    REQUIRE(store.value()->migrate());
+    SqliteLobby lobby;
     ApiConfig config;
     config.rate_per_s = 10;
     config.burst = 20;
-    LobbyApi api(*store.value(), config);
+    LobbyApi api(*lobby.store, config);
     Client flood{api, "10.9.9.9"}, calm{api, "10.1.1.1"};
     int ok = 0, limited = 0;
     for (int i = 0; i < 200; ++i) {
@@ -334,18 +333,6 @@ TEST_CASE("Lobby API: a client flooding requests is slowed down with 429, others
 }
 
 namespace {
-
-// A SQLite store for the tests below, which are about the API, not the backends.
-struct SqliteLobby {
-    test::TempDir dir{"lobby-abuse"};
-    std::unique_ptr<LobbyStore> store;
-    SqliteLobby() {
-        auto s = open_store("sqlite:" + dir.file("lobby.db"));
-        REQUIRE(s);
-        REQUIRE(s.value()->migrate());
-        store = std::move(s).value();
-    }
-};
 
 // Runs `action` when the scope ends, also when a REQUIRE leaves it early.
 struct OnExit {
