@@ -114,6 +114,28 @@ constexpr const char* kPadControlNames[] = {"a",
                                             "righttrigger"};
 static_assert(std::size(kPadControlNames) == static_cast<std::size_t>(PadControl::kCount));
 
+// The controls after the buttons, in PadControl order: the axis each reads, and whether it
+// is held past minus the threshold (a stick pushed left or up) rather than past it.
+struct PadAxisControl {
+    PadAxis axis;
+    bool negative;
+};
+constexpr std::size_t kPadButtonControls = static_cast<std::size_t>(PadControl::kButtonCount);
+constexpr PadAxisControl kPadAxisControls[] = {
+    {PadAxis::kLeftX, true},          // leftx-
+    {PadAxis::kLeftX, false},         // leftx+
+    {PadAxis::kLeftY, true},          // lefty-
+    {PadAxis::kLeftY, false},         // lefty+
+    {PadAxis::kRightX, true},         // rightx-
+    {PadAxis::kRightX, false},        // rightx+
+    {PadAxis::kRightY, true},         // righty-
+    {PadAxis::kRightY, false},        // righty+
+    {PadAxis::kLeftTrigger, false},   // lefttrigger
+    {PadAxis::kRightTrigger, false},  // righttrigger
+};
+static_assert(kPadButtonControls + std::size(kPadAxisControls) ==
+              static_cast<std::size_t>(PadControl::kCount));
+
 constexpr const char* kRetroButtonNames[kRetroButtons] = {
     "B", "Y", "SELECT", "START", "UP", "DOWN", "LEFT", "RIGHT",
     "A", "X", "L",      "R",     "L2", "R2",   "L3",   "R3"};
@@ -337,34 +359,13 @@ InputMapper::Pad* InputMapper::find_pad(std::int32_t instance) {
 }
 
 bool InputMapper::control_active(const Pad& pad, PadControl control) const {
-    const auto c = static_cast<int>(control);
-    if (c < static_cast<int>(PadControl::kButtonCount)) return (pad.buttons >> c) & 1u;
+    const auto c = static_cast<std::size_t>(control);
+    if (c < kPadButtonControls) return (pad.buttons >> c) & 1u;
+    if (c >= static_cast<std::size_t>(PadControl::kCount)) return false;
+    const auto [axis, negative] = kPadAxisControls[c - kPadButtonControls];
+    const double value = pad.axes[static_cast<std::size_t>(axis)];
     const double t = m_bindings.axis_threshold;
-    const auto axis = [&](PadAxis a) { return pad.axes[static_cast<std::size_t>(a)]; };
-    switch (control) {
-        case PadControl::kLeftXMinus:
-            return axis(PadAxis::kLeftX) <= -t;
-        case PadControl::kLeftXPlus:
-            return axis(PadAxis::kLeftX) >= t;
-        case PadControl::kLeftYMinus:
-            return axis(PadAxis::kLeftY) <= -t;
-        case PadControl::kLeftYPlus:
-            return axis(PadAxis::kLeftY) >= t;
-        case PadControl::kRightXMinus:
-            return axis(PadAxis::kRightX) <= -t;
-        case PadControl::kRightXPlus:
-            return axis(PadAxis::kRightX) >= t;
-        case PadControl::kRightYMinus:
-            return axis(PadAxis::kRightY) <= -t;
-        case PadControl::kRightYPlus:
-            return axis(PadAxis::kRightY) >= t;
-        case PadControl::kLeftTrigger:
-            return axis(PadAxis::kLeftTrigger) >= t;
-        case PadControl::kRightTrigger:
-            return axis(PadAxis::kRightTrigger) >= t;
-        default:
-            return false;
-    }
+    return negative ? value <= -t : value >= t;
 }
 
 netplay::InputWord InputMapper::pad_word(const Pad& pad) const {
