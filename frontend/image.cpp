@@ -42,6 +42,23 @@ T load(const std::uint8_t* p) {
     return value;
 }
 
+// One pixel of each libretro format as 0xRRGGBB.
+std::uint32_t from_0rgb1555(std::uint32_t p) {
+    return rgb(widen5((p >> 10) & 0x1f), widen5((p >> 5) & 0x1f), widen5(p & 0x1f));
+}
+std::uint32_t from_rgb565(std::uint32_t p) {
+    return rgb(widen5((p >> 11) & 0x1f), widen6((p >> 5) & 0x3f), widen5(p & 0x1f));
+}
+std::uint32_t from_xrgb8888(std::uint32_t p) {
+    return p & 0xffffff;
+}
+
+// A row of `width` pixels stored as Pixel, each turned into 0xRRGGBB by `to_rgb`.
+template <class Pixel, class ToRgb>
+void convert_row(const std::uint8_t* in, std::uint32_t* out, unsigned width, ToRgb to_rgb) {
+    for (unsigned x = 0; x < width; ++x) out[x] = to_rgb(load<Pixel>(in + sizeof(Pixel) * x));
+}
+
 std::uint32_t dim(std::uint32_t p) {
     return rgb(((p >> 16) & 0xff) / 3, ((p >> 8) & 0xff) / 3, (p & 0xff) / 3);
 }
@@ -270,23 +287,13 @@ Image to_image(const VideoFrame& frame) {
         std::uint32_t* out = image.pixels.data() + static_cast<std::size_t>(y) * frame.width;
         switch (frame.format) {
             case PixelFormat::k0RGB1555:
-                for (unsigned x = 0; x < frame.width; ++x) {
-                    const std::uint32_t p = load<std::uint16_t>(in + 2 * x);
-                    out[x] =
-                        rgb(widen5((p >> 10) & 0x1f), widen5((p >> 5) & 0x1f), widen5(p & 0x1f));
-                }
+                convert_row<std::uint16_t>(in, out, frame.width, from_0rgb1555);
                 break;
             case PixelFormat::kRGB565:
-                for (unsigned x = 0; x < frame.width; ++x) {
-                    const std::uint32_t p = load<std::uint16_t>(in + 2 * x);
-                    out[x] =
-                        rgb(widen5((p >> 11) & 0x1f), widen6((p >> 5) & 0x3f), widen5(p & 0x1f));
-                }
+                convert_row<std::uint16_t>(in, out, frame.width, from_rgb565);
                 break;
             case PixelFormat::kXRGB8888:
-                for (unsigned x = 0; x < frame.width; ++x) {
-                    out[x] = load<std::uint32_t>(in + 4 * x) & 0xffffff;
-                }
+                convert_row<std::uint32_t>(in, out, frame.width, from_xrgb8888);
                 break;
         }
     }
