@@ -82,6 +82,24 @@ bool Environment::unhandled(unsigned cmd) {
     return false;
 }
 
+bool Environment::declare_core_options(unsigned cmd, const void* data) {
+    // Each form needs the core options version that brought it (GET_CORE_OPTIONS_VERSION);
+    // refused, the core falls back to an older form.
+    const bool v2 = cmd == RETRO_ENVIRONMENT_SET_CORE_OPTIONS_V2 ||
+                    cmd == RETRO_ENVIRONMENT_SET_CORE_OPTIONS_V2_INTL;
+    if (m_config.core_options_version < (v2 ? 2u : 1u)) return false;
+    // The _INTL forms' US definitions carry every key and value; translations only relabel them.
+    if (cmd == RETRO_ENVIRONMENT_SET_CORE_OPTIONS)
+        m_options.declare_v1(static_cast<const retro_core_option_definition*>(data));
+    else if (cmd == RETRO_ENVIRONMENT_SET_CORE_OPTIONS_INTL)
+        m_options.declare_v1(static_cast<const retro_core_options_intl*>(data)->us);
+    else if (cmd == RETRO_ENVIRONMENT_SET_CORE_OPTIONS_V2)
+        m_options.declare_v2(static_cast<const retro_core_options_v2*>(data));
+    else
+        m_options.declare_v2(static_cast<const retro_core_options_v2_intl*>(data)->us);
+    return true;
+}
+
 void Environment::call_frame_time_callback() {
     // Always the nominal frame time: a core must not see the wall clock through this.
     if (m_frame_time.callback) m_frame_time.callback(m_frame_time.reference);
@@ -265,22 +283,10 @@ bool Environment::handle(unsigned cmd, void* data) {
             m_options.declare_v0(static_cast<const retro_variable*>(data));
             return true;
         case RETRO_ENVIRONMENT_SET_CORE_OPTIONS:
-            if (m_config.core_options_version < 1) return false;
-            m_options.declare_v1(static_cast<const retro_core_option_definition*>(data));
-            return true;
         case RETRO_ENVIRONMENT_SET_CORE_OPTIONS_INTL:
-            if (m_config.core_options_version < 1) return false;
-            // The US definitions carry every key and value; translations only relabel them.
-            m_options.declare_v1(static_cast<const retro_core_options_intl*>(data)->us);
-            return true;
         case RETRO_ENVIRONMENT_SET_CORE_OPTIONS_V2:
-            if (m_config.core_options_version < 2) return false;
-            m_options.declare_v2(static_cast<const retro_core_options_v2*>(data));
-            return true;
         case RETRO_ENVIRONMENT_SET_CORE_OPTIONS_V2_INTL:
-            if (m_config.core_options_version < 2) return false;
-            m_options.declare_v2(static_cast<const retro_core_options_v2_intl*>(data)->us);
-            return true;
+            return declare_core_options(cmd, data);
         case RETRO_ENVIRONMENT_GET_VARIABLE: {
             auto* variable = static_cast<retro_variable*>(data);
             if (!variable || !variable->key) return false;

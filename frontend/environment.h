@@ -97,6 +97,8 @@ class Environment {
 
   private:
     bool unhandled(unsigned cmd);
+    // SET_CORE_OPTIONS, _INTL, _V2 and _V2_INTL.
+    bool declare_core_options(unsigned cmd, const void* data);
 
     EnvironmentConfig m_config;
     CoreOptions m_options;
