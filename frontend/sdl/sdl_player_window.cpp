@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -29,6 +30,36 @@ std::string timestamp_name() {
     std::strftime(text, sizeof text, "%Y%m%d-%H%M%S", &local);
     return text;
 }
+
+// The keys the room browser's menu reads: what each means, and whether holding it repeats
+// (the arrows and Backspace, as in any list or text field) or it acts once per press.
+struct MenuKey {
+    SDL_Scancode scancode;
+    BrowserKey key;
+    bool repeats;
+};
+constexpr MenuKey kMenuKeys[] = {
+    {SDL_SCANCODE_UP, BrowserKey::kUp, true},
+    {SDL_SCANCODE_DOWN, BrowserKey::kDown, true},
+    {SDL_SCANCODE_BACKSPACE, BrowserKey::kBackspace, true},
+    {SDL_SCANCODE_RETURN, BrowserKey::kAccept, false},
+    {SDL_SCANCODE_KP_ENTER, BrowserKey::kAccept, false},
+    {SDL_SCANCODE_ESCAPE, BrowserKey::kBack, false},
+    {SDL_SCANCODE_R, BrowserKey::kRefresh, false},
+};
+
+// The controller's buttons in the menu.
+struct MenuButton {
+    SDL_GameControllerButton button;
+    BrowserKey key;
+};
+constexpr MenuButton kMenuButtons[] = {
+    {SDL_CONTROLLER_BUTTON_DPAD_UP, BrowserKey::kUp},
+    {SDL_CONTROLLER_BUTTON_DPAD_DOWN, BrowserKey::kDown},
+    {SDL_CONTROLLER_BUTTON_A, BrowserKey::kAccept},
+    {SDL_CONTROLLER_BUTTON_B, BrowserKey::kBack},
+    {SDL_CONTROLLER_BUTTON_Y, BrowserKey::kRefresh},
+};
 
 }  // namespace
 
@@ -192,50 +223,28 @@ bool menu_event_for(const SDL_Event& event, bool text_input, std::vector<MenuEve
         return true;
     };
     switch (event.type) {
-        case SDL_KEYDOWN:
-            // Held arrows and Backspace repeat, as in any list or text field; Enter and Esc
-            // act once per press.
-            switch (event.key.keysym.scancode) {
-                case SDL_SCANCODE_UP:
-                    return push(BrowserKey::kUp);
-                case SDL_SCANCODE_DOWN:
-                    return push(BrowserKey::kDown);
-                case SDL_SCANCODE_BACKSPACE:
-                    return push(BrowserKey::kBackspace);
-                case SDL_SCANCODE_RETURN:
-                case SDL_SCANCODE_KP_ENTER:
-                    return event.key.repeat ? true : push(BrowserKey::kAccept);
-                case SDL_SCANCODE_ESCAPE:
-                    return event.key.repeat ? true : push(BrowserKey::kBack);
-                case SDL_SCANCODE_R:
-                    // While typing, R is a letter and arrives as SDL_TEXTINPUT.
-                    if (text_input || event.key.repeat) return true;
-                    return push(BrowserKey::kRefresh);
-                default:
-                    // Other keys: letters while typing, else the hotkeys (fullscreen,
-                    // screenshot) still work over the menu.
-                    return text_input;
-            }
+        case SDL_KEYDOWN: {
+            const SDL_Scancode scancode = event.key.keysym.scancode;
+            const auto* menu_key =
+                std::find_if(std::begin(kMenuKeys), std::end(kMenuKeys),
+                             [&](const MenuKey& k) { return k.scancode == scancode; });
+            // Other keys are letters while typing (R among them: it arrives as
+            // SDL_TEXTINPUT), else the hotkeys (fullscreen, screenshot) still work over the menu.
+            if (menu_key == std::end(kMenuKeys) || (text_input && scancode == SDL_SCANCODE_R))
+                return text_input;
+            if (event.key.repeat && !menu_key->repeats) return true;
+            return push(menu_key->key);
+        }
         case SDL_KEYUP:
             return text_input;
         case SDL_TEXTINPUT:
             if (!text_input) return true;
             return push(BrowserKey::kText, event.text.text);
         case SDL_CONTROLLERBUTTONDOWN:
-            switch (event.cbutton.button) {
-                case SDL_CONTROLLER_BUTTON_DPAD_UP:
-                    return push(BrowserKey::kUp);
-                case SDL_CONTROLLER_BUTTON_DPAD_DOWN:
-                    return push(BrowserKey::kDown);
-                case SDL_CONTROLLER_BUTTON_A:
-                    return push(BrowserKey::kAccept);
-                case SDL_CONTROLLER_BUTTON_B:
-                    return push(BrowserKey::kBack);
-                case SDL_CONTROLLER_BUTTON_Y:
-                    return push(BrowserKey::kRefresh);
-                default:
-                    return true;
+            for (const auto& [button, key] : kMenuButtons) {
+                if (event.cbutton.button == button) return push(key);
             }
+            return true;
         default:
             // Device and window events go on to their usual handlers.
             return false;
