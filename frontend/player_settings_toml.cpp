@@ -87,79 +87,67 @@ std::string retro_button_list() {
     return list;
 }
 
-Status parse_video(const toml::table& table, const SectionReader& r, VideoSettings& v) {
+// Calls parse_key(key, node) for each key of `table` in turn; the first error ends it.
+template <class ParseKey>
+Status for_each_key(const toml::table& table, ParseKey parse_key) {
     for (const auto& [key, node] : table) {
-        const std::string k(key.str());
-        if (k == "scale") {
-            auto value = r.integer(node, k, 1, 16);
-            if (!value) return value.error();
-            v.scale = value.value();
-        } else if (k == "integer_scale" || k == "fullscreen" || k == "overlay") {
-            auto value = r.boolean(node, k);
-            if (!value) return value.error();
-            (k == "integer_scale" ? v.integer_scale
-             : k == "fullscreen"  ? v.fullscreen
-                                  : v.overlay) = value.value();
-        } else if (k == "aspect") {
+        if (Status s = parse_key(std::string(key.str()), node); !s) return s;
+    }
+    return {};
+}
+
+// Stores a value the reader accepted in `field`; hands on the reader's error otherwise.
+template <class T, class Field>
+Status store(Result<T> value, Field& field) {
+    if (!value) return value.error();
+    field = std::move(value).value();
+    return {};
+}
+
+Status parse_video(const toml::table& table, const SectionReader& r, VideoSettings& v) {
+    return for_each_key(table, [&](const std::string& k, const toml::node& node) -> Status {
+        if (k == "scale") return store(r.integer(node, k, 1, 16), v.scale);
+        if (k == "integer_scale") return store(r.boolean(node, k), v.integer_scale);
+        if (k == "fullscreen") return store(r.boolean(node, k), v.fullscreen);
+        if (k == "overlay") return store(r.boolean(node, k), v.overlay);
+        if (k == "aspect") {
             if (auto name = node.value_exact<std::string>()) {
                 if (*name != "core" && *name != "square")
                     return r.error(node,
                                    "video.aspect must be \"core\", \"square\" or a number "
                                    "such as 1.333");
                 v.aspect = *name == "core" ? 0.0 : -1.0;
-            } else {
-                auto value = r.real(node, k, 0.25, 4.0);
-                if (!value) return value.error();
-                v.aspect = value.value();
+                return {};
             }
-        } else if (k == "filter") {
+            return store(r.real(node, k, 0.25, 4.0), v.aspect);
+        }
+        if (k == "filter") {
             auto value = r.text(node, k);
             if (!value) return value.error();
             if (value.value() != "nearest" && value.value() != "linear")
                 return r.error(node, "video.filter must be \"nearest\" or \"linear\"");
             v.smooth = value.value() == "linear";
-        } else if (k == "font" || k == "screenshot_dir") {
-            auto value = r.text(node, k);
-            if (!value) return value.error();
-            (k == "font" ? v.font : v.screenshot_dir) = value.value();
-        } else if (k == "font_size") {
-            auto value = r.integer(node, k, 6, 72);
-            if (!value) return value.error();
-            v.font_size = value.value();
-        } else {
-            return r.error(node, "unknown key video." + k +
-                                     " (known: scale, integer_scale, aspect, fullscreen, filter, "
-                                     "overlay, font, font_size, screenshot_dir)");
+            return {};
         }
-    }
-    return {};
+        if (k == "font") return store(r.text(node, k), v.font);
+        if (k == "screenshot_dir") return store(r.text(node, k), v.screenshot_dir);
+        if (k == "font_size") return store(r.integer(node, k, 6, 72), v.font_size);
+        return r.error(node, "unknown key video." + k +
+                                 " (known: scale, integer_scale, aspect, fullscreen, filter, "
+                                 "overlay, font, font_size, screenshot_dir)");
+    });
 }
 
 Status parse_audio(const toml::table& table, const SectionReader& r, AudioSettings& a) {
-    for (const auto& [key, node] : table) {
-        const std::string k(key.str());
-        if (k == "enabled") {
-            auto value = r.boolean(node, k);
-            if (!value) return value.error();
-            a.enabled = value.value();
-        } else if (k == "latency_ms") {
-            auto value = r.integer(node, k, 8, 1000);
-            if (!value) return value.error();
-            a.latency_ms = value.value();
-        } else if (k == "rate") {
-            auto value = r.integer(node, k, 8000, 192000);
-            if (!value) return value.error();
-            a.rate = value.value();
-        } else if (k == "rate_control_percent") {
-            auto value = r.real(node, k, 0.0, 2.0);
-            if (!value) return value.error();
-            a.rate_control_pct = value.value();
-        } else {
-            return r.error(node, "unknown key audio." + k +
-                                     " (known: enabled, latency_ms, rate, rate_control_percent)");
-        }
-    }
-    return {};
+    return for_each_key(table, [&](const std::string& k, const toml::node& node) -> Status {
+        if (k == "enabled") return store(r.boolean(node, k), a.enabled);
+        if (k == "latency_ms") return store(r.integer(node, k, 8, 1000), a.latency_ms);
+        if (k == "rate") return store(r.integer(node, k, 8000, 192000), a.rate);
+        if (k == "rate_control_percent")
+            return store(r.real(node, k, 0.0, 2.0), a.rate_control_pct);
+        return r.error(node, "unknown key audio." + k +
+                                 " (known: enabled, latency_ms, rate, rate_control_percent)");
+    });
 }
 
 // Where a user binding came from, for the messages about conflicts: 0 = a default.
@@ -187,9 +175,7 @@ Status parse_port(const toml::table& table, int port, const SectionReader& r, In
     for (const auto& [key, node] : table) {
         const std::string k(key.str());
         if (k == "pad") {
-            auto value = r.integer(node, k, 0, kMaxPads);
-            if (!value) return value.error();
-            in.ports[port].pad = value.value();
+            if (Status s = store(r.integer(node, k, 0, kMaxPads), in.ports[port].pad); !s) return s;
             continue;
         }
         const auto button = retro_button_from_name(k);
@@ -249,13 +235,9 @@ Status parse_input(const toml::table& table, const SectionReader& r, InputBindin
     for (const auto& [key, node] : table) {
         const std::string k(key.str());
         if (k == "axis_threshold") {
-            auto value = r.real(node, k, 0.05, 0.95);
-            if (!value) return value.error();
-            in.axis_threshold = value.value();
+            if (Status s = store(r.real(node, k, 0.05, 0.95), in.axis_threshold); !s) return s;
         } else if (k == "mapping_db") {
-            auto value = r.text(node, k);
-            if (!value) return value.error();
-            in.mapping_db = value.value();
+            if (Status s = store(r.text(node, k), in.mapping_db); !s) return s;
         } else if (k.size() == 5 && k.compare(0, 4, "port") == 0 && k[4] >= '1' &&
                    k[4] <= '0' + kMaxLocalPorts) {
             const toml::table* port = node.as_table();
