@@ -28,10 +28,10 @@
 #include <thread>
 
 #include "common/log.h"
-#include "frontend/core_locator.h"
-#include "frontend/retro_emulator.h"
-#include "frontend/sdl/sdl_audio.h"
-#include "frontend/sdl/sdl_player_window.h"
+#include "frontend/host/core_locator.h"
+#include "frontend/host/retro_emulator.h"
+#include "frontend/player/sdl/sdl_audio.h"
+#include "frontend/player/sdl/sdl_player_window.h"
 
 using namespace framelock;
 using namespace framelock::frontend;

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/core_locator.h"
-#include "frontend/retro_emulator.h"
+#include "frontend/host/core_locator.h"
+#include "frontend/host/retro_emulator.h"
 
 namespace framelock::bench {
 

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "common/child_process.h"
-#include "frontend/frame_pacer.h"
+#include "frontend/player/frame_pacer.h"
 
 using namespace framelock::frontend;
 using framelock::ChildProcess;

@@ -24,10 +24,10 @@
 #include "bench/bench_json.h"
 #include "common/log.h"
 #include "frontend/atomic_file.h"
-#include "frontend/core_locator.h"
-#include "frontend/headless.h"
-#include "frontend/input_script.h"
-#include "frontend/retro_emulator.h"
+#include "frontend/host/core_locator.h"
+#include "frontend/host/headless.h"
+#include "frontend/host/input_script.h"
+#include "frontend/host/retro_emulator.h"
 #include "netplay/state_hash.h"
 
 namespace fs = std::filesystem;

@@ -12,8 +12,8 @@
 #include "bench/bench_core.h"
 #include "bench/bench_json.h"
 #include "common/log.h"
-#include "frontend/input_script.h"
-#include "frontend/retro_emulator.h"
+#include "frontend/host/input_script.h"
+#include "frontend/host/retro_emulator.h"
 
 namespace fs = std::filesystem;
 using namespace framelock;

@@ -17,9 +17,9 @@
 #include "bench/bench_core.h"
 #include "common/child_process.h"
 #include "common/log.h"
-#include "frontend/headless.h"
-#include "frontend/input_script.h"
-#include "frontend/retro_emulator.h"
+#include "frontend/host/headless.h"
+#include "frontend/host/input_script.h"
+#include "frontend/host/retro_emulator.h"
 #include "netplay/synctest.h"
 
 namespace fs = std::filesystem;

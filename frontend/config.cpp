@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "frontend/player_settings_toml.h"
+#include "frontend/player/player_settings_toml.h"
 
 namespace framelock::frontend {
 namespace {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "frontend/player_settings.h"
+#include "frontend/player/player_settings.h"
 #include "netplay/result.h"
 
 namespace framelock::frontend {

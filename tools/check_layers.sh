@@ -32,15 +32,16 @@ breach "${engine[@]}" -- '#include +"netplay/io/' \
 # Nothing shipped depends on the simulator.
 shipped=()
 for f in netplay/*.h netplay/*.cpp netplay/io/*.h netplay/io/*.cpp frontend/*.h frontend/*.cpp \
-    frontend/*/*.h frontend/*/*.cpp common/*.h common/*.cpp lobby/*.h lobby/*.cpp; do
+    frontend/*/*.h frontend/*/*.cpp frontend/*/*/*.h frontend/*/*/*.cpp common/*.h common/*.cpp \
+    lobby/*.h lobby/*.cpp; do
     case $f in netplay/sim_*) ;; *) shipped+=("$f") ;; esac
 done
 breach "${shipped[@]}" -- '#include +"netplay/sim_(network|session)\.h"' \
     "only the simulator itself, tests and benchmarks include it"
 # SDL lives in the player's window only.
-breach frontend/*.h frontend/*.cpp frontend/app/*.h frontend/app/*.cpp frontend/lobby_client/*.h \
-    frontend/lobby_client/*.cpp -- \
-    '#include +[<"]SDL' "SDL only in frontend/sdl/"
+breach frontend/*.h frontend/*.cpp frontend/{app,host,session,player,lobby_client}/*.h \
+    frontend/{app,host,session,player,lobby_client}/*.cpp -- \
+    '#include +[<"]SDL' "SDL only in frontend/player/sdl/"
 # The lobby is a service of its own (framelock-lobby runs it without the player): nothing of
 # the player, its window or the core host, in the service nor in its tests.
 breach lobby/*.h lobby/*.cpp lobby/*/*.h lobby/*/*.cpp -- '#include +("frontend/|[<"](SDL|libretro))' \

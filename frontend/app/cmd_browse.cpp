@@ -5,13 +5,13 @@
 
 #include "common/log.h"
 #include "common/stop_signal.h"
+#include "frontend/app/command_error.h"
 #include "frontend/app/commands.h"
 #include "frontend/app/join_args.h"
 #include "frontend/app/play_netplay.h"
 #include "frontend/app/window_setup.h"
-#include "frontend/command_error.h"
 #include "frontend/lobby_client/room_browser.h"
-#include "frontend/player_window.h"
+#include "frontend/player/player_window.h"
 #include "netplay/io/real_clock.h"
 
 namespace framelock::frontend {

@@ -1,12 +1,12 @@
 // `framelock demo`: two bots play the arcade game through a delaying proxy
-// (frontend/demo.h); exit 0 when their states are identical.
+// (frontend/app/demo.h); exit 0 when their states are identical.
 #include <cstdint>
 #include <memory>
 
 #include "common/stop_signal.h"
+#include "frontend/app/command_error.h"
 #include "frontend/app/commands.h"
-#include "frontend/command_error.h"
-#include "frontend/demo.h"
+#include "frontend/app/demo.h"
 
 namespace framelock::frontend {
 namespace {

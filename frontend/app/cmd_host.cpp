@@ -3,11 +3,11 @@
 // assigns, and no server runs here).
 #include <memory>
 
+#include "frontend/app/command_error.h"
 #include "frontend/app/commands.h"
 #include "frontend/app/join_args.h"
 #include "frontend/app/play_netplay.h"
 #include "frontend/app/server_args.h"
-#include "frontend/command_error.h"
 
 namespace framelock::frontend {
 

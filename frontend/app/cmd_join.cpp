@@ -1,10 +1,10 @@
 // `framelock join`: play in a session, given the server's address or a lobby room's code.
 #include <memory>
 
+#include "frontend/app/command_error.h"
 #include "frontend/app/commands.h"
 #include "frontend/app/join_args.h"
 #include "frontend/app/play_netplay.h"
-#include "frontend/command_error.h"
 
 namespace framelock::frontend {
 

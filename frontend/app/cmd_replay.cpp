@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "common/log.h"
+#include "frontend/app/command_error.h"
 #include "frontend/app/commands.h"
 #include "frontend/app/host_args.h"
-#include "frontend/command_error.h"
-#include "frontend/headless.h"
+#include "frontend/host/headless.h"
+#include "frontend/host/retro_emulator.h"
 #include "frontend/replay_file.h"
-#include "frontend/retro_emulator.h"
-#include "frontend/session_identity.h"
+#include "frontend/session/session_identity.h"
 #include "netplay/evidence.h"
 #include "netplay/state_hash.h"
 

@@ -8,14 +8,14 @@
 #include <string>
 
 #include "common/stop_signal.h"
+#include "frontend/app/command_error.h"
 #include "frontend/app/commands.h"
 #include "frontend/app/host_args.h"
 #include "frontend/app/window_setup.h"
-#include "frontend/command_error.h"
-#include "frontend/headless.h"
-#include "frontend/input_script.h"
-#include "frontend/retro_emulator.h"
-#include "frontend/windowed_run.h"
+#include "frontend/host/headless.h"
+#include "frontend/host/input_script.h"
+#include "frontend/host/retro_emulator.h"
+#include "frontend/player/windowed_run.h"
 #include "netplay/state_hash.h"
 
 namespace framelock::frontend {

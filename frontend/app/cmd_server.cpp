@@ -7,15 +7,15 @@
 
 #include "common/log.h"
 #include "common/stop_signal.h"
+#include "frontend/app/command_error.h"
 #include "frontend/app/commands.h"
 #include "frontend/app/lobby_adapter.h"
 #include "frontend/app/server_args.h"
 #include "frontend/atomic_file.h"
-#include "frontend/command_error.h"
 #include "frontend/lobby_client/lobby_client.h"
-#include "frontend/realtime_loop.h"
-#include "frontend/server_runner.h"
-#include "frontend/session_summary.h"
+#include "frontend/session/realtime_loop.h"
+#include "frontend/session/server_runner.h"
+#include "frontend/session/session_summary.h"
 #include "netplay/io/real_clock.h"
 
 namespace framelock::frontend {

@@ -1,4 +1,4 @@
-// `framelock synctest`: the determinism lab (frontend/determinism_lab.h) on the command
+// `framelock synctest`: the determinism lab (frontend/app/determinism_lab.h) on the command
 // line: which checks, how many frames of which input, where the report goes; also its
 // hidden worker mode and `--compare A B` of two hash logs.
 #include <algorithm>
@@ -10,15 +10,15 @@
 #include <vector>
 
 #include "common/log.h"
+#include "frontend/app/command_error.h"
 #include "frontend/app/commands.h"
+#include "frontend/app/determinism_lab.h"
 #include "frontend/app/host_args.h"
-#include "frontend/command_error.h"
-#include "frontend/determinism_lab.h"
 
 namespace framelock::frontend {
 namespace {
 
-// `framelock synctest`: the determinism lab (frontend/determinism_lab.h).
+// `framelock synctest`: the determinism lab (frontend/app/determinism_lab.h).
 struct SynctestArgs {
     HostArgs host;
     std::uint64_t frames = 10'000;

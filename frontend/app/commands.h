@@ -9,7 +9,7 @@
 //   synctest  cmd_synctest.cpp  check that a core is deterministic
 //   demo      cmd_demo.cpp      two bots through a delaying proxy
 //
-// (`framelock lobby` is the lobby's own: frontend/lobby/lobby_cli.h.)
+// (`framelock lobby` is the lobby's own: frontend/lobby_client/lobby_cli.h.)
 #pragma once
 
 #include <CLI/CLI.hpp>

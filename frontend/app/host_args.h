@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "frontend/config.h"
-#include "frontend/core_locator.h"
-#include "frontend/player_window.h"
-#include "frontend/retro_emulator.h"
+#include "frontend/host/core_locator.h"
+#include "frontend/host/retro_emulator.h"
+#include "frontend/player/player_window.h"
 #include "netplay/result.h"
 
 namespace framelock::frontend {

@@ -1,5 +1,5 @@
 // One player's options: `framelock join` and `browse`, and the player half of
-// `framelock host`; turned into a ClientRunConfig (frontend/client_runner.h).
+// `framelock host`; turned into a ClientRunConfig (frontend/session/client_runner.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "frontend/app/host_args.h"
-#include "frontend/client_runner.h"
+#include "frontend/session/client_runner.h"
 
 namespace framelock::frontend {
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "frontend/session_identity.h"
+#include "frontend/session/session_identity.h"
 
 namespace framelock::frontend {
 namespace {

@@ -1,4 +1,4 @@
-// The program's side of the lobby (frontend/lobby/lobby_client.h): the room
+// The program's side of the lobby (frontend/lobby_client/lobby_client.h): the room
 // `framelock host --lobby` opens, and the numbers the real-time loop feeds the room keeper
 // and the server announcer while a session runs.
 #pragma once
@@ -9,11 +9,11 @@
 
 #include "frontend/app/join_args.h"
 #include "frontend/app/server_args.h"
-#include "frontend/client_runner.h"
+#include "frontend/host/retro_emulator.h"
 #include "frontend/lobby_client/lobby_client.h"
-#include "frontend/realtime_loop.h"
-#include "frontend/retro_emulator.h"
-#include "frontend/server_runner.h"
+#include "frontend/session/client_runner.h"
+#include "frontend/session/realtime_loop.h"
+#include "frontend/session/server_runner.h"
 #include "netplay/clock.h"
 
 namespace framelock::frontend {

@@ -7,7 +7,7 @@
 
 #include "frontend/app/join_args.h"
 #include "frontend/app/server_args.h"
-#include "frontend/player_window.h"
+#include "frontend/player/player_window.h"
 
 namespace framelock::frontend {
 

@@ -1,13 +1,13 @@
 // The session side's options: `framelock server` (dedicated: several sessions, its own
 // bind address and logging) and the server half of `framelock host`; checked against the
-// engine's limits and turned into a ServerRunConfig (frontend/server_runner.h).
+// engine's limits and turned into a ServerRunConfig (frontend/session/server_runner.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <string>
 
-#include "frontend/server_runner.h"
+#include "frontend/session/server_runner.h"
 #include "netplay/result.h"
 
 namespace framelock::frontend {
@@ -36,7 +36,7 @@ struct ServerArgs {
     bool no_repair = false;
     bool no_common_start = false;
     bool kick_speed_hack = false;
-    // The lobby (frontend/lobby/lobby_client.h): `server` registers its sessions there,
+    // The lobby (frontend/lobby_client/lobby_client.h): `server` registers its sessions there,
     // `host` opens a room there.
     std::string lobby_url;
     std::string public_host;  // the host name players reach this machine by

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "frontend/app/host_args.h"
-#include "frontend/player_window.h"
-#include "frontend/retro_emulator.h"
+#include "frontend/host/retro_emulator.h"
+#include "frontend/player/player_window.h"
 #include "netplay/result.h"
 
 namespace framelock::frontend {

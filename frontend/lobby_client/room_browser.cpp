@@ -12,7 +12,7 @@
 
 #include "common/log.h"
 #include "common/stop_signal.h"
-#include "frontend/room_browser_model.h"
+#include "frontend/player/room_browser_model.h"
 
 namespace framelock::lobby {
 namespace {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "frontend/player_window.h"
+#include "frontend/player/player_window.h"
 #include "netplay/clock.h"
 #include "netplay/result.h"
 

@@ -1,10 +1,10 @@
-// Input scripts (frontend/input_script.h): any text either parses or fails with a message
+// Input scripts (frontend/host/input_script.h): any text either parses or fails with a message
 // naming the source. What parses is checked against its own events: written back as a
 // script it parses to the same events, and input_for() holds each port's latest buttons.
 #include <string>
 #include <string_view>
 
-#include "frontend/input_script.h"
+#include "frontend/host/input_script.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace framelock::fuzz {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "frontend/input_script.h"
-#include "frontend/retro_emulator.h"
+#include "frontend/host/input_script.h"
+#include "frontend/host/retro_emulator.h"
 #include "integration/cores.h"
 #include "netplay/state_hash.h"
 

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "common/child_process.h"
-#include "frontend/image.h"
+#include "frontend/host/image.h"
 #include "integration/cores.h"
 #include "integration/netplay_session.h"
 #include "netplay/io/enet_transport.h"

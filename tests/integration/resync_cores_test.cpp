@@ -8,7 +8,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "frontend/retro_emulator.h"
+#include "frontend/host/retro_emulator.h"
 #include "integration/cores.h"
 #include "integration/sim_cores.h"
 #include "netplay/sim_session.h"

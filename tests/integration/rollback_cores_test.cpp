@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "frontend/retro_emulator.h"
+#include "frontend/host/retro_emulator.h"
 #include "integration/cores.h"
 #include "integration/sim_cores.h"
 #include "netplay/sim_session.h"

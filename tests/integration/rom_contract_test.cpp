@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "frontend/input_script.h"
-#include "frontend/retro_emulator.h"
+#include "frontend/host/input_script.h"
+#include "frontend/host/retro_emulator.h"
 #include "integration/cores.h"
 
 using namespace framelock;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/sdl/sdl_input.h"
-#include "frontend/sdl/sdl_player_window.h"
+#include "frontend/player/sdl/sdl_input.h"
+#include "frontend/player/sdl/sdl_player_window.h"
 
 using namespace framelock::frontend;
 

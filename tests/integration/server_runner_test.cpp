@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "frontend/server_runner.h"
+#include "frontend/session/server_runner.h"
 #include "netplay/client.h"
 #include "netplay/io/enet_transport.h"
 #include "netplay/io/real_clock.h"

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "frontend/retro_emulator.h"
+#include "frontend/host/retro_emulator.h"
 #include "integration/cores.h"
 #include "netplay/emulator.h"
 

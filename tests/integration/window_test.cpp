@@ -18,15 +18,15 @@
 #include <vector>
 
 #include "common/child_process.h"
-#include "frontend/image.h"
-#include "frontend/io.h"
-#include "frontend/viewport.h"
+#include "frontend/host/image.h"
+#include "frontend/host/io.h"
+#include "frontend/player/viewport.h"
 #include "integration/cores.h"
 #include "support/process.h"
 #include "support/xvfb.h"
 
-#include "frontend/sdl/sdl_player_window.h"
-#include "frontend/sdl/sdl_video.h"
+#include "frontend/player/sdl/sdl_player_window.h"
+#include "frontend/player/sdl/sdl_video.h"
 #include "support/build_paths.h"
 
 using namespace framelock::test;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "frontend/sdl/audio_pipeline.h"
+#include "frontend/player/sdl/audio_pipeline.h"
 
 using namespace framelock::frontend;
 

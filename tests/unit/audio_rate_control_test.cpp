@@ -4,8 +4,8 @@
 #include <thread>
 #include <vector>
 
-#include "frontend/audio_rate_control.h"
-#include "frontend/audio_ring.h"
+#include "frontend/player/audio_rate_control.h"
+#include "frontend/player/audio_ring.h"
 
 using namespace framelock::frontend;
 

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "frontend/core_options.h"
+#include "frontend/host/core_options.h"
 
 using framelock::frontend::CoreOptions;
 

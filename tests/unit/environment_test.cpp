@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "frontend/environment.h"
+#include "frontend/host/environment.h"
 
 using namespace framelock::frontend;
 

@@ -4,7 +4,7 @@
 #include <random>
 #include <vector>
 
-#include "frontend/frame_pacer.h"
+#include "frontend/player/frame_pacer.h"
 
 using namespace framelock::frontend;
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "frontend/headless.h"
+#include "frontend/host/headless.h"
 
 using namespace framelock::frontend;
 

@@ -14,7 +14,7 @@
 #include <zlib.h>
 
 #include "frontend/atomic_file.h"
-#include "frontend/image.h"
+#include "frontend/host/image.h"
 #include "support/temp_dir.h"
 
 using namespace framelock::frontend;

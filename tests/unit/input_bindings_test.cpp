@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "frontend/input_bindings.h"
+#include "frontend/player/input_bindings.h"
 
 using namespace framelock::frontend;
 

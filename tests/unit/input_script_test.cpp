@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "frontend/input_script.h"
+#include "frontend/host/input_script.h"
 
 using namespace framelock::frontend;
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "frontend/libretro_core.h"
+#include "frontend/host/libretro_core.h"
 #include "support/build_paths.h"
 
 using namespace framelock::frontend;

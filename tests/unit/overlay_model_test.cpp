@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "frontend/netplay_view.h"
-#include "frontend/overlay_model.h"
+#include "frontend/player/netplay_view.h"
+#include "frontend/player/overlay_model.h"
 
 using namespace framelock::frontend;
 

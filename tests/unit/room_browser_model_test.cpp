@@ -2,7 +2,7 @@
 // prompt, and what happens when the lobby's list changes under the cursor.
 #include <catch2/catch.hpp>
 
-#include "frontend/room_browser_model.h"
+#include "frontend/player/room_browser_model.h"
 
 using namespace framelock::frontend;
 using Kind = BrowserAction::Kind;

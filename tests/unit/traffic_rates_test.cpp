@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frontend/session_summary.h"
+#include "frontend/session/session_summary.h"
 
 using namespace framelock::frontend;
 using framelock::netplay::PeerStats;

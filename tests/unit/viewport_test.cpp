@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "frontend/viewport.h"
+#include "frontend/player/viewport.h"
 
 using namespace framelock::frontend;
 

@@ -1,0 +1,79 @@
+// `framelock server` and the server half of `framelock host`: one netplay::Server per
+// session port, all in one process and one loop (run by run_realtime,
+// frontend/session/realtime_loop.h), each session's events logged, its statistics summarized at the
+// end (frontend/session/session_summary.h). Threading: none.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/player/view_events.h"
+#include "frontend/session/session_summary.h"
+#include "netplay/clock.h"
+#include "netplay/result.h"
+#include "netplay/server.h"
+
+namespace framelock::frontend {
+
+struct ServerRunConfig {
+    std::string bind = "0.0.0.0";  // IPv4 address to listen on
+    std::uint16_t port = 0;        // first session's port; 0: the OS picks for every session
+    int sessions = 1;              // sessions on ports port .. port + sessions - 1
+    netplay::ServerConfig server;  // players, hash interval, delay policy
+    double duration_s = 0;         // stop after this long; 0: until every session ended
+};
+
+class ServerRunner {
+  public:
+    // Binds every session's socket. kUsage error naming the address when one cannot be bound.
+    static Result<std::unique_ptr<ServerRunner>> open(const ServerRunConfig& config,
+                                                      const netplay::Clock& clock);
+    ~ServerRunner();
+
+    // The bound port of each session, in order.
+    std::vector<std::uint16_t> ports() const;
+
+    // Runs every session's timers and traffic once and logs their events. Never blocks.
+    void update();
+    // True once every session ended (and its goodbyes had time to go out) or the duration
+    // passed.
+    bool finished() const;
+    // When update() next has work to do.
+    netplay::Micros next_wakeup() const;
+    // Sleeps up to `max_wait` or until any session's socket has traffic; true if one has.
+    // The update() after it then serves only the sessions with traffic or due timers (a
+    // server with hundreds of sessions does not service every socket on every datagram);
+    // an update() without a wait() before it serves every session.
+    bool wait(netplay::Micros max_wait);
+    // Also wakes wait() when `fd` is readable (a host's own player's socket, so one sleep
+    // serves both: a remote player's input is forwarded the moment it arrives).
+    Status watch_also(int fd);
+
+    std::vector<ServerSessionSummary> summary() const;
+    // Per session: whether it is taken (a player is connected, or it ended and takes no new
+    // game). What `server --lobby` reports as each session's load.
+    std::vector<bool> sessions_busy() const;
+
+    // The events update() logged, for a player's window (the newest 64 are kept).
+    std::optional<netplay::ServerEvent> poll_view_event() { return m_view_events.poll(); }
+
+  private:
+    struct Session;
+    ServerRunner(const ServerRunConfig& config, const netplay::Clock& clock);
+    // Runs one session's Server (or, once it ended, services its socket) and logs events.
+    void serve(Session& session, netplay::Micros now);
+    void log_events(Session& session);
+
+    ServerRunConfig m_config;
+    const netplay::Clock& m_clock;
+    netplay::Micros m_opened_at = 0;
+    std::vector<std::unique_ptr<Session>> m_sessions;
+    ViewEvents<netplay::ServerEvent> m_view_events;
+    int m_epoll = -1;           // every session's socket, readable = traffic
+    bool m_after_wait = false;  // wait() ran since the last update(): its readiness counts
+};
+
+}  // namespace framelock::frontend
