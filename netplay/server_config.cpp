@@ -49,8 +49,15 @@ Status validate(const ServerConfig& config) {
 
 ServerConfig normalized(ServerConfig config, std::vector<std::string>& adjusted) {
     bring_inside(players_limit(config.mode), config.players, adjusted);
-    config.start_players =
-        config.start_players <= 0 ? config.players : std::min(config.start_players, config.players);
+    // 0: every slot.
+    if (config.start_players < 0 || config.start_players > config.players) {
+        const int used = config.start_players < 0 ? 0 : config.players;
+        adjusted.push_back("players to start " + std::to_string(config.start_players) +
+                           " is outside 0-" + std::to_string(config.players) + ": using " +
+                           std::to_string(used));
+        config.start_players = used;
+    }
+    if (config.start_players == 0) config.start_players = config.players;
     bring_inside(limits::kSpectators, config.max_spectators, adjusted);
     bring_inside(limits::kKeyframeInterval, config.keyframe_interval, adjusted);
     bring_inside(limits::kSendInterval, config.send_interval, adjusted);

@@ -143,6 +143,11 @@ Status ServerArgs::validate() const {
                           "rollback sessions take no late players, only late spectators: "
                           "--slots must equal --players (or use --mode framelock)");
     }
+    if (kick_speed_hack && mode != "nowait")
+        log_warn(
+            "--kick-speed-hack acts in --mode nowait only: in {} mode frames wait for "
+            "every input, and a fast clock gains nothing",
+            mode);
     // The ranges are the engine's own (netplay/session_limits.h). --delay 0 means the
     // default in frame lock (adaptive) and no-wait (4 frames); in rollback, no delay.
     const netplay::ServerConfig session = to_config().server;
@@ -181,11 +186,6 @@ ServerRunConfig ServerArgs::to_config() const {
         config.server.delay.adaptive = false;
         config.server.delay.fixed_delay = fixed_delay;
     }
-    if (kick_speed_hack && mode != "nowait")
-        log_warn(
-            "--kick-speed-hack acts in --mode nowait only: in {} mode frames wait for "
-            "every input, and a fast clock gains nothing",
-            mode);
     return config;
 }
 

@@ -52,7 +52,9 @@ struct ServerArgs {
     int slot_count() const { return slots > 0 ? slots : players; }
 
     // Rollback sessions take at most four players, and no late players (the engine only
-    // sends a running rollback session's state to spectators).
+    // sends a running rollback session's state to spectators); every value within the
+    // engine's range (netplay/session_limits.h). Logs a warning for a flag that does nothing
+    // in the chosen mode. Called once, before the session starts.
     Status validate() const;
 
     // The runner's config these flags ask for (and a warning for a flag that cannot act in

@@ -76,6 +76,21 @@ TEST_CASE("Session limits: the server brings a setting inside its range and says
     CHECK(adjusted[1] == "rollback's local input delay 40 frames is outside 0-15 frames: using 15");
     CHECK(adjusted[2] == "rollback's prediction window 0 frames is outside 1-60 frames: using 1");
 
+    // Players to start: 0 (every slot) to the slots there are.
+    adjusted.clear();
+    ServerConfig late;
+    late.players = 3;
+    late.start_players = 5;
+    CHECK(normalized(late, adjusted).start_players == 3);
+    late.start_players = -1;
+    CHECK(normalized(late, adjusted).start_players == 3);
+    CHECK(adjusted == std::vector<std::string>({"players to start 5 is outside 0-3: using 3",
+                                                "players to start -1 is outside 0-3: using 0"}));
+    CHECK_FALSE(validate(late).ok());
+    late.start_players = 2;
+    CHECK(validate(late).ok());
+    CHECK(normalized(late, adjusted).start_players == 2);
+
     // A valid config is used as given, with nothing said.
     adjusted.clear();
     ServerConfig fine;
