@@ -185,7 +185,7 @@ EnetTransport::EnetTransport(ENetHost* host, EnetOptions options)
     : m_host(host), m_options(options), m_slot_last_send(host->peerCount, 0) {
     m_options.peer_timeout_us = std::max<Micros>(m_options.peer_timeout_us, 1000);
     m_options.connect_timeout_us = std::max<Micros>(m_options.connect_timeout_us, 1000);
-    m_host->intercept = &EnetTransport::count_datagram;
+    m_host->intercept = &EnetTransport::intercept;
     // A CRC32 in every datagram's header: ENet drops a datagram whose bytes changed on the way
     // (it catches every single-bit flip). Without it a flipped bit in an input word reached
     // the session as a valid input and desynced the players (tests/integration/fault_test.cpp,
@@ -449,10 +449,15 @@ void EnetTransport::harvest_received() {
 
 // Called by ENet for every datagram it reads, before it parses it. Per-peer receive counters
 // and the silence watchdog live here. Returns 0: ENet processes the datagram as usual.
-int EnetTransport::count_datagram(ENetHost* host, ENetEvent* /*event*/) {
+int EnetTransport::intercept(ENetHost* host, ENetEvent* /*event*/) {
     EnetTransport* self = t_servicing;
     if (self == nullptr || self->m_host != host) return 0;
     const ENetAddress& from = host->receivedAddress;
+    const std::span<const std::uint8_t> datagram(host->receivedData, host->receivedDataLength);
+    if (is_rendezvous(datagram)) {
+        self->take_rendezvous(datagram, Endpoint{ntohl(from.host), from.port});
+        return 1;  // not ENet's: it never sees it
+    }
     for (std::size_t i = 0; i < host->peerCount; ++i) {
         const ENetPeer& slot = host->peers[i];
         // ENet itself only accepts a peer's datagrams from the peer's address.
@@ -469,6 +474,41 @@ int EnetTransport::count_datagram(ENetHost* host, ENetEvent* /*event*/) {
         break;
     }
     return 0;
+}
+
+void EnetTransport::take_rendezvous(std::span<const std::uint8_t> datagram, const Endpoint& from) {
+    auto message = decode_rendezvous(datagram);
+    if (!message) {
+        ++m_malformed_datagrams;
+        return;
+    }
+    if (const auto* probe = std::get_if<Probe>(&message.value())) {
+        send_datagram(from, ProbeReply{probe->nonce, from});
+        return;
+    }
+    if (m_datagrams.size() >= kMaxQueuedDatagrams) m_datagrams.pop_front();
+    m_datagrams.push_back(Datagram{from, std::move(message).value()});
+}
+
+std::optional<EnetTransport::Datagram> EnetTransport::poll_datagram() {
+    if (m_datagrams.empty()) return std::nullopt;
+    Datagram next = std::move(m_datagrams.front());
+    m_datagrams.pop_front();
+    return next;
+}
+
+void EnetTransport::send_datagram(const Endpoint& to, const RendezvousMessage& message) {
+    const std::vector<std::uint8_t> bytes = encode_rendezvous(message);
+    ENetAddress address;
+    address.host = htonl(to.ipv4);
+    address.port = to.port;
+    ENetBuffer buffer;
+    buffer.data = const_cast<std::uint8_t*>(bytes.data());
+    buffer.dataLength = bytes.size();
+    if (enet_socket_send(m_host->socket, &address, &buffer, 1) > 0) {
+        m_host_stats.datagrams_sent += 1;
+        m_host_stats.wire_bytes_sent += bytes.size() + kIpUdpHeaderBytes;
+    }
 }
 
 void EnetTransport::tend_peers() {

@@ -24,6 +24,7 @@
 
 #include "netplay/clock.h"
 #include "netplay/io/real_clock.h"
+#include "netplay/rendezvous.h"
 #include "netplay/result.h"
 #include "netplay/transport.h"
 
@@ -148,6 +149,22 @@ class EnetTransport final : public Transport {
     // transport: never read, write or close it.
     int socket_fd() const;
 
+    // Rendezvous datagrams (netplay/rendezvous.h) share the socket with ENet. A Probe is
+    // answered at once, inside the service call that reads it (its round trip includes no
+    // loop of ours); the others wait in a queue of at most kMaxQueuedDatagrams (older ones
+    // are dropped) for poll_datagram(). Datagrams arrive while poll() or wait() service the
+    // socket. Anything else that is not ENet's is dropped by ENet as before.
+    struct Datagram {
+        Endpoint from;
+        RendezvousMessage message;
+    };
+    static constexpr std::size_t kMaxQueuedDatagrams = 64;
+    std::optional<Datagram> poll_datagram();
+    // Sends one rendezvous datagram from this socket, now (not queued behind ENet's traffic).
+    void send_datagram(const Endpoint& to, const RendezvousMessage& message);
+    // Rendezvous datagrams read that were not well-formed (dropped, counted).
+    std::uint64_t malformed_datagrams() const { return m_malformed_datagrams; }
+
     // Changes the peer timeout for current and future peers (connected ones; a connect in
     // progress keeps min(connect timeout, new peer timeout) from its next retransmission).
     void set_peer_timeout(Micros timeout_us);
@@ -188,7 +205,9 @@ class EnetTransport final : public Transport {
     PeerRecord* find_open(PeerId id);
     const PeerRecord* find_live(PeerId id) const;
 
-    static int count_datagram(_ENetHost* host, _ENetEvent* event);
+    // ENet's intercept: counts a peer's datagrams, and takes the rendezvous ones out.
+    static int intercept(_ENetHost* host, _ENetEvent* event);
+    void take_rendezvous(std::span<const std::uint8_t> datagram, const Endpoint& from);
 
     _ENetHost* m_host;
     EnetOptions m_options;
@@ -199,6 +218,8 @@ class EnetTransport final : public Transport {
     std::vector<std::uint32_t> m_slot_last_send;  // ENet's lastSendTime per slot, last harvest
     std::vector<_ENetPeer*> m_senders;            // scratch for harvest_sent
     PeerStats m_host_stats;
+    std::deque<Datagram> m_datagrams;
+    std::uint64_t m_malformed_datagrams = 0;
 };
 
 }  // namespace framelock::netplay

@@ -618,3 +618,40 @@ TEST_CASE("SteadyClock counts microseconds forward", "[netplay][enet]") {
     CHECK(b - a >= 2000);
     CHECK(b - a < 2'000'000);
 }
+
+TEST_CASE("A probe is answered by the socket it reaches, with the address it came from",
+          "[netplay][enet][rendezvous]") {
+    auto server = make_server();
+    auto client = make_client();
+    auto server_end = parse_endpoint(address_of(*server));
+    REQUIRE(server_end);
+    client->send_datagram(server_end.value(), Probe{42});
+    std::optional<EnetTransport::Datagram> got;
+    const auto deadline = SteadyTime::now() + kDeadline;
+    while (!got && SteadyTime::now() < deadline) {
+        server->poll();  // answers the probe inside its service call
+        client->poll();
+        got = client->poll_datagram();
+        std::this_thread::sleep_for(1ms);
+    }
+    REQUIRE(got);
+    CHECK(got->from == server_end.value());
+    const auto* reply = std::get_if<ProbeReply>(&got->message);
+    REQUIRE(reply);
+    CHECK(reply->nonce == 42);
+    CHECK(reply->seen == Endpoint{0x7F000001, client->local_port()});
+    // Probes are answered by the transport itself, never queued for the application.
+    CHECK_FALSE(server->poll_datagram());
+
+    // Other rendezvous datagrams are queued for the application.
+    client->send_datagram(server_end.value(), HostRegister{});
+    std::optional<EnetTransport::Datagram> registered;
+    const auto deadline2 = SteadyTime::now() + kDeadline;
+    while (!registered && SteadyTime::now() < deadline2) {
+        server->poll();
+        registered = server->poll_datagram();
+        std::this_thread::sleep_for(1ms);
+    }
+    REQUIRE(registered);
+    CHECK(std::holds_alternative<HostRegister>(registered->message));
+}
