@@ -368,9 +368,15 @@ ApiResponse LobbyApi::create_room(const ApiRequest& r) {
         if (m_store.create_room(stored)) break;
         if (attempt == 4) throw Refusal{500, "could not find a free room code"};
     }
-    return reply(201, json{{"room", room_json(room)},
-                           {"token", token},
-                           {"heartbeat_ms", m_config.room_ttl_ms / 3}});
+    json answer{
+        {"room", room_json(room)}, {"token", token}, {"heartbeat_ms", m_config.room_ttl_ms / 3}};
+    // The host registers its session's socket with this key (UDP, the lobby's own port), so
+    // that players can punch through its router and it hears of a move to a relay.
+    if (m_config.rendezvous) {
+        answer["rendezvous_key"] =
+            netplay::secret_to_hex(m_config.rendezvous->add_room(room.id, r.now_ms));
+    }
+    return reply(201, answer);
 }
 
 ApiResponse LobbyApi::get_room(const std::string& key, const ApiRequest& r) {
@@ -421,6 +427,7 @@ ApiResponse LobbyApi::update_room(const std::string& key, const ApiRequest& r) {
 ApiResponse LobbyApi::delete_room(const std::string& key, const ApiRequest& r) {
     StoredRoom stored = owned_room(m_store, key, r);
     need(m_store.delete_room(stored.room.id));
+    if (m_config.rendezvous) m_config.rendezvous->remove_room(stored.room.id);
     return {204, "application/json", ""};
 }
 
@@ -459,9 +466,21 @@ ApiResponse LobbyApi::join_room(const std::string& key, const ApiRequest& r) {
         return reply(200, json{{"room", room_json(room->room)},
                                {"server_address", room->room.server_address},
                                {"full", true}});
-    return reply(200, json{{"room", room_json(room->room)},
-                           {"server_address", room->room.server_address},
-                           {"full", false}});
+    json answer{{"room", room_json(room->room)},
+                {"server_address", room->room.server_address},
+                {"full", false}};
+    add_punch_ticket(answer, room->room, r.now_ms);
+    return reply(200, answer);
+}
+
+void LobbyApi::add_punch_ticket(nlohmann::json& answer, const Room& room, std::int64_t now_ms) {
+    // A host that serves the room itself and registered its socket: the joiner may punch
+    // through its router (the ticket lets the lobby tell the host where the joiner is).
+    if (!m_config.rendezvous || !room.server_id.empty()) return;
+    if (auto ticket = m_config.rendezvous->issue_ticket(room.id, now_ms)) {
+        answer["punch_ticket"] = netplay::secret_to_hex(ticket->secret);
+        answer["host_endpoint"] = ticket->host.to_string();
+    }
 }
 
 ApiResponse LobbyApi::register_server(const ApiRequest& r) {

@@ -27,10 +27,13 @@
 #include <mutex>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "lobby/join_lockout.h"
 #include "lobby/metrics.h"
 #include "lobby/password_workers.h"
 #include "lobby/rate_limiter.h"
+#include "lobby/rendezvous.h"
 #include "lobby/store.h"
 
 namespace framelock::lobby {
@@ -70,6 +73,9 @@ struct ApiConfig {
     // Retry-After), for lockout.lockout_ms.
     LockoutLimits lockout;
     PasswordCheck check_password;  // empty: check_password() of secrets.h
+    // Hole punching (lobby/rendezvous.h): rooms get a key for their host, joiners of a host
+    // that serves its own room a ticket. Null: neither.
+    Rendezvous* rendezvous = nullptr;
 };
 
 class LobbyApi {
@@ -97,6 +103,8 @@ class LobbyApi {
     ApiResponse save_live_room(Room& room, const std::string& key, std::int64_t now_ms);
     ApiResponse delete_room(const std::string& id, const ApiRequest& request);
     ApiResponse join_room(const std::string& key, const ApiRequest& request);
+    // A ticket to punch through to the room's host, when it serves the room itself.
+    void add_punch_ticket(nlohmann::json& answer, const Room& room, std::int64_t now_ms);
     ApiResponse register_server(const ApiRequest& request);
     ApiResponse heartbeat_server(const std::string& id, const ApiRequest& request);
     ApiResponse list_servers(const ApiRequest& request);

@@ -10,6 +10,7 @@
 
 #include "common/log.h"
 #include "common/stop_signal.h"
+#include "lobby/rendezvous_socket.h"
 
 namespace framelock::lobby {
 
@@ -95,7 +96,10 @@ int run_lobby_service(const LobbyServiceConfig& config,
         log_error("{}", migrated.error().message);
         return static_cast<int>(migrated.error().code);
     }
-    LobbyApi api(*store.value(), config.api);
+    Rendezvous rendezvous;
+    ApiConfig api_config = config.api;
+    api_config.rendezvous = &rendezvous;
+    LobbyApi api(*store.value(), api_config);
     httplib::Server server;
     server.set_payload_max_length(kTransportBodyLimit);
     server.set_read_timeout(5, 0);
@@ -151,8 +155,16 @@ int run_lobby_service(const LobbyServiceConfig& config,
                   config.port);
         return static_cast<int>(ErrorCode::kUsage);
     }
+    // Hole punching on UDP, the same address and port number (lobby/rendezvous_socket.h).
+    auto punching = RendezvousSocket::open(config.bind == "0.0.0.0" ? "" : config.bind,
+                                           static_cast<std::uint16_t>(port), rendezvous);
+    if (!punching) {
+        log_error("{}", punching.error().message);
+        return static_cast<int>(punching.error().code);
+    }
     install_stop_signal_handlers();
-    log_info("lobby listening on http://{}:{}/ (store {}, schema v{})", config.bind, port,
+    log_info("lobby listening on http://{}:{}/ and UDP {} for hole punching (store {}, schema v{})",
+             config.bind, port, port,
              config.db.rfind("postgres", 0) == 0 ? "postgresql" : config.db,
              store.value()->schema_version());
     if (on_listening) on_listening(static_cast<std::uint16_t>(port));
