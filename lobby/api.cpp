@@ -469,11 +469,12 @@ ApiResponse LobbyApi::join_room(const std::string& key, const ApiRequest& r) {
     json answer{{"room", room_json(room->room)},
                 {"server_address", room->room.server_address},
                 {"full", false}};
-    add_punch_ticket(answer, room->room, r.now_ms);
+    add_reach(answer, room->room, r.now_ms);
     return reply(200, answer);
 }
 
-void LobbyApi::add_punch_ticket(nlohmann::json& answer, const Room& room, std::int64_t now_ms) {
+void LobbyApi::add_reach(nlohmann::json& answer, const Room& room, std::int64_t now_ms) {
+    answer["on_relay"] = !room.server_id.empty();
     // A host that serves the room itself and registered its socket: the joiner may punch
     // through its router (the ticket lets the lobby tell the host where the joiner is).
     if (!m_config.rendezvous || !room.server_id.empty()) return;

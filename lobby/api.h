@@ -103,8 +103,9 @@ class LobbyApi {
     ApiResponse save_live_room(Room& room, const std::string& key, std::int64_t now_ms);
     ApiResponse delete_room(const std::string& id, const ApiRequest& request);
     ApiResponse join_room(const std::string& key, const ApiRequest& request);
-    // A ticket to punch through to the room's host, when it serves the room itself.
-    void add_punch_ticket(nlohmann::json& answer, const Room& room, std::int64_t now_ms);
+    // How a joiner reaches the room: on a relay, or the host's own (with a ticket to punch
+    // through to it when its socket registered).
+    void add_reach(nlohmann::json& answer, const Room& room, std::int64_t now_ms);
     ApiResponse register_server(const ApiRequest& request);
     ApiResponse heartbeat_server(const std::string& id, const ApiRequest& request);
     ApiResponse list_servers(const ApiRequest& request);

@@ -53,9 +53,32 @@ nlohmann::json room_body(const JoinArgs& args, const ServerArgs& server_args,
 
 // A player's session, with the session's server in this process when `server_args` is given
 
+bool LobbyFeed::before_step() {
+    const bool quit = m_inner && m_inner->before_step();
+    return quit || !m_moved_to.empty();
+}
+
+std::string LobbyFeed::stop_reason() const {
+    if (m_moved_to.empty()) return RealtimeObserver::stop_reason();
+    return "the lobby moved the room to the relay " + m_moved_to;
+}
+
 void LobbyFeed::after_step() {
     if (m_inner) m_inner->after_step();
     const netplay::Micros now = m_clock.now_us();
+    if (rendezvous && rendezvous_socket) {
+        rendezvous->step(*rendezvous_socket, now);
+        const std::string& move = rendezvous->move_to();
+        if (!move.empty() && move != playing_on && m_moved_to.empty() && client) {
+            // Only before the start: a running session is not moved under its players.
+            const auto state = client->client().state();
+            const bool waiting = (state == netplay::Client::State::kIdle ||
+                                  state == netplay::Client::State::kConnecting ||
+                                  state == netplay::Client::State::kLobby) &&
+                                 !client->client().receiving_start_state();
+            if (waiting) m_moved_to = move;
+        }
+    }
     if (now < m_next) return;
     m_next = now + 200'000;
     if (keeper && client) keeper->set_players(std::popcount(client->client().present_slots()));
@@ -67,7 +90,8 @@ void LobbyFeed::after_step() {
 
 netplay::Micros LobbyFeed::next_wakeup(netplay::Micros now) const {
     const netplay::Micros inner = m_inner ? m_inner->next_wakeup(now) : now + 1'000'000;
-    return std::min(inner, m_next);
+    const netplay::Micros punch = rendezvous ? rendezvous->next_due() : inner;
+    return std::min({inner, m_next, punch});
 }
 
 }  // namespace framelock::frontend

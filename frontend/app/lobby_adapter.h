@@ -11,6 +11,7 @@
 #include "frontend/app/server_args.h"
 #include "frontend/host/retro_emulator.h"
 #include "frontend/lobby_client/lobby_client.h"
+#include "frontend/reach/host_rendezvous.h"
 #include "frontend/session/client_runner.h"
 #include "frontend/session/realtime_loop.h"
 #include "frontend/session/server_runner.h"
@@ -32,18 +33,27 @@ class LobbyFeed : public RealtimeObserver {
         : m_inner(inner), m_clock(clock) {}
 
     lobby::RoomKeeper* keeper = nullptr;
-    const ClientRunner* client = nullptr;
+    ClientRunner* client = nullptr;
     lobby::ServerAnnouncer* announcer = nullptr;
     const ServerRunner* server = nullptr;
+    // A host's rendezvous with the lobby (hole punching, moves), stepped on `rendezvous_socket`.
+    HostRendezvous* rendezvous = nullptr;
+    netplay::EnetTransport* rendezvous_socket = nullptr;
+    // The session the player is in now ("host:port"): a move to elsewhere ends the loop
+    // while the session has not started (moved_to() then says where).
+    std::string playing_on;
 
-    bool before_step() override { return m_inner && m_inner->before_step(); }
+    bool before_step() override;
     void after_step() override;
     netplay::Micros next_wakeup(netplay::Micros now) const override;
+    std::string stop_reason() const override;
+    const std::string& moved_to() const { return m_moved_to; }
 
   private:
     RealtimeObserver* m_inner;
     const netplay::Clock& m_clock;
     netplay::Micros m_next = 0;
+    std::string m_moved_to;
 };
 
 }  // namespace framelock::frontend

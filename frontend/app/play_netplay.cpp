@@ -11,6 +11,7 @@
 #include "frontend/app/command_error.h"
 #include "frontend/app/determinism_lab.h"
 #include "frontend/app/lobby_adapter.h"
+#include "frontend/app/room_session.h"
 #include "frontend/app/window_setup.h"
 #include "frontend/atomic_file.h"
 #include "frontend/host/input_script.h"
@@ -18,6 +19,7 @@
 #include "frontend/lobby_client/lobby_client.h"
 #include "frontend/player/netplay_view.h"
 #include "frontend/player/windowed_run.h"
+#include "frontend/reach/host_rendezvous.h"
 #include "frontend/session/client_runner.h"
 #include "frontend/session/realtime_loop.h"
 #include "frontend/session/server_runner.h"
@@ -83,12 +85,13 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
     install_stop_signal_handlers();
     std::unique_ptr<ServerRunner> server;
     std::string address = args.address;
+    std::unique_ptr<netplay::EnetTransport> socket;  // the way to the host was opened from it
     if (!server_args && !args.lobby_url.empty()) {
-        // `join --lobby URL CODE`: the lobby turns the code into the server's address.
-        auto joined = lobby::join_room(args.lobby_url, args.address, args.password, args.spectate);
-        if (!joined) return fail(joined.error());
-        address = joined.value();
-        log_info("lobby: room {} plays on {}", args.address, address);
+        // `join --lobby URL CODE`: the lobby turns the code into a session we can reach.
+        auto found = find_room_session(args);
+        if (!found) return fail(found.error());
+        address = found.value().address;
+        socket = std::move(found.value().socket);
     }
     if (server_args && server_args->run_server) {
         if (Status valid = server_args->validate(); !valid) return fail(valid.error());
@@ -118,6 +121,8 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
         }
     }
     std::unique_ptr<lobby::RoomKeeper> keeper;
+    std::unique_ptr<HostRendezvous> rendezvous;
+    std::string playing_on = address;  // the session this player is in, as the lobby names it
     if (server_args && !server_args->lobby_url.empty()) {
         // Our own server is announced by the name players reach it by; without one the
         // lobby picks a free relay session and this player joins it like any other.
@@ -133,39 +138,69 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
         std::fflush(stdout);
         log_info("lobby: room {} at {}, playing on {}", room.value().code, server_args->lobby_url,
                  room.value().server_address);
+        playing_on = room.value().server_address;
         keeper = std::make_unique<lobby::RoomKeeper>(server_args->lobby_url, room.value(), body);
-    }
-    auto client = ClientRunner::create(*emulator.value(), *local, clock, args.to_config(address));
-    if (!client) {
-        if (keeper) keeper->close();  // a room nobody can play in should not stay listed
-        return fail(client.error());
-    }
-    if (server) {
-        if (auto watched = server->watch_also(client.value()->socket_fd()); !watched)
-            return fail(watched.error());
+        // The room's socket registers with the lobby's rendezvous: players behind other
+        // routers punch through to it, and the lobby can move the room to a relay.
+        if (!room.value().rendezvous_key.empty()) {
+            if (auto lobby_udp = lobby::rendezvous_endpoint(server_args->lobby_url)) {
+                rendezvous = std::make_unique<HostRendezvous>(
+                    lobby_udp.value(), [k = keeper.get()] { return k->rendezvous_key(); });
+            } else {
+                log_warn("{}; players behind other routers may not reach this host",
+                         lobby_udp.error().message);
+            }
+        }
     }
 
+    // Until the session starts the lobby may move the room to a relay (a player could not
+    // reach this host); the player then follows it there and plays as it would have here.
+    std::unique_ptr<ClientRunner> client;
     std::unique_ptr<NetplayView> view;
-    if (window) {
-        view = std::make_unique<NetplayView>(*window, *client.value(), server.get(), clock,
-                                             emulator.value()->frames_per_second());
+    for (;;) {
+        auto created = ClientRunner::create(*emulator.value(), *local, clock,
+                                            args.to_config(address), std::move(socket));
+        if (!created) {
+            if (keeper) keeper->close();  // a room nobody can play in should not stay listed
+            return fail(created.error());
+        }
+        client = std::move(created).value();
+        if (server) {
+            if (auto watched = server->watch_also(client->socket_fd()); !watched)
+                return fail(watched.error());
+        }
+        if (window) {
+            view = std::make_unique<NetplayView>(*window, *client, server.get(), clock,
+                                                 emulator.value()->frames_per_second());
+        }
+        LobbyFeed feed(view.get(), clock);
+        feed.keeper = keeper.get();
+        feed.client = client.get();
+        feed.rendezvous = rendezvous.get();
+        feed.rendezvous_socket = server ? &server->transport(0) : &client->transport();
+        feed.playing_on = playing_on;
+        run_realtime(server.get(), client.get(), clock, 0,
+                     keeper ? static_cast<RealtimeObserver*>(&feed) : view.get());
+        if (feed.moved_to().empty() || stop_requested()) break;
+        log_info(
+            "lobby: room moved to the relay {} (a player could not reach this host "
+            "directly): playing there",
+            feed.moved_to());
+        view.reset();
+        client.reset();
+        server.reset();  // nobody plays on this host's own server any more
+        address = playing_on = feed.moved_to();
     }
-    LobbyFeed feed(view.get(), clock);
-    feed.keeper = keeper.get();
-    feed.client = client.value().get();
-    run_realtime(server.get(), client.value().get(), clock, 0,
-                 keeper ? static_cast<RealtimeObserver*>(&feed) : view.get());
     // Leaving in an orderly way (done, refused, interrupted): the room goes at once rather
     // than after the lobby's TTL.
     if (keeper) keeper->close();
     // Refused or cut off: leave the reason on the screen for a moment.
-    if (view && !window->quit_requested() && !stop_requested() &&
-        !client.value()->summary().completed) {
+    if (view && !window->quit_requested() && !stop_requested() && !client->summary().completed) {
         view->linger(3'000'000);
     }
 
-    const Status finished = client.value()->finish();
-    const ClientRunSummary summary = client.value()->summary();
+    const Status finished = client->finish();
+    const ClientRunSummary summary = client->summary();
     print_client_summary(stdout, summary);
     if (window) {
         print_audio_report(*window);

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+
 #include <chrono>
 #include <cstdio>
 
@@ -99,13 +103,15 @@ Result<CreatedRoom> create_room(const std::string& url, const json& body) {
     room.server_address = reply["room"].value("server_address", "");
     room.token = reply.value("token", "");
     room.heartbeat_ms = std::max<std::int64_t>(reply.value("heartbeat_ms", 10'000), 200);
+    room.rendezvous_key = reply.value("rendezvous_key", "");
     return room;
 }
 
-Result<std::string> join_room(const std::string& url, const std::string& code,
-                              const std::string& password, bool spectate) {
+Result<JoinedRoom> join_room(const std::string& url, const std::string& code,
+                             const std::string& password, bool spectate, const json& extra) {
     auto client = client_for(url, 5);
-    const json body = password.empty() ? json::object() : json{{"password", password}};
+    json body = extra.is_object() ? extra : json::object();
+    if (!password.empty()) body["password"] = password;
     auto res = client->Post("/api/rooms/" + code + "/join", body.dump(), "application/json");
     if (!res) return unreachable(url, res);
     if (res->status == 404 || res->status == 400) {
@@ -131,7 +137,35 @@ Result<std::string> join_room(const std::string& url, const std::string& code,
                           fmt::format("room {} is full ({}/{} players); --spectate to watch", code,
                                       room.value("players", 0), room.value("slots", 0)));
     }
-    return reply["server_address"].get<std::string>();
+    JoinedRoom joined;
+    joined.server_address = reply.value("server_address", "");
+    joined.on_relay = reply.value("on_relay", false);
+    joined.punch_ticket = reply.value("punch_ticket", "");
+    joined.host_endpoint = reply.value("host_endpoint", "");
+    return joined;
+}
+
+Result<netplay::Endpoint> rendezvous_endpoint(const std::string& url) {
+    // "http://HOST:PORT[/...]": the lobby's UDP rendezvous has the same host and port.
+    std::string rest = url;
+    if (const auto scheme = rest.find("://"); scheme != std::string::npos)
+        rest = rest.substr(scheme + 3);
+    rest = rest.substr(0, rest.find('/'));
+    const auto colon = rest.rfind(':');
+    const std::string host = colon == std::string::npos ? rest : rest.substr(0, colon);
+    const std::string port = colon == std::string::npos ? "80" : rest.substr(colon + 1);
+    addrinfo hints{};
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_DGRAM;
+    addrinfo* found = nullptr;
+    if (host.empty() || getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0 || !found) {
+        return make_error(ErrorCode::kUsage,
+                          "cannot find the lobby's rendezvous for " + url + " (host " + host + ")");
+    }
+    const auto* in = reinterpret_cast<const sockaddr_in*>(found->ai_addr);
+    const netplay::Endpoint endpoint{ntohl(in->sin_addr.s_addr), ntohs(in->sin_port)};
+    freeaddrinfo(found);
+    return endpoint;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -140,6 +174,7 @@ RoomKeeper::RoomKeeper(std::string url, CreatedRoom room, json body)
     : m_url(std::move(url)), m_room(std::move(room)), m_body(std::move(body)) {
     // Again on the server the players are on, not on whichever relay is free now.
     m_body["server_address"] = m_room.server_address;
+    m_key = m_room.rendezvous_key;
     m_thread = std::thread([this] { run(); });
 }
 
@@ -149,6 +184,11 @@ RoomKeeper::~RoomKeeper() {
 
 void RoomKeeper::set_players(int players) {
     if (m_players.exchange(players) != players) m_wake.notify_all();
+}
+
+std::string RoomKeeper::rendezvous_key() {
+    std::lock_guard lock(m_key_mutex);
+    return m_key;
 }
 
 void RoomKeeper::close() {
@@ -190,6 +230,10 @@ void RoomKeeper::run() {
                 framelock::log_warn("lobby: room {} had expired there; listed again as {}",
                                     m_room.code, again.value().code);
                 m_room = again.value();
+                {
+                    std::lock_guard key_lock(m_key_mutex);
+                    m_key = m_room.rendezvous_key;
+                }
                 fmt::print("room code {}\n", m_room.code);
                 std::fflush(stdout);
                 warnings.ok();

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "netplay/rendezvous.h"
 #include "netplay/result.h"
 
 namespace httplib {
@@ -37,16 +38,32 @@ struct CreatedRoom {
     std::string id, code, token;
     std::string server_address;  // where to connect: the host's own, or an assigned relay
     std::int64_t heartbeat_ms = 10'000;
+    // The host registers the socket that serves the room with this, on the lobby's UDP
+    // rendezvous (netplay/rendezvous.h); empty from a lobby without one.
+    std::string rendezvous_key;
 };
 
 // POST /api/rooms with `body` (the API's room fields). kIo when the lobby cannot be
 // reached, kProtocol with the lobby's own error message otherwise.
 Result<CreatedRoom> create_room(const std::string& url, const nlohmann::json& body);
 
-// POST /api/rooms/CODE/join: the server address to connect to. The errors name the code:
+struct JoinedRoom {
+    std::string server_address;  // where the room's session is
+    bool on_relay = false;       // a relay's session (else the host serves it itself)
+    // For a host that serves its room: a ticket to punch through its router with, and where
+    // the lobby saw its socket (empty when it cannot be punched to).
+    std::string punch_ticket;
+    std::string host_endpoint;
+};
+
+// POST /api/rooms/CODE/join (`extra` adds fields to the body). The errors name the code:
 // unknown (or expired), wrong password, full (unless `spectate`), lobby unreachable.
-Result<std::string> join_room(const std::string& url, const std::string& code,
-                              const std::string& password, bool spectate);
+Result<JoinedRoom> join_room(const std::string& url, const std::string& code,
+                             const std::string& password, bool spectate,
+                             const nlohmann::json& extra = nlohmann::json::object());
+
+// The lobby's UDP rendezvous: the host of `url` (resolved) and its port.
+Result<netplay::Endpoint> rendezvous_endpoint(const std::string& url);
 
 class RoomKeeper {
   public:
@@ -63,6 +80,8 @@ class RoomKeeper {
     void set_players(int players);
     // Stops the thread and deletes the room (a short, bounded request): the clean exit.
     void close();
+    // The room's rendezvous key now (a room listed again has a new one). Thread-safe.
+    std::string rendezvous_key();
 
   private:
     void run();
@@ -71,6 +90,8 @@ class RoomKeeper {
     CreatedRoom m_room;  // the thread's own until it ends; close() reads it after the join
     nlohmann::json m_body;
     std::atomic<int> m_players{0};
+    std::mutex m_key_mutex;
+    std::string m_key;  // the rendezvous key, under m_key_mutex
     std::mutex m_mutex;
     std::condition_variable m_wake;
     bool m_stop = false;

@@ -45,10 +45,9 @@ ClientRunner::~ClientRunner() {
     if (m_config.screenshot_frame) m_emulator.set_video_sink(m_video.forwards_to());
 }
 
-Result<std::unique_ptr<ClientRunner>> ClientRunner::create(RetroEmulator& emulator,
-                                                           InputSource& input,
-                                                           const netplay::Clock& clock,
-                                                           const ClientRunConfig& config) {
+Result<std::unique_ptr<ClientRunner>> ClientRunner::create(
+    RetroEmulator& emulator, InputSource& input, const netplay::Clock& clock,
+    const ClientRunConfig& config, std::unique_ptr<netplay::EnetTransport> socket) {
     std::unique_ptr<ClientRunner> runner(new ClientRunner(emulator, input, clock, config));
     if (!config.hash_log.empty()) {
         auto log = HashLogWriter::open(config.hash_log, false);
@@ -68,9 +67,13 @@ Result<std::unique_ptr<ClientRunner>> ClientRunner::create(RetroEmulator& emulat
                                             config.screenshot_frame ? &runner->m_video : nullptr,
                                             config.screenshot_frame, !config.record_path.empty());
 
-    auto transport = netplay::EnetTransport::client();
-    if (!transport) return transport.error();
-    runner->m_transport = std::move(transport).value();
+    if (socket) {
+        runner->m_transport = std::move(socket);
+    } else {
+        auto transport = netplay::EnetTransport::client();
+        if (!transport) return transport.error();
+        runner->m_transport = std::move(transport).value();
+    }
 
     netplay::ClientConfig client;
     client.server_address = config.server_address;

@@ -52,9 +52,11 @@ class ClientRunner {
     // Opens the hash log, creates the ENet client and says Hello. `emulator` and `input`
     // are borrowed for the runner's lifetime; the emulator's video sink is replaced when
     // a screenshot is asked for. Port 0 of each InputFrame from `input` is this player's pad.
-    static Result<std::unique_ptr<ClientRunner>> create(RetroEmulator& emulator, InputSource& input,
-                                                        const netplay::Clock& clock,
-                                                        const ClientRunConfig& config);
+    // `socket`: connect from this one (a way through the routers was opened from it,
+    // frontend/reach/reach_host.h); null: a new one.
+    static Result<std::unique_ptr<ClientRunner>> create(
+        RetroEmulator& emulator, InputSource& input, const netplay::Clock& clock,
+        const ClientRunConfig& config, std::unique_ptr<netplay::EnetTransport> socket = nullptr);
     ~ClientRunner();
 
     // Processes the network, runs the frames that are due, logs events. Never blocks.
@@ -68,6 +70,8 @@ class ClientRunner {
     bool wait(netplay::Micros max_wait);
     // The socket wait() sleeps on (for a host's loop that sleeps on its server's too).
     int socket_fd() const;
+    // The session's socket, for the datagrams beside ENet (frontend/reach/host_rendezvous.h).
+    netplay::EnetTransport& transport() { return *m_transport; }
     // Leaves the session now (SIGINT), if still in it.
     void leave(const std::string& reason);
 

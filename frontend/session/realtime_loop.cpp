@@ -25,7 +25,7 @@ void run_realtime(ServerRunner* server, ClientRunner* client, const netplay::Clo
         if (server) server->update();
         if (observer && observer->before_step() && !stopping) {
             stopping = true;
-            log_info("stopping (the player closed the window)");
+            log_info("stopping ({})", observer->stop_reason());
             if (client) client->leave("quit");
         }
         if (client) client->step();

@@ -14,6 +14,8 @@
 // caller's thread.
 #pragma once
 
+#include <string>
+
 #include "netplay/clock.h"
 #include "netplay/io/enet_transport.h"
 
@@ -36,6 +38,8 @@ class RealtimeObserver {
     virtual void after_step() = 0;
     // The latest the loop may sleep until (the next redraw of a progress bar, say).
     virtual netplay::Micros next_wakeup(netplay::Micros now) const = 0;
+    // Why before_step() asked to leave, for the log.
+    virtual std::string stop_reason() const { return "the player closed the window"; }
 };
 
 // Drives `server` and/or `client` (either may be null) until both are finished, stop_signal

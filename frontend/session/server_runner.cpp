@@ -94,6 +94,10 @@ Result<std::unique_ptr<ServerRunner>> ServerRunner::open(const ServerRunConfig& 
     return runner;
 }
 
+netplay::EnetTransport& ServerRunner::transport(std::size_t index) {
+    return *m_sessions.at(index)->transport;
+}
+
 std::vector<std::uint16_t> ServerRunner::ports() const {
     std::vector<std::uint16_t> ports;
     for (const auto& session : m_sessions) ports.push_back(session->port);

@@ -13,6 +13,7 @@
 #include "frontend/player/view_events.h"
 #include "frontend/session/session_summary.h"
 #include "netplay/clock.h"
+#include "netplay/io/enet_transport.h"
 #include "netplay/result.h"
 #include "netplay/server.h"
 
@@ -35,6 +36,9 @@ class ServerRunner {
 
     // The bound port of each session, in order.
     std::vector<std::uint16_t> ports() const;
+    // Session `index`'s socket, for the datagrams beside ENet (hole punching,
+    // frontend/reach/host_rendezvous.h). The runner keeps servicing it.
+    netplay::EnetTransport& transport(std::size_t index);
 
     // Runs every session's timers and traffic once and logs their events. Never blocks.
     void update();
