@@ -34,6 +34,10 @@ pkg_check_modules(FRAMELOCK_HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib>=0.11)
 add_library(framelock::httplib ALIAS PkgConfig::FRAMELOCK_HTTPLIB)
 pkg_check_modules(FRAMELOCK_SODIUM REQUIRED IMPORTED_TARGET libsodium>=1.0.18)
 add_library(framelock::sodium ALIAS PkgConfig::FRAMELOCK_SODIUM)
+# `framelock host` asks the home router for a UDP port mapping over UPnP IGD (frontend/reach/):
+# libminiupnpc 2.x (Debian: libminiupnpc-dev; 2.2.4 in bookworm, API version 17).
+pkg_check_modules(FRAMELOCK_MINIUPNPC REQUIRED IMPORTED_TARGET miniupnpc>=2.1)
+add_library(framelock::miniupnpc ALIAS PkgConfig::FRAMELOCK_MINIUPNPC)
 
 find_package(ZLIB REQUIRED)
 # PNG files (screenshots, determinism reports): libpng 1.6 (Debian: libpng-dev).

@@ -39,9 +39,14 @@ done
 breach "${shipped[@]}" -- '#include +"netplay/sim_(network|session)\.h"' \
     "only the simulator itself, tests and benchmarks include it"
 # SDL lives in the player's window only.
-breach frontend/*.h frontend/*.cpp frontend/{app,host,session,player,lobby_client}/*.h \
-    frontend/{app,host,session,player,lobby_client}/*.cpp -- \
+breach frontend/*.h frontend/*.cpp frontend/{app,host,session,player,lobby_client,reach}/*.h \
+    frontend/{app,host,session,player,lobby_client,reach}/*.cpp -- \
     '#include +[<"]SDL' "SDL only in frontend/player/sdl/"
+# How a host becomes reachable (frontend/reach/) talks to the router, not to the rooms that
+# use it: the program calls it, never the other way round.
+breach frontend/reach/*.h frontend/reach/*.cpp -- \
+    '#include +"frontend/(app|host|session|player|lobby_client)/' \
+    "frontend/reach/ includes nothing of the other frontend rooms"
 # The lobby is a service of its own (framelock-lobby runs it without the player): nothing of
 # the player, its window or the core host, in the service nor in its tests.
 breach lobby/*.h lobby/*.cpp lobby/*/*.h lobby/*/*.cpp -- '#include +("frontend/|[<"](SDL|libretro))' \
