@@ -37,6 +37,13 @@ void ServerArgs::add_to(CLI::App& app, bool dedicated) {
         lobby_opt->needs(public_opt);
         app.add_option("--game", game, "the room's game name (default: the content's file name)")
             ->needs(lobby_opt);
+        app.add_flag_callback(
+            "--no-upnp", [this] { upnp = false; },
+            "do not ask the router for a UDP port mapping (UPnP IGD); by default the host "
+            "asks for one while it runs, so that players outside its network reach it");
+        // For tests (a gateway of their own, no discovery): hidden from --help.
+        app.add_option("--upnp-igd", upnp_igd, "the UPnP gateway's root description URL")
+            ->group("");
     }
     // --players kept its old meaning (the session starts once that many joined; with
     // no --slots it is also the slot count), so existing command lines behave as before.
@@ -187,6 +194,12 @@ ServerRunConfig ServerArgs::to_config() const {
         config.server.delay.fixed_delay = fixed_delay;
     }
     return config;
+}
+
+UpnpOptions ServerArgs::upnp_options() const {
+    UpnpOptions options;
+    options.igd_url = upnp_igd;
+    return options;
 }
 
 }  // namespace framelock::frontend

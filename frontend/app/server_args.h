@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "frontend/reach/upnp_mapping.h"
 #include "frontend/session/server_runner.h"
 #include "netplay/result.h"
 
@@ -44,6 +45,10 @@ struct ServerArgs {
     bool is_public = false;  // host: consent to be listed
     bool run_server = true;  // host: false when the lobby assigns a relay server
     std::string game;        // host: the room's game name
+    // host: ask the router for a UDP mapping of the server's port (frontend/reach/), or
+    // not (--no-upnp); --upnp-igd skips discovery (tests: the gateway's description URL).
+    bool upnp = true;
+    std::string upnp_igd;
 
     // `dedicated`: the standalone server's flags (bind address, several sessions, its own
     // logging flags); `host` shares the rest with the join flags.
@@ -60,6 +65,9 @@ struct ServerArgs {
     // The runner's config these flags ask for (and a warning for a flag that cannot act in
     // the chosen mode).
     ServerRunConfig to_config() const;
+
+    // What try_upnp (frontend/reach/try_upnp.h) is asked with; only when `upnp`.
+    UpnpOptions upnp_options() const;
 };
 
 }  // namespace framelock::frontend
