@@ -17,3 +17,12 @@
             std::_Exit(77);                                                                 \
         }                                                                                   \
     } while (0)
+
+// Skipping for a reason other than a missing file (no root, no network namespaces): the
+// reason is printed as given.
+#define FRAMELOCK_SKIP_BECAUSE(reason)                             \
+    do {                                                           \
+        std::printf("SKIPPED: %s\n", std::string(reason).c_str()); \
+        std::fflush(stdout);                                       \
+        std::_Exit(77);                                            \
+    } while (0)
