@@ -368,6 +368,12 @@ void NatLab::add_latency(int router_index, const std::string& server, double rtt
          "10.0." + n + ".1:" + std::to_string(port.value())});
 }
 
+void NatLab::forward_port(int router_index, int port) {
+    run({ip_tool(), "netns", "exec", router(router_index), nft_tool(), "add", "rule", "ip", "nat",
+         "prerouting", "iifname", "wan", "udp", "dport", std::to_string(port), "dnat", "to",
+         home_address(router_index) + ":" + std::to_string(port)});
+}
+
 ChildProcess& NatLab::spawn(const std::string& ns, const std::string& name,
                             const std::vector<std::string>& args) {
     std::vector<std::string> full = {ip_tool(), "netns", "exec", ns};

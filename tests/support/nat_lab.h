@@ -100,6 +100,10 @@ class NatLab {
     // proxy (build_paths::netem_exe); throws when it does not start.
     void add_latency(int router, const std::string& server, double rtt_ms);
 
+    // A port forward, as a player sets one up on a home router: UDP datagrams to router
+    // `router`'s WAN address at `port` go to its home's address, same port.
+    void forward_port(int router, int port);
+
     // Starts `args` (args[0] a path) inside namespace `ns`; stdout and stderr go to
     // file(NAME.log). Killed (SIGKILL) when the lab ends, if still running.
     ChildProcess& spawn(const std::string& ns, const std::string& name,

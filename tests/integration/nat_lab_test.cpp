@@ -1,0 +1,391 @@
+// The NAT lab (tests/support/nat_lab.h): real NAT in network namespaces. First the lab
+// itself (translation, port preservation, filtering, added latency per path), then today's
+// framelock in it: players behind NATs meet through a relay in the "internet", and a host
+// behind a NAT without a port forward cannot be reached.
+//
+// Needs root: without it (or without network namespaces) every test here skips, saying why.
+#include <catch2/catch.hpp>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration/lobby_session.h"
+#include "support/nat_lab.h"
+#include "support/skip.h"
+
+using namespace framelock::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+void require_lab() {
+    if (const auto why = NatLab::unavailable()) FRAMELOCK_SKIP_BECAUSE("NAT lab: " + *why);
+}
+
+int port_of(const std::string& endpoint) {
+    return std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
+}
+
+std::string host_of(const std::string& endpoint) {
+    return endpoint.substr(0, endpoint.rfind(':'));
+}
+
+// Answers every datagram to its sender until destroyed: a UDP echo server in the lab.
+class Echo {
+  public:
+    explicit Echo(LabSocket socket)
+        : m_socket(std::move(socket)), m_thread([this] {
+              while (!m_stop) {
+                  if (const auto datagram = m_socket.receive(20ms)) {
+                      ++m_answered;  // before the answer: whoever has the answer sees it counted
+                      m_socket.send_to(datagram->source, datagram->data);
+                  }
+              }
+          }) {}
+    ~Echo() {
+        m_stop = true;
+        m_thread.join();
+    }
+    int answered() const { return m_answered; }
+
+  private:
+    LabSocket m_socket;
+    std::atomic<bool> m_stop{false};
+    std::atomic<int> m_answered{0};
+    std::thread m_thread;
+};
+
+// Round trips from `socket` to an echo at `server`, in ms (one entry per answered probe).
+std::vector<double> round_trips(const LabSocket& socket, const std::string& server, int probes) {
+    std::vector<double> rtts;
+    for (int i = 0; i < probes; ++i) {
+        const std::string probe = "probe " + std::to_string(i);
+        const auto sent = std::chrono::steady_clock::now();
+        socket.send_to(server, probe);
+        while (const auto answer = socket.receive(2s)) {
+            if (answer->data != probe) continue;  // a late answer to an earlier probe
+            rtts.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent)
+                    .count());
+            break;
+        }
+    }
+    return rtts;
+}
+
+double median(std::vector<double> values) {
+    REQUIRE(!values.empty());
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+// GET http://ADDRESS:PORT/PATH from inside `ns`: status (0: no answer) and JSON body.
+std::pair<int, nlohmann::json> get_in(const NatLab& lab, const std::string& ns,
+                                      const std::string& address, int port,
+                                      const std::string& path) {
+    std::pair<int, nlohmann::json> answer{0, nlohmann::json()};
+    lab.run_in(ns, [&] {
+        httplib::Client client(address, port);
+        client.set_connection_timeout(2, 0);
+        client.set_read_timeout(2, 0);
+        if (auto res = client.Get(path))
+            answer = {res->status, nlohmann::json::parse(res->body, nullptr, false)};
+    });
+    return answer;
+}
+
+// Waits until `text` is in NAME.log of the lab's process `child`; the log.
+std::string wait_for_lab_log(NatLab& lab, const std::string& name, const std::string& text,
+                             framelock::ChildProcess& child, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+        const std::string log = read_text(lab.file(name + ".log"));
+        if (log.find(text) != std::string::npos) return log;
+        INFO("waiting for '" << text << "'" << lab.log_of(name));
+        REQUIRE(child.running());
+        REQUIRE(std::chrono::steady_clock::now() < deadline);
+        std::this_thread::sleep_for(20ms);
+    }
+}
+
+// Waits for the lab's process NAME to end by `deadline`; requires a clean exit.
+void require_lab_success(NatLab& lab, framelock::ChildProcess& child, const std::string& name,
+                         framelock::ChildProcess::Deadline deadline) {
+    const auto status = child.wait_until(deadline);
+    INFO(name << (status ? " " + status->describe() : " timed out") << lab.log_of(name));
+    REQUIRE(status);
+    REQUIRE(status->success());
+}
+
+// The lab's services in inet: a lobby and `relay_count` relay sessions registered with it.
+struct Internet {
+    static constexpr int kLobbyPort = 8470;
+    static constexpr int kRelayPort = 7000;
+    std::string url =
+        std::string("http://") + NatLab::kLobbyAddress + ":" + std::to_string(kLobbyPort);
+    std::vector<framelock::ChildProcess*> relays;
+
+    Internet(NatLab& lab, int relay_count, std::chrono::milliseconds limit) {
+        framelock::ChildProcess& lobby = lab.spawn(
+            lab.inet(), "lobby",
+            {build_paths::framelock_exe, "lobby", "serve", "--listen",
+             std::string(NatLab::kLobbyAddress) + ":" + std::to_string(kLobbyPort), "--db",
+             "sqlite:" + lab.file("lobby.db"), "--room-ttl", std::to_string(kRoomTtlS), "--quiet"});
+        wait_for_lab_log(lab, "lobby", "listening ", lobby, 20s);
+        for (int k = 0; k < relay_count; ++k) {
+            const std::string name = "relay" + std::to_string(k);
+            relays.push_back(&lab.spawn(
+                lab.inet(), name,
+                {build_paths::framelock_exe, "server", "--bind", NatLab::relay_address(k), "--port",
+                 std::to_string(kRelayPort), "--players", "2", "--lobby", url, "--public-host",
+                 NatLab::relay_address(k), "--region", "lab", "--duration",
+                 std::to_string(limit.count() / 1000)}));
+        }
+        const auto deadline = std::chrono::steady_clock::now() + 15s;
+        for (;;) {
+            const auto [status, body] =
+                get_in(lab, lab.inet(), NatLab::kLobbyAddress, kLobbyPort, "/api/servers");
+            if (status == 200 && body["servers"].size() == static_cast<std::size_t>(relay_count))
+                break;
+            INFO(lab.log_of("lobby") << lab.log_of("relay0"));
+            REQUIRE(std::chrono::steady_clock::now() < deadline);
+            std::this_thread::sleep_for(50ms);
+        }
+    }
+};
+
+// Today's player command line in the lab, in one place: the flags that will turn UPnP and
+// hole punching off (for the "today" baseline) once those exist go into kTraversalOff.
+const std::vector<std::string> kTraversalOff = {};
+
+std::vector<std::string> lab_player(const Session& session, const std::string& name,
+                                    const CoreCase& core, std::uint64_t seed, int frames,
+                                    std::vector<std::string> verb_args) {
+    return player_args(session, name, core, seed, frames, std::move(verb_args), kTraversalOff);
+}
+
+}  // namespace
+
+TEST_CASE("NAT lab: homes reach the internet through NAT, and nothing unasked reaches them",
+          "[integration][natlab]") {
+    require_lab();
+    NatLab lab({Nat::kPortPreserving, Nat::kSymmetric});
+    const LabSocket server_a = lab.udp_socket(lab.inet(), NatLab::relay_address(0) + ":7000");
+    const LabSocket server_b = lab.udp_socket(lab.inet(), NatLab::relay_address(1) + ":7000");
+    const std::string a = NatLab::relay_address(0) + ":7000";
+    const std::string b = NatLab::relay_address(1) + ":7000";
+    constexpr int kHomePort = 40000;
+
+    std::vector<LabSocket> homes;
+    for (int i = 1; i <= 2; ++i) {
+        INFO("home " << i);
+        homes.push_back(lab.udp_socket(lab.home(i), "0.0.0.0:" + std::to_string(kHomePort)));
+        const LabSocket& home = homes.back();
+        home.send_to(a, "hello a");
+        const auto at_a = server_a.receive(2s);
+        REQUIRE(at_a);
+        CHECK(at_a->data == "hello a");
+        // The server sees the router's WAN address, never the home's.
+        CHECK(host_of(at_a->source) == NatLab::wan_address(i));
+        server_a.send_to(at_a->source, "echo a");
+        const auto back = home.receive(2s);
+        REQUIRE(back);
+        CHECK(back->data == "echo a");
+        CHECK(back->source == a);
+
+        home.send_to(b, "hello b");
+        const auto at_b = server_b.receive(2s);
+        REQUIRE(at_b);
+        CHECK(host_of(at_b->source) == NatLab::wan_address(i));
+        const int port_a = port_of(at_a->source), port_b = port_of(at_b->source);
+        if (i == 1) {
+            // masquerade: the home's port, whoever it talks to.
+            CHECK(port_a == kHomePort);
+            CHECK(port_b == kHomePort);
+        } else {
+            // masquerade random: a port of its own per destination.
+            CHECK(port_a != port_b);
+        }
+        std::printf("[figure] NAT lab: home %d port %d seen by %s as %s and by %s as %s (%s)\n", i,
+                    kHomePort, a.c_str(), at_a->source.c_str(), b.c_str(), at_b->source.c_str(),
+                    i == 1 ? "masquerade: port kept" : "masquerade random: a port per destination");
+
+        // Unasked: to the mapped port from an address the home never wrote to, to the
+        // mapped port from the right address but another port, and to an unmapped port.
+        const auto inbound = lab.inbound_forwarded(i);
+        const LabSocket stranger = lab.udp_socket(lab.inet(), NatLab::relay_address(2) + ":7000");
+        const LabSocket other_port = lab.udp_socket(lab.inet(), NatLab::relay_address(0) + ":7001");
+        stranger.send_to(at_a->source, "unasked 1");
+        other_port.send_to(at_a->source, "unasked 2");
+        stranger.send_to(NatLab::wan_address(i) + ":" + std::to_string(kHomePort + 1), "unasked 3");
+        const auto leaked = home.receive(500ms);
+        CHECK_FALSE(leaked);
+        CHECK(lab.inbound_forwarded(i) == inbound);
+        // The mapping still works for the server it belongs to.
+        server_a.send_to(at_a->source, "echo again");
+        const auto again = home.receive(2s);
+        REQUIRE(again);
+        CHECK(again->data == "echo again");
+    }
+    // Home to home, both ways, at the other's public endpoint: nothing arrives.
+    CHECK(lab.direct_packets(1, 2) == 0);
+    homes[0].send_to(NatLab::wan_address(2) + ":" + std::to_string(kHomePort), "to home 2");
+    homes[1].send_to(NatLab::wan_address(1) + ":" + std::to_string(kHomePort), "to home 1");
+    CHECK_FALSE(homes[0].receive(300ms));
+    CHECK_FALSE(homes[1].receive(300ms));
+    CHECK(lab.direct_packets(1, 2) == 2);
+    CHECK(lab.packets_to(a) >= 4);
+}
+
+TEST_CASE("NAT lab: add_latency puts a round trip on one home's path to one server only",
+          "[integration][natlab]") {
+    require_lab();
+    FRAMELOCK_SKIP_UNLESS_FILE(build_paths::netem_exe, "build the framelock_netem target");
+    NatLab lab({Nat::kPortPreserving, Nat::kSymmetric}, 120s);
+    const std::string relay = NatLab::relay_address(0) + ":7000";
+    const Echo echo(lab.udp_socket(lab.inet(), relay));
+    constexpr double kAddedMs = 60;
+    lab.add_latency(1, relay, kAddedMs);
+
+    const LabSocket home1 = lab.udp_socket(lab.home(1));
+    const LabSocket home2 = lab.udp_socket(lab.home(2));
+    constexpr int kProbes = 10;
+    const auto slow = round_trips(home1, relay, kProbes);
+    const auto fast = round_trips(home2, relay, kProbes);
+    INFO(lab.log_of("netem-r1-0"));
+    REQUIRE(slow.size() == kProbes);
+    REQUIRE(fast.size() == kProbes);
+    const double slow_min = *std::min_element(slow.begin(), slow.end());
+    CHECK(slow_min >= kAddedMs);
+    CHECK(median(fast) < 20);
+    // Transparent: home 1 still talks to the relay's own address (checked by round_trips,
+    // which only counts answers), and the relay saw the datagrams come from router 1.
+    CHECK(echo.answered() == 2 * kProbes);
+    CHECK(lab.packets_to(relay) == 2 * kProbes);
+    std::printf(
+        "[figure] NAT lab latency: home 1 -> %s with %.0f ms added: min %.1f / median %.1f ms; "
+        "home 2 without: median %.3f ms, max %.3f ms (%d probes each)\n",
+        relay.c_str(), kAddedMs, slow_min, median(slow), median(fast),
+        *std::max_element(fast.begin(), fast.end()), kProbes);
+}
+
+TEST_CASE("NAT lab today: players behind NATs play through a relay in the internet",
+          "[integration][natlab][netplay]") {
+    require_lab();
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
+    constexpr int kFrames = 900;
+    const auto limit = session_time(kFrames);
+    NatLab lab({Nat::kPortPreserving, Nat::kSymmetric},
+               std::chrono::duration_cast<std::chrono::seconds>(limit));
+    const Internet internet(lab, 1, limit);
+    const std::string relay = NatLab::relay_address(0) + ":" + std::to_string(Internet::kRelayPort);
+    // Home 1's path to the relay is 40 ms longer (its own proxy, inside router 1).
+    constexpr double kAddedMs = 40;
+    const bool proxied = std::string(build_paths::netem_exe).size() > 0;
+    if (proxied) lab.add_latency(1, relay, kAddedMs);
+
+    Session session("natlab-relay");
+    const auto started = SteadyTime::now();
+    framelock::ChildProcess& host = lab.spawn(
+        lab.home(1), "host",
+        lab_player(
+            session, "host", core, 91, kFrames,
+            {"host", "--lobby", internet.url, "--public", "--players", "2", "--game", "nat lab"}));
+    const std::string log = wait_for_lab_log(lab, "host", "room code ", host, 20s);
+    const auto at = log.find("room code ") + 10;
+    const std::string code = log.substr(at, log.find('\n', at) - at);
+    REQUIRE(code.size() == 6);
+    // The host prints the code before it holds slot 1 on the relay: a joiner that arrived
+    // first (closer to the relay) would take slot 1 and the host be refused. A player gets
+    // the code from the host seconds later; here, once the relay has the host.
+    wait_for_lab_log(lab, "relay0", "host joined", *internet.relays.at(0), 20s);
+    framelock::ChildProcess& joiner = lab.spawn(
+        lab.home(2), "joiner",
+        lab_player(session, "joiner", core, 92, kFrames, {"join", "--lobby", internet.url, code}));
+
+    const auto deadline = after(limit);
+    require_lab_success(lab, host, "host", deadline);
+    require_lab_success(lab, joiner, "joiner", deadline);
+    const double seconds = std::chrono::duration<double>(SteadyTime::now() - started).count();
+    require_identical_logs(session, "host", "joiner", kFrames);
+    // All of it through the relay: nothing went from one home's router to the other's.
+    const auto via_relay = lab.packets_to(relay);
+    CHECK(via_relay > 2 * kFrames / 10);
+    CHECK(lab.direct_packets(1, 2) == 0);
+    std::printf(
+        "[figure] NAT lab relay: host behind masquerade (+%.0f ms to the relay), joiner behind "
+        "masquerade random, room %s on %s: %d frames identical in %.1f s; %llu packets to the "
+        "relay, %llu directly between the routers\n",
+        proxied ? kAddedMs : 0.0, code.c_str(), relay.c_str(), kFrames, seconds,
+        static_cast<unsigned long long>(via_relay),
+        static_cast<unsigned long long>(lab.direct_packets(1, 2)));
+}
+
+TEST_CASE("NAT lab today: a host behind NAT without a port forward cannot be reached",
+          "[integration][natlab][netplay]") {
+    // Then, as the control, the same join once the host's router forwards the port.
+    require_lab();
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
+    NatLab lab({Nat::kPortPreserving, Nat::kPortPreserving}, 120s);
+    const Internet internet(lab, 0, 120s);
+    constexpr int kHostPort = 7845;
+    constexpr int kFrames = 300;
+    const std::string published = NatLab::wan_address(1) + ":" + std::to_string(kHostPort);
+
+    Session session("natlab-direct");
+    framelock::ChildProcess& host = lab.spawn(
+        lab.home(1), "host",
+        lab_player(session, "host", core, 93, kFrames,
+                   {"host", "--port", std::to_string(kHostPort), "--lobby", internet.url,
+                    "--public", "--public-host", NatLab::wan_address(1), "--players", "2"}));
+    const std::string log = wait_for_lab_log(lab, "host", "room code ", host, 20s);
+    const auto at = log.find("room code ") + 10;
+    const std::string code = log.substr(at, log.find('\n', at) - at);
+    const auto [status, room] =
+        get_in(lab, lab.inet(), NatLab::kLobbyAddress, Internet::kLobbyPort, "/api/rooms/" + code);
+    REQUIRE(status == 200);
+    CHECK(room["server_address"] == published);
+
+    const auto join = [&](const std::string& name) -> framelock::ChildProcess& {
+        return lab.spawn(
+            lab.home(2), name,
+            lab_player(session, name, core, 94, kFrames, {"join", "--lobby", internet.url, code}));
+    };
+    const auto started = SteadyTime::now();
+    const auto ended = join("joiner").wait_until(after(60s));
+    const double seconds = std::chrono::duration<double>(SteadyTime::now() - started).count();
+    const std::string joiner_log = read_text(lab.file("joiner.log"));
+    INFO(lab.log_of("joiner") << lab.log_of("host"));
+    REQUIRE(ended);
+    CHECK(ended->code == 9);
+    CHECK_THAT(joiner_log, Catch::Contains("cannot reach the server at " + published));
+    // The joiner's datagrams did cross the internet to router 1, which had nowhere to send
+    // them; the host saw no one.
+    const auto direct = lab.direct_packets(1, 2);
+    CHECK(direct > 0);
+    CHECK(host.running());
+
+    // The control: with a port forward on router 1 the very same join plays.
+    lab.forward_port(1, kHostPort);
+    framelock::ChildProcess& joiner2 = join("joiner2");
+    const auto deadline = after(session_time(kFrames));
+    require_lab_success(lab, host, "host", deadline);
+    require_lab_success(lab, joiner2, "joiner2", deadline);
+    require_identical_logs(session, "host", "joiner2", kFrames);
+    std::printf(
+        "[figure] NAT lab direct: host in home 1 published %s (no port forward); the joiner "
+        "in home 2 gave up after %.1f s with exit %d ('cannot reach the server'); %llu packets "
+        "went from router 2 to router 1's WAN; with a port forward the same join played %d "
+        "frames, identical\n",
+        published.c_str(), seconds, ended->code, static_cast<unsigned long long>(direct), kFrames);
+}
