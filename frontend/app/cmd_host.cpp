@@ -30,7 +30,10 @@ Subcommand add_host_command(CLI::App& app) {
                                            "on a relay server the lobby assigns)"));
                 }
                 args->server.run_server = host->get_option("--port")->count() > 0;
-                if (args->join.slot == 0) args->join.slot = 1;
+                if (args->join.slot == 0) {
+                    args->join.host_default_slot = true;
+                    if (args->server.run_server) args->join.slot = 1;
+                }
                 args->join.password = args->server.password;
                 return play_netplay(args->join, &args->server);
             }};

@@ -17,6 +17,9 @@ struct JoinArgs {
     std::string address;  // HOST:PORT (join only), or the room code with --lobby
     std::string lobby_url;
     int slot = 0;
+    // `host` without --slot: slot 1 on its own server; on a relay (assigned, or the room
+    // moved there) any free one, since a joiner may get there first.
+    bool host_default_slot = false;
     std::string name;
     std::string input_script;
     std::uint64_t random_seed = 0;

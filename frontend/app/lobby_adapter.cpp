@@ -66,6 +66,11 @@ std::string LobbyFeed::stop_reason() const {
 void LobbyFeed::after_step() {
     if (m_inner) m_inner->after_step();
     const netplay::Micros now = m_clock.now_us();
+    if (upnp && keeper && !m_upnp_announced && upnp->done()) {
+        m_upnp_announced = true;
+        if (const std::string mapped = upnp->external_address(); !mapped.empty())
+            keeper->set_address(mapped);
+    }
     if (rendezvous && rendezvous_socket) {
         rendezvous->step(*rendezvous_socket, now);
         const std::string& move = rendezvous->move_to();

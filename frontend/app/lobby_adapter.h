@@ -12,6 +12,7 @@
 #include "frontend/host/retro_emulator.h"
 #include "frontend/lobby_client/lobby_client.h"
 #include "frontend/reach/host_rendezvous.h"
+#include "frontend/reach/upnp_request.h"
 #include "frontend/session/client_runner.h"
 #include "frontend/session/realtime_loop.h"
 #include "frontend/session/server_runner.h"
@@ -42,6 +43,8 @@ class LobbyFeed : public RealtimeObserver {
     // The session the player is in now ("host:port"): a move to elsewhere ends the loop
     // while the session has not started (moved_to() then says where).
     std::string playing_on;
+    // The host's port mapping: announced to the room once the router made it.
+    const UpnpRequest* upnp = nullptr;
 
     bool before_step() override;
     void after_step() override;
@@ -54,6 +57,7 @@ class LobbyFeed : public RealtimeObserver {
     const netplay::Clock& m_clock;
     netplay::Micros m_next = 0;
     std::string m_moved_to;
+    bool m_upnp_announced = false;
 };
 
 }  // namespace framelock::frontend

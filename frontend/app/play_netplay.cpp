@@ -20,6 +20,7 @@
 #include "frontend/player/netplay_view.h"
 #include "frontend/player/windowed_run.h"
 #include "frontend/reach/host_rendezvous.h"
+#include "frontend/reach/upnp_request.h"
 #include "frontend/session/client_runner.h"
 #include "frontend/session/realtime_loop.h"
 #include "frontend/session/server_runner.h"
@@ -84,6 +85,7 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
 
     install_stop_signal_handlers();
     std::unique_ptr<ServerRunner> server;
+    std::unique_ptr<UpnpRequest> upnp;  // declared after the server: removed before it closes
     std::string address = args.address;
     std::unique_ptr<netplay::EnetTransport> socket;  // the way to the host was opened from it
     if (!server_args && !args.lobby_url.empty()) {
@@ -113,6 +115,12 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
         auto opened = ServerRunner::open(server_config, clock);
         if (!opened) return fail(opened.error());
         server = std::move(opened).value();
+        // The router is asked to forward the port meanwhile (a room announces the mapping
+        // once it exists); without one, players come in by hole punching or a relay.
+        if (server_args->upnp) {
+            upnp =
+                std::make_unique<UpnpRequest>(server->ports().front(), server_args->upnp_options());
+        }
         address = "127.0.0.1:" + std::to_string(server->ports().front());
         if (!server_args->port_file.empty()) {
             Status written = write_file_atomic(server_args->port_file,
@@ -158,8 +166,10 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
     std::unique_ptr<ClientRunner> client;
     std::unique_ptr<NetplayView> view;
     for (;;) {
-        auto created = ClientRunner::create(*emulator.value(), *local, clock,
-                                            args.to_config(address), std::move(socket));
+        ClientRunConfig config = args.to_config(address);
+        if (!server && args.host_default_slot) config.slot = 0;  // on a relay: any free slot
+        auto created = ClientRunner::create(*emulator.value(), *local, clock, config,
+                                            std::move(socket));
         if (!created) {
             if (keeper) keeper->close();  // a room nobody can play in should not stay listed
             return fail(created.error());
@@ -179,6 +189,7 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
         feed.rendezvous = rendezvous.get();
         feed.rendezvous_socket = server ? &server->transport(0) : &client->transport();
         feed.playing_on = playing_on;
+        feed.upnp = upnp.get();
         run_realtime(server.get(), client.get(), clock, 0,
                      keeper ? static_cast<RealtimeObserver*>(&feed) : view.get());
         if (feed.moved_to().empty() || stop_requested()) break;
@@ -188,7 +199,8 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
             feed.moved_to());
         view.reset();
         client.reset();
-        server.reset();  // nobody plays on this host's own server any more
+        upnp.reset();  // nobody plays on this host's own server any more
+        server.reset();
         address = playing_on = feed.moved_to();
     }
     // Leaving in an orderly way (done, refused, interrupted): the room goes at once rather

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <utility>
 
 #include "common/log.h"
 
@@ -186,6 +187,14 @@ void RoomKeeper::set_players(int players) {
     if (m_players.exchange(players) != players) m_wake.notify_all();
 }
 
+void RoomKeeper::set_address(const std::string& address) {
+    {
+        std::lock_guard lock(m_mutex);
+        m_new_address = address;
+    }
+    m_wake.notify_one();
+}
+
 std::string RoomKeeper::rendezvous_key() {
     std::lock_guard lock(m_key_mutex);
     return m_key;
@@ -211,10 +220,25 @@ void RoomKeeper::run() {
     auto next = Clock::now() + std::chrono::milliseconds(m_room.heartbeat_ms);
     std::unique_lock lock(m_mutex);
     for (;;) {
-        m_wake.wait_until(lock, next, [&] { return m_stop || m_players.load() != sent; });
+        m_wake.wait_until(lock, next, [&] {
+            return m_stop || m_players.load() != sent || !m_new_address.empty();
+        });
         if (m_stop) return;
         const int players = m_players.load();
+        const std::string address = std::exchange(m_new_address, std::string());
         lock.unlock();
+        if (!address.empty()) {
+            auto res = client->Patch("/api/rooms/" + m_room.id, bearer(m_room.token),
+                                     json{{"server_address", address}}.dump(), "application/json");
+            if (res && res->status == 200) {
+                m_body["server_address"] = address;
+                framelock::log_info("lobby: room {} now announces {}", m_room.code, address);
+            } else {
+                warnings.warn(fmt::format("room {}: could not announce {}: {}", m_room.code,
+                                          address,
+                                          res ? error_of(res) : httplib::to_string(res.error())));
+            }
+        }
         auto res = client->Post("/api/rooms/" + m_room.id + "/heartbeat", bearer(m_room.token),
                                 json{{"players", players}}.dump(), "application/json");
         if (!res) {

@@ -80,6 +80,9 @@ class RoomKeeper {
     void set_players(int players);
     // Stops the thread and deletes the room (a short, bounded request): the clean exit.
     void close();
+    // Announces another address for the room's server (a port mapping made after the room
+    // was listed): sent at once, and kept for a room listed again.
+    void set_address(const std::string& address);
     // The room's rendezvous key now (a room listed again has a new one). Thread-safe.
     std::string rendezvous_key();
 
@@ -95,6 +98,7 @@ class RoomKeeper {
     std::mutex m_mutex;
     std::condition_variable m_wake;
     bool m_stop = false;
+    std::string m_new_address;  // to announce, under m_mutex
     std::thread m_thread;
 };
 

@@ -302,6 +302,15 @@ void NatLab::build() {
                      "  chain forward {\n"
                      "    type filter hook forward priority filter; policy accept;\n"
                      "    iifname \"wan\" oifname \"lan\" counter name \"inbound\"\n"
+                     "  }\n"
+                     // A home router's firewall: nothing from the internet is delivered to the
+                     // router itself unless it answers something it sent. (The datagram is
+                     // dropped before conntrack confirms it, so no stale entry is left for it
+                     // to clash with a later mapping, as on every home router.)
+                     "  chain input {\n"
+                     "    type filter hook input priority filter; policy accept;\n"
+                     "    iifname \"wan\" ct state established,related accept\n"
+                     "    iifname \"wan\" drop\n"
                      "  }\n}\n");
         for (int j = i + 1; j <= routers(); ++j) {
             const std::string name = "d_" + n + "_" + std::to_string(j);

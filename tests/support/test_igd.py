@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import signal
+import subprocess
 import socket
 import struct
 import sys
@@ -108,8 +109,11 @@ class UpnpError(Exception):
 class Gateway:
     """The port mapping table. Keyed by (remote host, external port, protocol); thread-safe."""
 
-    def __init__(self, external_ip, refuse, taken):
+    def __init__(self, external_ip, refuse, taken, forward_on=None):
         self.external_ip = external_ip
+        # A real router forwards what it maps: with --forward-on WAN, every mapping is also an
+        # nftables DNAT rule in this namespace (table ip test_igd), kept in step with the table.
+        self.forward_on = forward_on
         self.refuse = refuse
         self.lock = threading.Lock()
         self.mappings = {}
@@ -130,8 +134,32 @@ class Gateway:
 
     def expire(self):
         now = time.monotonic()
-        for key in [k for k, m in self.mappings.items() if m["expires"] and m["expires"] <= now]:
+        gone = [k for k, m in self.mappings.items() if m["expires"] and m["expires"] <= now]
+        for key in gone:
             del self.mappings[key]
+        if gone:
+            self.sync_forwards()
+
+    def sync_forwards(self):
+        """Rewrites the DNAT rules from the mapping table (called with the lock held)."""
+        if not self.forward_on:
+            return
+        lines = ["table ip test_igd", "delete table ip test_igd", "table ip test_igd {",
+                 "  chain prerouting {",
+                 "    type nat hook prerouting priority dstnat - 1; policy accept;"]
+        for m in self.mappings.values():
+            if m["internal_client"] == "192.0.2.99":
+                continue  # the stand-in for someone else's mapping
+            lines.append(f'    iifname "{self.forward_on}" {m["protocol"].lower()} dport '
+                         f'{m["external_port"]} dnat to {m["internal_client"]}:{m["internal_port"]}')
+        lines += ["  }", "}"]
+        subprocess.run(["nft", "-f", "-"], input="\n".join(lines) + "\n", text=True,
+                       check=True)
+
+    def remove_forwards(self):
+        if self.forward_on:
+            subprocess.run(["nft", "delete", "table", "ip", "test_igd"], check=False,
+                           stderr=subprocess.DEVNULL)
 
     def remaining(self, m):
         return max(0, int(round(m["expires"] - time.monotonic()))) if m["expires"] else 0
@@ -163,6 +191,8 @@ class Gateway:
             m["remote_host"] = key[0]
             self.mappings[key] = m
             self.adds += 1
+            if not old:
+                self.sync_forwards()
 
     def delete(self, a):
         try:
@@ -176,6 +206,7 @@ class Gateway:
                 raise UpnpError(714)
             del self.mappings[key]
             self.deletes += 1
+            self.sync_forwards()
 
     def describe(self, m):
         return {"NewRemoteHost": m["remote_host"], "NewExternalPort": m["external_port"],
@@ -381,6 +412,10 @@ def main():
                         help="an external UDP port already mapped to another client")
     parser.add_argument("--duration", type=float, default=300,
                         help="exit after this many seconds")
+    parser.add_argument("--forward-on", metavar="WAN",
+                        help="really forward what is mapped: an nftables DNAT rule per mapping "
+                             "for datagrams coming in on interface WAN (needs root, in the "
+                             "router's namespace)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every request")
     opts = parser.parse_args()
 
@@ -389,7 +424,9 @@ def main():
             print(f"test_igd: {line}", file=sys.stderr, flush=True)
 
     host, _, port = opts.http_addr.rpartition(":")
-    gateway = Gateway(opts.external_ip, opts.refuse, opts.taken)
+    gateway = Gateway(opts.external_ip, opts.refuse, opts.taken, opts.forward_on)
+    with gateway.lock:
+        gateway.sync_forwards()
     httpd = ThreadingHTTPServer((host, int(port)), make_handler(gateway, log))
     httpd.daemon_threads = True
     http_port = httpd.server_address[1]
@@ -413,6 +450,7 @@ def main():
           file=sys.stderr, flush=True)
     stop.wait(opts.duration)
     httpd.shutdown()
+    gateway.remove_forwards()
     return 0
 
 
