@@ -6,9 +6,8 @@
 namespace framelock::netplay {
 
 int DelayController::frames_for(Micros duration) const {
-    const int frames =
-        static_cast<int>(m_policy.frame_time.frames_covering(duration + m_policy.margin_us));
-    return std::clamp(frames, m_policy.min_delay, m_policy.max_delay);
+    return delay_for_round_trip(duration, m_policy.frame_time, m_policy.margin_us,
+                                m_policy.min_delay, m_policy.max_delay);
 }
 
 void DelayController::add_round_trip(Micros now, int slot, Micros round_trip) {

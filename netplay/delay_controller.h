@@ -39,6 +39,7 @@
 
 #include "netplay/clock.h"
 #include "netplay/frame_time.h"
+#include "netplay/path_floor.h"
 #include "netplay/types.h"
 
 namespace framelock::netplay {
@@ -46,11 +47,11 @@ namespace framelock::netplay {
 struct DelayPolicy {
     bool adaptive = true;
     int fixed_delay = 4;  // when !adaptive
-    int min_delay = 1;
-    int max_delay = 60;
-    FrameTime frame_time;               // the session's, once the first player said its core's rate
-    Micros margin_us = 1'000;           // the client loop's timing slack
-    Micros window_us = 30'000'000;      // how long a reported round trip is remembered
+    int min_delay = kDefaultMinDelay;
+    int max_delay = kDefaultMaxDelay;
+    FrameTime frame_time;  // the session's, once the first player said its core's rate
+    Micros margin_us = kDefaultDelayMarginUs;  // the client loop's timing slack
+    Micros window_us = 30'000'000;             // how long a reported round trip is remembered
     double stall_budget = 0.001;        // share of a client's reports the delay may not cover
     Micros lower_after_us = 1'000'000;  // a lower target must hold this long before a step down
 };

@@ -1,0 +1,45 @@
+// The path floor's one formula (netplay/path_floor.h): the delay controller and the lobby's
+// estimate both turn a round trip into frames through it.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "netplay/delay_controller.h"
+#include "netplay/path_floor.h"
+
+using namespace framelock::netplay;
+
+TEST_CASE("path floor: the worst player's round trip is the metric", "[path_floor]") {
+    CHECK(worst_round_trip(std::vector<Micros>{}) == 0);
+    CHECK(worst_round_trip(std::vector<Micros>{20'000, 120'000, 60'000}) == 120'000);
+    CHECK(worst_round_trip(std::vector<Micros>{-5, 7}) == 7);
+}
+
+TEST_CASE("path floor: frames covering a round trip plus the margin, clamped", "[path_floor]") {
+    const FrameTime f60;  // 16,666,667 ns
+    // 20 ms + 1 ms margin: 2 frames (33.3 ms); 15 ms + 1 ms: 1 frame (16.67 ms).
+    CHECK(delay_for_round_trip(20'000, f60) == 2);
+    CHECK(delay_for_round_trip(15'000, f60) == 1);
+    // 16,667 us + 1 ms is past one frame: 2.
+    CHECK(delay_for_round_trip(16'667, f60) == 2);
+    CHECK(delay_for_round_trip(120'000, f60) == 8);  // 121 ms / 16.67 = 7.26 -> 8
+    CHECK(delay_for_round_trip(0, f60) == 1);        // never below min_delay
+    CHECK(delay_for_round_trip(-3, f60) == 1);
+    CHECK(delay_for_round_trip(10'000'000, f60) == 60);  // max_delay
+    // A slower core: 57.5 fps (17,391 us a frame): 60 ms + 1 ms -> 4 frames.
+    CHECK(delay_for_round_trip(60'000, FrameTime::from_fps_milli(57'500)) == 4);
+    CHECK(delay_for_round_trip(60'000, f60, 0, 5, 9) == 5);
+}
+
+TEST_CASE("path floor: the delay controller's first delay is the same formula", "[path_floor]") {
+    DelayPolicy policy;
+    for (Micros rtt : {0, 5'000, 16'000, 33'000, 70'000, 250'000}) {
+        DelayController controller(policy);
+        CHECK(controller.initial(rtt) == delay_for_round_trip(rtt, policy.frame_time));
+    }
+    policy.margin_us = 4'000;
+    policy.min_delay = 2;
+    DelayController controller(policy);
+    CHECK(controller.initial(30'000) == 3);  // 34 ms / 16.67 -> 3
+    CHECK(controller.initial(0) == 2);
+}
