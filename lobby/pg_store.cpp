@@ -64,7 +64,7 @@ const std::vector<Prepared>& prepared_statements() {
     static const std::vector<Prepared> statements = {
         {"create_room", "INSERT INTO rooms (" + std::string(kRoomColumns) +
                             ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-                            "$14, $15, $16, $17, $18, $19, $20)"},
+                            "$14, $15, $16, $17, $18, $19, $20, $21, $22)"},
         // Ids and codes never look alike, but should one ever equal another room's code
         // the id wins: ids are what the API hands back after a create.
         {"get_room", "SELECT " + std::string(kRoomColumns) +
@@ -72,8 +72,13 @@ const std::vector<Prepared>& prepared_statements() {
                          " ORDER BY id = $1 DESC LIMIT 1"},
         {"update_room",
          "UPDATE rooms SET players = $2, slots = $3, spectators = $4, game_name = $5,"
-         " host_name = $6, region = $7, server_address = $8, updated_ms = $9,"
-         " expires_ms = $10 WHERE id = $1 AND expires_ms > $11"},
+         " host_name = $6, region = $7,"
+         " server_address = CASE WHEN server_id = $12 THEN $8 ELSE server_address END,"
+         " updated_ms = $9, expires_ms = $10 WHERE id = $1 AND expires_ms > $11"},
+        // Only from the relay the caller read: of two joiners moving a room at once, one wins.
+        {"move_room",
+         "UPDATE rooms SET server_address = $3, server_id = $4"
+         " WHERE id = $1 AND server_id = $2 AND expires_ms > $5"},
         // Only a live room: one that lapsed is gone for the players already, and bringing
         // it back would depend on whether expire() happened to run in between.
         {"heartbeat_room",
@@ -196,7 +201,8 @@ class PgStore final : public LobbyStore {
                                  r.content_hash, r.core_name, r.core_version, r.mode, r.players,
                                  r.slots, r.spectators, r.has_password, r.region, r.server_address,
                                  r.server_id, r.created_ms, r.updated_ms, r.expires_ms,
-                                 stored.password_hash, stored.token_hash);
+                                 stored.password_hash, stored.token_hash, r.host_probes,
+                                 r.fps_milli);
                 return true;
             } catch (const pqxx::unique_violation&) {
                 return make_error(ErrorCode::kConfig, "lobby store '" + m_url + "': room id '" +
@@ -221,8 +227,19 @@ class PgStore final : public LobbyStore {
             pqxx::nontransaction tx(c);
             const pqxx::result done = tx.exec_prepared(
                 "update_room", r.id, r.players, r.slots, r.spectators, r.game_name, r.host_name,
-                r.region, r.server_address, r.updated_ms, r.expires_ms, now_ms);
+                r.region, r.server_address, r.updated_ms, r.expires_ms, now_ms, r.server_id);
             return done.affected_rows() > 0;
+        });
+    }
+
+    Result<bool> move_room(const std::string& id, const std::string& from_server_id,
+                           const std::string& to_address, const std::string& to_server_id,
+                           std::int64_t now_ms) override {
+        return run("moving a room", [&](pqxx::connection& c) {
+            pqxx::nontransaction tx(c);
+            return tx.exec_prepared("move_room", id, from_server_id, to_address, to_server_id,
+                                    now_ms)
+                       .affected_rows() > 0;
         });
     }
 

@@ -49,6 +49,14 @@ const std::vector<Migration>& schema_migrations() {
              " token_hash TEXT NOT NULL)",
              "CREATE INDEX servers_expires ON servers (expires_ms)",
          }},
+        {2,
+         "rooms keep the host's relay probes and its core's frame rate",
+         {
+             // What the relay choice and the expected delay need (lobby/relay_choice.h). A
+             // room of a lobby before this had neither: no probes, 60 fps.
+             "ALTER TABLE rooms ADD COLUMN host_probes TEXT NOT NULL DEFAULT ''",
+             "ALTER TABLE rooms ADD COLUMN fps_milli INTEGER NOT NULL DEFAULT 60000",
+         }},
     };
     return migrations;
 }

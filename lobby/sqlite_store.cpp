@@ -167,14 +167,14 @@ class SqliteStore final : public LobbyStore {
         return with_connection([&](Connection& c) -> Status {
             auto s = c.prepare("INSERT INTO rooms (" + std::string(kRoomColumns) +
                                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                               "?14, ?15, ?16, ?17, ?18, ?19, ?20)");
+                               "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)");
             if (!s) return s.error();
             const Room& r = stored.room;
             s.value().bind_all(r.id, r.code, r.host_name, r.game_name, r.content_hash, r.core_name,
                                r.core_version, r.mode, r.players, r.slots, r.spectators,
                                r.has_password, r.region, r.server_address, r.server_id,
                                r.created_ms, r.updated_ms, r.expires_ms, stored.password_hash,
-                               stored.token_hash);
+                               stored.token_hash, r.host_probes, r.fps_milli);
             const int rc = s.value().step();
             if (rc == SQLITE_DONE) return {};
             const int extended = c.extended_errcode();
@@ -207,10 +207,20 @@ class SqliteStore final : public LobbyStore {
     Result<bool> update_room(const Room& r, std::int64_t now_ms) override {
         return change(
             "UPDATE rooms SET players = ?2, slots = ?3, spectators = ?4, game_name = ?5,"
-            " host_name = ?6, region = ?7, server_address = ?8, updated_ms = ?9,"
-            " expires_ms = ?10 WHERE id = ?1 AND expires_ms > ?11",
+            " host_name = ?6, region = ?7,"
+            " server_address = CASE WHEN server_id = ?12 THEN ?8 ELSE server_address END,"
+            " updated_ms = ?9, expires_ms = ?10 WHERE id = ?1 AND expires_ms > ?11",
             "updating a room", r.id, r.players, r.slots, r.spectators, r.game_name, r.host_name,
-            r.region, r.server_address, r.updated_ms, r.expires_ms, now_ms);
+            r.region, r.server_address, r.updated_ms, r.expires_ms, now_ms, r.server_id);
+    }
+
+    Result<bool> move_room(const std::string& id, const std::string& from_server_id,
+                           const std::string& to_address, const std::string& to_server_id,
+                           std::int64_t now_ms) override {
+        return change(
+            "UPDATE rooms SET server_address = ?3, server_id = ?4"
+            " WHERE id = ?1 AND server_id = ?2 AND expires_ms > ?5",
+            "moving a room", id, from_server_id, to_address, to_server_id, now_ms);
     }
 
     Result<bool> heartbeat_room(const std::string& id, std::int64_t now_ms,

@@ -34,6 +34,10 @@ struct Room {
     std::string region;          // free text a host picks ("eu-west", "home"), may be empty
     std::string server_address;  // "host:port" the players connect to
     std::string server_id;       // the relay server hosting it ("" when the host runs its own)
+    // The host's round trips to the relays it probed, as {"server_id": ms, ...} text ("" =
+    // none; lobby/relay_choice.h). Not in the API's room JSON.
+    std::string host_probes;
+    int fps_milli = 60'000;  // the host core's frame rate, thousandths of a frame per second
     std::int64_t created_ms = 0;
     std::int64_t updated_ms = 0;  // last create/heartbeat/update
     std::int64_t expires_ms = 0;  // gone from lists after this unless heartbeated
@@ -87,8 +91,15 @@ class LobbyStore {
     virtual Result<std::optional<StoredRoom>> get_room(const std::string& id_or_code,
                                                        std::int64_t now_ms) = 0;
     // Replaces the room's mutable fields (players, slots, spectators, game/host names,
-    // region, server address, updated/expires times); false when no such live room.
+    // region, server address, updated/expires times); false when no such live room. The
+    // server address only while the room is still on `room.server_id` (the relay the caller
+    // read): a room that move_room() moved meanwhile keeps its new address.
     virtual Result<bool> update_room(const Room& room, std::int64_t now_ms) = 0;
+    // Moves a live room from relay `from_server_id` to another (address and id); false when
+    // there is no such live room or it is no longer on `from_server_id` (moved meanwhile).
+    virtual Result<bool> move_room(const std::string& id, const std::string& from_server_id,
+                                   const std::string& to_address, const std::string& to_server_id,
+                                   std::int64_t now_ms) = 0;
     virtual Result<bool> heartbeat_room(const std::string& id, std::int64_t now_ms,
                                         std::int64_t expires_ms) = 0;
     virtual Result<bool> delete_room(const std::string& id) = 0;

@@ -18,7 +18,7 @@ namespace framelock::lobby::rows {
 inline constexpr std::string_view kRoomColumns =
     "id, code, host_name, game_name, content_hash, core_name, core_version, mode, players, "
     "slots, spectators, has_password, region, server_address, server_id, created_ms, "
-    "updated_ms, expires_ms, password_hash, token_hash";
+    "updated_ms, expires_ms, password_hash, token_hash, host_probes, fps_milli";
 // The server columns in the order read_server() expects them.
 inline constexpr std::string_view kServerColumns =
     "id, address, region, capacity, load, updated_ms, expires_ms, token_hash";
@@ -49,6 +49,8 @@ StoredRoom read_room(const Row& row) {
     r.expires_ms = row.int64(17);
     stored.password_hash = row.text(18);
     stored.token_hash = row.text(19);
+    r.host_probes = row.text(20);
+    r.fps_milli = row.integer(21);
     return stored;
 }
 

@@ -35,8 +35,9 @@ struct StringMaker<Room> {
           << " game=" << r.game_name << " hash=" << r.content_hash << " core=" << r.core_name << " "
           << r.core_version << " mode=" << r.mode << " players=" << r.players << "/" << r.slots
           << "+" << r.spectators << " pw=" << r.has_password << " region=" << r.region
-          << " server=" << r.server_address << " " << r.server_id << " t=" << r.created_ms << "/"
-          << r.updated_ms << "/" << r.expires_ms << "}";
+          << " server=" << r.server_address << " " << r.server_id << " probes=" << r.host_probes
+          << " fps_milli=" << r.fps_milli << " t=" << r.created_ms << "/" << r.updated_ms << "/"
+          << r.expires_ms << "}";
         return s.str();
     }
 };
@@ -124,6 +125,8 @@ StoredRoom make_room(int n, std::int64_t created_ms) {
     r.region = "eu-west";
     r.server_address = "203.0.113.7:" + std::to_string(7000 + n);
     r.server_id = "";
+    r.host_probes = R"({"5e0010000000000000000000000000a1":23.5})";
+    r.fps_milli = 57'500 + n;
     r.created_ms = created_ms;
     r.updated_ms = created_ms;
     r.expires_ms = created_ms + kLife;
@@ -241,6 +244,52 @@ TEMPLATE_TEST_CASE("lobby store: an update replaces the mutable fields of a live
     Room unknown = make_room(2, kT0).room;
     CHECK(ok(store->update_room(unknown, kT0 + 1000)) == false);
     CHECK(ok(store->update_room(changed, expected.room.expires_ms)) == false);
+}
+
+TEMPLATE_TEST_CASE("lobby store: a room moves to another relay once, and updates keep the move",
+                   "[lobby][store]", SQLite, PostgreSQL) {
+    TestType backend;
+    auto store = open_migrated(backend.url());
+    StoredRoom original = make_room(1, kT0);
+    original.room.server_id = "5e0010000000000000000000000000a1";
+    original.room.server_address = "198.51.100.1:7000";
+    ok(store->create_room(original));
+
+    // A heartbeat that read the room before the move (its copy says relay a1)...
+    Room stale = original.room;
+    stale.players = 1;
+    stale.updated_ms = kT0 + 500;
+    stale.expires_ms = kT0 + 500 + kLife;
+
+    CHECK(ok(store->move_room(original.room.id, original.room.server_id, "198.51.100.2:7000",
+                              "5e0010000000000000000000000000a2", kT0 + 100)) == true);
+    // Of two joiners moving it at once, the second finds it moved.
+    CHECK(ok(store->move_room(original.room.id, original.room.server_id, "198.51.100.3:7000",
+                              "5e0010000000000000000000000000a3", kT0 + 100)) == false);
+    CHECK(ok(store->move_room("00000000000000000000000000000bad", original.room.server_id,
+                              "198.51.100.3:7000", "5e0010000000000000000000000000a3",
+                              kT0 + 100)) == false);
+
+    // ... and writes after it: the players count lands, the move stays.
+    CHECK(ok(store->update_room(stale, kT0 + 500)) == true);
+    const auto moved = ok(store->get_room(original.room.code, kT0 + 600));
+    REQUIRE(moved);
+    CHECK(moved->room.server_address == "198.51.100.2:7000");
+    CHECK(moved->room.server_id == "5e0010000000000000000000000000a2");
+    CHECK(moved->room.players == 1);
+    CHECK(moved->room.expires_ms == kT0 + 500 + kLife);
+    CHECK(moved->room.host_probes == original.room.host_probes);
+    CHECK(moved->room.fps_milli == 57'501);
+
+    // An update from a copy read after the move may change the address as before.
+    Room fresh = moved->room;
+    fresh.server_address = "198.51.100.9:7009";
+    CHECK(ok(store->update_room(fresh, kT0 + 700)) == true);
+    CHECK(ok(store->get_room(original.room.id, kT0 + 700))->room.server_address ==
+          "198.51.100.9:7009");
+    // A lapsed room does not move.
+    CHECK(ok(store->move_room(original.room.id, "5e0010000000000000000000000000a2", "x:1", "y",
+                              kT0 + 500 + kLife)) == false);
 }
 
 TEMPLATE_TEST_CASE("lobby store: heartbeats extend life, expiry removes rooms and servers",
@@ -495,7 +544,7 @@ TEMPLATE_TEST_CASE("lobby store: migrate twice is a no-op at the newest schema v
 
     ok(store->migrate());
     const int newest = store->schema_version();
-    CHECK(newest >= 1);
+    CHECK(newest >= 2);  // 2: the host's probes and fps
     const StoredRoom room = make_room(1, kT0);
     ok(store->create_room(room));
 
