@@ -7,7 +7,9 @@
 #include <cstring>
 #include <optional>
 
+#include "lobby/relay_choice.h"
 #include "lobby/secrets.h"
+#include "netplay/path_floor.h"
 
 namespace framelock::lobby {
 namespace {
@@ -126,6 +128,87 @@ std::optional<int> integer(const json& body, const char* field, int min, int max
     return static_cast<int>(v);
 }
 
+// At most this many relays in one player's probes; a round trip of at most this many ms.
+constexpr std::size_t kMaxProbes = 64;
+constexpr double kMaxProbeMs = 10'000;
+
+// One probe: a relay's id (32 lowercase hex digits) and a round trip in ms.
+void check_probe(const std::string& id, double ms, const char* where) {
+    if (!is_hex(id, 32))
+        throw Refusal{400, fmt::format("{}: a relay is named by its 32-digit id", where)};
+    if (!(ms >= 0 && ms <= kMaxProbeMs))
+        throw Refusal{400, fmt::format("{}: a round trip is 0 to {} ms", where, kMaxProbeMs)};
+}
+
+Micros probe_us(double ms) {
+    return static_cast<Micros>(std::llround(ms * 1000.0));
+}
+
+// The optional "probes" field: {"server_id": ms, ...}.
+RelayProbes probes_field(const json& body) {
+    RelayProbes probes;
+    const auto it = body.find("probes");
+    if (it == body.end() || it->is_null()) return probes;
+    if (!it->is_object())
+        throw Refusal{400, "\"probes\" must be an object {\"server_id\": round trip ms}"};
+    if (it->size() > kMaxProbes)
+        throw Refusal{400, fmt::format("\"probes\" may name at most {} relays", kMaxProbes)};
+    for (const auto& [id, ms] : it->items()) {
+        if (!ms.is_number()) throw Refusal{400, "\"probes\": each round trip must be a number"};
+        check_probe(id, ms.get<double>(), "\"probes\"");
+        probes[id] = probe_us(ms.get<double>());
+    }
+    return probes;
+}
+
+// The "probes" query of a list: "id:ms,id:ms".
+RelayProbes probes_query(const std::string& text) {
+    RelayProbes probes;
+    for (std::size_t i = 0; i < text.size();) {
+        std::size_t end = text.find(',', i);
+        if (end == std::string::npos) end = text.size();
+        const std::string item = text.substr(i, end - i);
+        const auto colon = item.find(':');
+        const std::string ms = colon == std::string::npos ? "" : item.substr(colon + 1);
+        if (colon == std::string::npos || ms.empty() || ms.size() > 12 ||
+            ms.find_first_not_of("0123456789.") != std::string::npos)
+            throw Refusal{400, "query \"probes\" must be server_id:ms,server_id:ms,..."};
+        const double value = std::strtod(ms.c_str(), nullptr);
+        check_probe(item.substr(0, colon), value, "query \"probes\"");
+        probes[item.substr(0, colon)] = probe_us(value);
+        if (probes.size() > kMaxProbes)
+            throw Refusal{400,
+                          fmt::format("query \"probes\" may name at most {} relays", kMaxProbes)};
+        i = end + 1;
+    }
+    return probes;
+}
+
+// The host core's "fps" (default 60) in thousandths.
+int fps_field(const json& body) {
+    const auto it = body.find("fps");
+    if (it == body.end() || it->is_null()) return 60'000;
+    if (!it->is_number() || !(it->get<double>() >= 1 && it->get<double>() <= 1000))
+        throw Refusal{400, "\"fps\" must be a number from 1 to 1000"};
+    return static_cast<int>(std::llround(it->get<double>() * 1000.0));
+}
+
+bool flag_field(const json& body, const char* field) {
+    const auto it = body.find(field);
+    if (it == body.end() || it->is_null()) return false;
+    if (!it->is_boolean()) throw Refusal{400, fmt::format("\"{}\" must be true or false", field)};
+    return it->get<bool>();
+}
+
+// The delay a joiner would get on `choice`, at the room's frame rate, added to `out`.
+void add_expected_delay(json& out, const Room& room, const std::optional<RelayChoice>& choice) {
+    if (!choice || !choice->worst_rtt_us) return;
+    const Micros rtt = *choice->worst_rtt_us;
+    out["expected_delay"] = netplay::delay_for_round_trip(
+        rtt, netplay::FrameTime::from_fps_milli(static_cast<std::uint32_t>(room.fps_milli)));
+    out["expected_rtt_ms"] = static_cast<double>(std::llround(rtt / 100.0)) / 10.0;
+}
+
 json room_json(const Room& r) {
     return json{{"id", r.id},
                 {"code", r.code},
@@ -141,6 +224,7 @@ json room_json(const Room& r) {
                 {"has_password", r.has_password},
                 {"region", r.region},
                 {"server_address", r.server_address},
+                {"fps", r.fps_milli / 1000.0},
                 {"created_ms", r.created_ms},
                 {"updated_ms", r.updated_ms},
                 {"expires_ms", r.expires_ms}};
@@ -196,6 +280,7 @@ LobbyApi::LobbyApi(LobbyStore& store, ApiConfig config)
       m_config(std::move(config)),
       m_limiter(m_config.rate_per_s, m_config.burst),
       m_lockout(m_config.lockout),
+      m_probes(m_config.probes),
       m_passwords(m_config.password_threads, m_config.password_queue) {
     secrets_ready();
     if (!m_config.check_password) m_config.check_password = check_password;
@@ -293,6 +378,7 @@ ApiResponse LobbyApi::route(const ApiRequest& r, std::string& name) {
         if (m == "GET") return name = "list_servers", list_servers(r);
         if (m == "POST") return name = "register_server", register_server(r);
     }
+    if (is({"api", "probes"}) && m == "POST") return name = "store_probes", store_probes(r);
     if (is({"api", "servers", "*", "heartbeat"}) && m == "POST")
         return name = "heartbeat_server", heartbeat_server(key_ok(parts[2]), r);
     name = "not_found";
@@ -322,10 +408,37 @@ ApiResponse LobbyApi::list_rooms(const ApiRequest& r) {
     };
     filter.limit = number("limit", 100, m_config.max_list);
     filter.offset = number("offset", 0, 1'000'000);
+    const RelayProbes mine = probes_of_caller(r);
+    std::vector<RelayServer> servers;
+    if (!mine.empty()) servers = need(m_store.list_servers(r.now_ms));
     json rooms = json::array();
-    for (const auto& room : need(m_store.list_rooms(filter, r.now_ms)))
-        rooms.push_back(room_json(room));
+    for (const auto& room : need(m_store.list_rooms(filter, r.now_ms))) {
+        json entry = room_json(room);
+        // The relay this caller's join would put the room on, and the delay there.
+        if (!mine.empty())
+            add_expected_delay(
+                entry, room,
+                relay_for_join(room, probes_from_text(room.host_probes), mine, servers, false));
+        rooms.push_back(std::move(entry));
+    }
     return reply(200, json{{"rooms", rooms}, {"now_ms", r.now_ms}});
+}
+
+RelayProbes LobbyApi::probes_of_caller(const ApiRequest& r) const {
+    if (const auto it = r.query.find("probes"); it != r.query.end() && !it->second.empty()) {
+        if (it->second.size() > 4096) throw Refusal{400, "query \"probes\" is too long"};
+        return probes_query(it->second);
+    }
+    return m_probes.get(r.client, r.now_ms).value_or(RelayProbes{});
+}
+
+ApiResponse LobbyApi::store_probes(const ApiRequest& r) {
+    const json body = parse_body(r, true);
+    if (!body.contains("probes")) throw Refusal{400, "\"probes\" is required"};
+    RelayProbes probes = probes_field(body);
+    const std::size_t n = probes.size();
+    m_probes.put(r.client, std::move(probes), r.now_ms);
+    return reply(200, json{{"stored", n}, {"expires_ms", r.now_ms + m_config.probes.ttl_ms}});
 }
 
 ApiResponse LobbyApi::create_room(const ApiRequest& r) {
@@ -341,6 +454,9 @@ ApiResponse LobbyApi::create_room(const ApiRequest& r) {
         throw Refusal{400, "\"core_name\" may hold letters, digits, space, _ . and - only"};
     room.core_version = text(body, "core_version", 0, 32, false).value_or("");
     room.mode = mode_of(body);
+    const RelayProbes host_probes = probes_field(body);
+    room.host_probes = probes_to_text(host_probes);
+    room.fps_milli = fps_field(body);
     room.slots = *integer(body, "slots", 1, 8, true);
     room.players = integer(body, "players", 0, room.slots, false).value_or(0);
     room.spectators = integer(body, "spectators", 0, 1000, false).value_or(0);
@@ -350,13 +466,20 @@ ApiResponse LobbyApi::create_room(const ApiRequest& r) {
         room.has_password = true;
     }
     if (room.server_address.empty()) {
-        auto server = need(m_store.least_loaded_server(r.now_ms));
-        if (!server)
+        // The relay closest to the host (its own probes), else the least loaded.
+        std::optional<RelayChoice> choice;
+        if (!host_probes.empty()) {
+            choice = choose_relay(need(m_store.list_servers(r.now_ms)),
+                                  std::span<const RelayProbes>(&host_probes, 1));
+        } else if (auto server = need(m_store.least_loaded_server(r.now_ms))) {
+            choice = RelayChoice{server->id, server->address, std::nullopt};
+        }
+        if (!choice)
             throw Refusal{409,
                           "no relay server has room for another session; give "
                           "\"server_address\" to host it yourself"};
-        room.server_address = server->address;
-        room.server_id = server->id;
+        room.server_address = choice->address;
+        room.server_id = choice->id;
     }
     const std::string token = random_hex(32);
     stored.token_hash = hash_token(token);
@@ -382,7 +505,13 @@ ApiResponse LobbyApi::create_room(const ApiRequest& r) {
 ApiResponse LobbyApi::get_room(const std::string& key, const ApiRequest& r) {
     auto room = need(m_store.get_room(key, r.now_ms));
     if (!room) return error(404, "no live room " + key);
-    return reply(200, room_json(room->room));
+    json out = room_json(room->room);
+    if (const RelayProbes mine = probes_of_caller(r); !mine.empty()) {
+        add_expected_delay(out, room->room,
+                           relay_for_join(room->room, probes_from_text(room->room.host_probes),
+                                          mine, need(m_store.list_servers(r.now_ms)), false));
+    }
+    return reply(200, out);
 }
 
 namespace {
@@ -436,6 +565,9 @@ ApiResponse LobbyApi::join_room(const std::string& key, const ApiRequest& r) {
     if (!room) return error(404, "no live room " + key);
     const json body = parse_body(r, false);
     const std::string password = text(body, "password", 0, 128, false).value_or("");
+    // Validated before the password check: a malformed join costs no Argon2id.
+    const RelayProbes joiner = probes_field(body);
+    const bool want_relay = flag_field(body, "relay");
     if (room->room.has_password) {
         if (password.empty()) return error(403, "room " + key + " needs a password");
         const std::string& id = room->room.id;
@@ -466,11 +598,40 @@ ApiResponse LobbyApi::join_room(const std::string& key, const ApiRequest& r) {
         return reply(200, json{{"room", room_json(room->room)},
                                {"server_address", room->room.server_address},
                                {"full", true}});
-    json answer{{"room", room_json(room->room)},
-                {"server_address", room->room.server_address},
-                {"full", false}};
-    add_reach(answer, room->room, r.now_ms);
-    return reply(200, answer);
+    Room& current = room->room;
+    std::optional<RelayChoice> choice;
+    // Before the session starts (only the host there) the room may still go to the relay
+    // that suits both players; a joiner that cannot reach the host's own server puts it on one.
+    const bool movable = current.server_id.empty() ? want_relay : current.players < 2;
+    if (movable) {
+        choice = relay_for_join(current, probes_from_text(current.host_probes), joiner,
+                                need(m_store.list_servers(r.now_ms)), want_relay);
+        if (!choice && current.server_id.empty())
+            return error(409, "room " + key +
+                                  " asked for a relay, but no relay server has room for "
+                                  "another session");
+        if (choice && choice->id != current.server_id) {
+            if (need(m_store.move_room(current.id, current.server_id, choice->address, choice->id,
+                                       r.now_ms))) {
+                current.server_address = choice->address;
+                current.server_id = choice->id;
+                if (m_config.on_room_moved) m_config.on_room_moved(current.id, choice->address);
+            } else {
+                // Moved by another joiner meanwhile (or gone): answer with where it is now.
+                room = need(m_store.get_room(current.id, r.now_ms));
+                if (!room) return error(404, "no live room " + key);
+                choice.reset();
+            }
+        }
+    } else if (!current.server_id.empty()) {
+        choice = relay_for_join(current, probes_from_text(current.host_probes), joiner, {}, false);
+    }
+    json out = json{{"room", room_json(room->room)},
+                    {"server_address", room->room.server_address},
+                    {"full", false}};
+    if (choice && choice->id == room->room.server_id) add_expected_delay(out, room->room, choice);
+    add_reach(out, room->room, r.now_ms);
+    return reply(200, out);
 }
 
 void LobbyApi::add_reach(nlohmann::json& answer, const Room& room, std::int64_t now_ms) {
@@ -548,7 +709,8 @@ ApiResponse LobbyApi::metrics_page(const ApiRequest& r) {
         {"framelock_lobby_password_jobs", static_cast<double>(m_passwords.in_flight())},
         {"framelock_lobby_password_jobs_refused", static_cast<double>(m_passwords.refused())},
         {"framelock_lobby_join_lockout_entries", static_cast<double>(m_lockout.size())},
-        {"framelock_lobby_join_lockout_refused", static_cast<double>(m_lockout.refused())}};
+        {"framelock_lobby_join_lockout_refused", static_cast<double>(m_lockout.refused())},
+        {"framelock_lobby_probe_entries", static_cast<double>(m_probes.size())}};
     std::lock_guard lock(m_metrics_mutex);
     return {200, "text/plain; version=0.0.4", m_metrics.render(gauges)};
 }

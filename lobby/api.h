@@ -4,13 +4,18 @@
 //
 //   GET    /api/rooms?game=&core=&mode=&has_slots=1&limit=&offset=   live rooms, newest first
 //   POST   /api/rooms                   create: 201 {room, token}; a relay server is
-//                                       assigned when no server_address is given
+//                                       assigned when no server_address is given: the
+//                                       best for the host's `probes`, else the least loaded
 //   GET    /api/rooms/ID_OR_CODE        one room
 //   POST   /api/rooms/ID/heartbeat      token; optional {players, spectators}
 //   PATCH  /api/rooms/ID                token; players, slots, spectators, names, region
 //   DELETE /api/rooms/ID                token
-//   POST   /api/rooms/ID_OR_CODE/join   {password}: the address to connect to (429 after
-//                                       too many wrong passwords from one address)
+//   POST   /api/rooms/ID_OR_CODE/join   {password, probes, relay}: the address to connect to
+//                                       (429 after too many wrong passwords from one
+//                                       address); may move the room to the relay that suits
+//                                       host and joiner (lobby/relay_choice.h)
+//   POST   /api/probes                  {probes}: the caller's round trips to the relays,
+//                                       kept 10 min for its room lists' expected_delay
 //   POST   /api/servers                 a relay server registers: 201 {id, token}
 //   POST   /api/servers/ID/heartbeat    token; {load, capacity}
 //   GET    /api/servers                 live servers
@@ -32,6 +37,7 @@
 #include "lobby/join_lockout.h"
 #include "lobby/metrics.h"
 #include "lobby/password_workers.h"
+#include "lobby/probe_table.h"
 #include "lobby/rate_limiter.h"
 #include "lobby/rendezvous.h"
 #include "lobby/store.h"
@@ -76,6 +82,12 @@ struct ApiConfig {
     // Hole punching (lobby/rendezvous.h): rooms get a key for their host, joiners of a host
     // that serves its own room a ticket. Null: neither.
     Rendezvous* rendezvous = nullptr;
+    // The probes POST /api/probes stores per client address.
+    ProbeTableLimits probes;
+    // Called (from the joiner's request thread, after the store has the move) when a join
+    // moved a room to another relay: the room's id and its new "host:port". May be empty.
+    // The host also learns it from its next heartbeat's answer (the room's server_address).
+    std::function<void(const std::string& room_id, const std::string& new_address)> on_room_moved;
 };
 
 class LobbyApi {
@@ -109,6 +121,10 @@ class LobbyApi {
     ApiResponse register_server(const ApiRequest& request);
     ApiResponse heartbeat_server(const std::string& id, const ApiRequest& request);
     ApiResponse list_servers(const ApiRequest& request);
+    ApiResponse store_probes(const ApiRequest& request);
+    // The caller's probes: the request's `probes` query (id:ms,id:ms), else those its
+    // address stored; empty when neither.
+    RelayProbes probes_of_caller(const ApiRequest& request) const;
     ApiResponse health(const ApiRequest& request);
     ApiResponse metrics_page(const ApiRequest& request);
 
@@ -124,6 +140,7 @@ class LobbyApi {
     Metrics m_metrics;
     std::atomic<std::int64_t> m_last_expiry_ms{0};
     JoinLockout m_lockout;
+    ProbeTable m_probes;
     PasswordWorkers m_passwords;  // last: its threads stop first
 };
 
