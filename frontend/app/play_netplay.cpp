@@ -138,7 +138,12 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
             server ? (server_args->public_host.empty() ? "127.0.0.1" : server_args->public_host) +
                          ":" + std::to_string(server->ports().front())
                    : "";
-        const nlohmann::json body = room_body(args, *server_args, *emulator.value(), announced);
+        // With the host's round trips to the live relays: the lobby puts the room on the one
+        // that suits its players (now, or when this host cannot be reached directly).
+        const nlohmann::json body =
+            lobby::with_probes(room_body(args, *server_args, *emulator.value(), announced),
+                               lobby::probe_relays_json(server_args->lobby_url),
+                               emulator.value()->frames_per_second());
         auto room = lobby::create_room(server_args->lobby_url, body);
         if (!room) return fail(room.error());
         if (!server) address = room.value().server_address;
@@ -168,8 +173,8 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
     for (;;) {
         ClientRunConfig config = args.to_config(address);
         if (!server && args.host_default_slot) config.slot = 0;  // on a relay: any free slot
-        auto created = ClientRunner::create(*emulator.value(), *local, clock, config,
-                                            std::move(socket));
+        auto created =
+            ClientRunner::create(*emulator.value(), *local, clock, config, std::move(socket));
         if (!created) {
             if (keeper) keeper->close();  // a room nobody can play in should not stay listed
             return fail(created.error());

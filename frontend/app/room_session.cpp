@@ -1,20 +1,36 @@
 #include "frontend/app/room_session.h"
 
+#include <fmt/format.h>
+
 #include "common/log.h"
 #include "frontend/lobby_client/lobby_client.h"
 #include "frontend/reach/reach_host.h"
 
 namespace framelock::frontend {
+namespace {
+
+// ", expected input delay N frames (M ms round trip)", when the lobby could tell.
+std::string expected(const lobby::JoinAnswer& answer) {
+    if (!answer.expected_delay) return "";
+    return fmt::format(", expected input delay {} frames ({:.0f} ms round trip)",
+                       *answer.expected_delay, answer.expected_rtt_ms.value_or(0));
+}
+
+}  // namespace
 
 Result<RoomSession> find_room_session(const JoinArgs& args) {
     const std::string& code = args.address;
-    const nlohmann::json extra = nlohmann::json::object();
-    auto joined = lobby::join_room(args.lobby_url, code, args.password, args.spectate, extra);
+    // Round trips to the live relays go with the join: the lobby puts a waiting room on the
+    // relay that suits every player, and says what delay to expect there.
+    lobby::JoinRequest request{args.password, args.spectate,
+                               lobby::probe_relays_json(args.lobby_url), false};
+    auto joined = lobby::join_room(args.lobby_url, code, request);
     if (!joined) return joined.error();
     RoomSession found;
     found.address = joined.value().server_address;
     if (joined.value().on_relay) {
-        log_info("lobby: room {} plays on the relay {}", code, found.address);
+        log_info("lobby: room {} plays on the relay {}{}", code, found.address,
+                 expected(joined.value()));
         return found;
     }
 
@@ -45,9 +61,8 @@ Result<RoomSession> find_room_session(const JoinArgs& args) {
     }
     log_warn("lobby: cannot reach the host of room {}: {}; asking the lobby for a relay", code,
              reached.error().message);
-    nlohmann::json relay = extra;
-    relay["relay"] = true;
-    auto relayed = lobby::join_room(args.lobby_url, code, args.password, args.spectate, relay);
+    request.relay = true;
+    auto relayed = lobby::join_room(args.lobby_url, code, request);
     if (!relayed) return relayed.error();
     if (!relayed.value().on_relay) {
         return make_error(ErrorCode::kProtocol,
@@ -55,7 +70,8 @@ Result<RoomSession> find_room_session(const JoinArgs& args) {
                               " and the lobby put it on no relay: " + reached.error().message);
     }
     found.address = relayed.value().server_address;
-    log_info("lobby: room {} moved to the relay {}: playing there", code, found.address);
+    log_info("lobby: room {} moved to the relay {}: playing there{}", code, found.address,
+             expected(relayed.value()));
     return found;
 }
 

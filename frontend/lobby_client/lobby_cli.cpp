@@ -22,9 +22,19 @@ void add_lobby_command(CLI::App& app, LobbyCommand& c) {
     c.list->add_option("--mode", c.mode, "only this mode (framelock, nowait, rollback)");
     c.list->add_flag("--has-slots", c.has_slots, "only rooms with a free player slot");
     c.list->add_flag("--json", c.json, "print the lobby's JSON as it is");
+    c.list->add_flag("--no-probe", c.no_probe,
+                     "do not probe the relays first (no expected delay per room)");
 }
 
 namespace {
+
+// "3 frames (41 ms)", or "-" without an estimate (no probes, or the host's own server).
+std::string expected_delay_text(const nlohmann::json& room) {
+    if (!room.contains("expected_delay") || !room["expected_delay"].is_number_integer()) return "-";
+    const int frames = room["expected_delay"].get<int>();
+    return fmt::format("{} frame{} ({:.0f} ms)", frames, frames == 1 ? "" : "s",
+                       room.value("expected_rtt_ms", 0.0));
+}
 
 int list(const LobbyCommand& c) {
     const auto client = lobby_http_client(c.url, 5);
@@ -33,6 +43,19 @@ int list(const LobbyCommand& c) {
     if (!c.core.empty()) params.emplace("core", c.core);
     if (!c.mode.empty()) params.emplace("mode", c.mode);
     if (c.has_slots) params.emplace("has_slots", "1");
+    if (!c.no_probe) {
+        // This network's round trips to the relays: in the query for this list, and kept by
+        // the lobby for a while so that the web page opened from here shows them too.
+        const nlohmann::json probes = probe_relays_json(c.url);
+        std::string query;
+        for (const auto& [id, ms] : probes.items())
+            query += fmt::format("{}{}:{:.3f}", query.empty() ? "" : ",", id, ms.get<double>());
+        if (!query.empty()) {
+            params.emplace("probes", query);
+            if (Status posted = post_probes(c.url, probes); !posted)
+                framelock::log_warn("lobby: {}", posted.error().message);
+        }
+    }
     auto res = client->Get("/api/rooms", params, httplib::Headers{});
     if (!res) {
         framelock::log_error("cannot reach the lobby at {}: {}", c.url,
@@ -51,15 +74,15 @@ int list(const LobbyCommand& c) {
         fmt::print("{}\n", body.dump(2));
         return 0;
     }
-    fmt::print("{:<6}  {:<24}  {:<16}  {:>7}  {:>5}  {:<9}  {:<20}  {}\n", "CODE", "GAME", "HOST",
-               "PLAYERS", "WATCH", "MODE", "CORE", "SERVER");
+    fmt::print("{:<6}  {:<24}  {:<16}  {:>7}  {:>5}  {:<9}  {:<20}  {:<16}  {}\n", "CODE", "GAME",
+               "HOST", "PLAYERS", "WATCH", "MODE", "CORE", "DELAY", "SERVER");
     for (const auto& r : body["rooms"]) {
-        fmt::print("{:<6}  {:<24}  {:<16}  {:>3}/{:<3}  {:>5}  {:<9}  {:<20}  {}{}\n",
+        fmt::print("{:<6}  {:<24}  {:<16}  {:>3}/{:<3}  {:>5}  {:<9}  {:<20}  {:<16}  {}{}\n",
                    r.value("code", ""), r.value("game_name", "").substr(0, 24),
                    r.value("host_name", "").substr(0, 16), r.value("players", 0),
                    r.value("slots", 0), r.value("spectators", 0), r.value("mode", ""),
                    (r.value("core_name", "") + " " + r.value("core_version", "")).substr(0, 20),
-                   r.value("server_address", ""),
+                   expected_delay_text(r), r.value("server_address", ""),
                    r.value("has_password", false) ? " (password)" : "");
     }
     fmt::print("{} room{}\n", body["rooms"].size(), body["rooms"].size() == 1 ? "" : "s");

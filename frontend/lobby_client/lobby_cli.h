@@ -20,6 +20,7 @@ struct LobbyCommand {
     std::string game, core, mode;
     bool has_slots = false;
     bool json = false;
+    bool no_probe = false;  // skip probing the relays (no delay column)
 };
 
 void add_lobby_command(CLI::App& app, LobbyCommand& command);

@@ -8,10 +8,12 @@
 #include <netinet/in.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <utility>
 
 #include "common/log.h"
+#include "frontend/reach/relay_probe.h"
 
 namespace framelock::lobby {
 namespace {
@@ -108,11 +110,14 @@ Result<CreatedRoom> create_room(const std::string& url, const json& body) {
     return room;
 }
 
-Result<JoinedRoom> join_room(const std::string& url, const std::string& code,
-                             const std::string& password, bool spectate, const json& extra) {
+Result<JoinAnswer> join_room(const std::string& url, const std::string& code,
+                             const JoinRequest& request) {
+    const std::string& password = request.password;
+    const bool spectate = request.spectate;
     auto client = client_for(url, 5);
-    json body = extra.is_object() ? extra : json::object();
-    if (!password.empty()) body["password"] = password;
+    json body = password.empty() ? json::object() : json{{"password", password}};
+    if (request.probes.is_object() && !request.probes.empty()) body["probes"] = request.probes;
+    if (request.relay) body["relay"] = true;
     auto res = client->Post("/api/rooms/" + code + "/join", body.dump(), "application/json");
     if (!res) return unreachable(url, res);
     if (res->status == 404 || res->status == 400) {
@@ -138,12 +143,16 @@ Result<JoinedRoom> join_room(const std::string& url, const std::string& code,
                           fmt::format("room {} is full ({}/{} players); --spectate to watch", code,
                                       room.value("players", 0), room.value("slots", 0)));
     }
-    JoinedRoom joined;
-    joined.server_address = reply.value("server_address", "");
-    joined.on_relay = reply.value("on_relay", false);
-    joined.punch_ticket = reply.value("punch_ticket", "");
-    joined.host_endpoint = reply.value("host_endpoint", "");
-    return joined;
+    JoinAnswer answer;
+    answer.server_address = reply["server_address"].get<std::string>();
+    if (reply.contains("expected_delay") && reply["expected_delay"].is_number_integer())
+        answer.expected_delay = reply["expected_delay"].get<int>();
+    if (reply.contains("expected_rtt_ms") && reply["expected_rtt_ms"].is_number())
+        answer.expected_rtt_ms = reply["expected_rtt_ms"].get<double>();
+    answer.on_relay = reply.value("on_relay", false);
+    answer.punch_ticket = reply.value("punch_ticket", "");
+    answer.host_endpoint = reply.value("host_endpoint", "");
+    return answer;
 }
 
 Result<netplay::Endpoint> rendezvous_endpoint(const std::string& url) {
@@ -167,6 +176,61 @@ Result<netplay::Endpoint> rendezvous_endpoint(const std::string& url) {
     const netplay::Endpoint endpoint{ntohl(in->sin_addr.s_addr), ntohs(in->sin_port)};
     freeaddrinfo(found);
     return endpoint;
+}
+
+json probe_relays_json(const std::string& url) {
+    auto client = client_for(url, 3);
+    auto res = client->Get("/api/servers");
+    if (!res || res->status != 200) {
+        framelock::log_warn("lobby: cannot list the relays at {} to probe them: {}", url,
+                            res ? error_of(res) : httplib::to_string(res.error()));
+        return json::object();
+    }
+    const auto body = json::parse(res->body, nullptr, false);
+    if (!body.is_object() || !body.contains("servers") || !body["servers"].is_array())
+        return json::object();
+    // Free relays first (only those take a new room), then the busy ones (a room already on
+    // one stays there): at most the 64 the lobby accepts.
+    std::vector<frontend::RelayTarget> free, busy;
+    for (const auto& s : body["servers"]) {
+        if (!s.is_object()) continue;
+        frontend::RelayTarget target{s.value("id", ""), s.value("address", "")};
+        if (target.id.empty()) continue;
+        (s.value("load", 0) < s.value("capacity", 0) ? free : busy).push_back(std::move(target));
+    }
+    free.insert(free.end(), busy.begin(), busy.end());
+    if (free.size() > 64) free.resize(64);
+    json probes = json::object();
+    if (free.empty()) return probes;
+    auto results = frontend::probe_relays(free);
+    if (!results) {
+        framelock::log_warn("lobby: cannot probe the relays: {}", results.error().message);
+        return probes;
+    }
+    for (const auto& r : results.value()) {
+        // Milliseconds with microseconds' precision, as the API takes them.
+        if (r.rtt_us) probes[r.id] = std::round(static_cast<double>(*r.rtt_us)) / 1000.0;
+    }
+    if (probes.empty())
+        framelock::log_warn("lobby: none of the {} relays answered a probe", free.size());
+    return probes;
+}
+
+json with_probes(json body, const json& probes, std::optional<double> fps) {
+    if (probes.is_object() && !probes.empty()) body["probes"] = probes;
+    if (fps && *fps >= 1 && *fps <= 1000) body["fps"] = *fps;
+    return body;
+}
+
+Status post_probes(const std::string& url, const json& probes) {
+    auto client = client_for(url, 5);
+    auto res = client->Post("/api/probes", json{{"probes", probes}}.dump(), "application/json");
+    if (!res) return unreachable(url, res);
+    if (res->status != 200)
+        return make_error(
+            ErrorCode::kProtocol,
+            fmt::format("the lobby at {} refused the probes: {}", url, error_of(res)));
+    return {};
 }
 
 // ---------------------------------------------------------------------------------------

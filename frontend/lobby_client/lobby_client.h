@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,23 +48,53 @@ struct CreatedRoom {
 // reached, kProtocol with the lobby's own error message otherwise.
 Result<CreatedRoom> create_room(const std::string& url, const nlohmann::json& body);
 
-struct JoinedRoom {
-    std::string server_address;  // where the room's session is
-    bool on_relay = false;       // a relay's session (else the host serves it itself)
+// The lobby's UDP rendezvous: the host of `url` (resolved) and its port.
+Result<netplay::Endpoint> rendezvous_endpoint(const std::string& url);
+
+// --- Relay probes (docs/lobby.md, "How the relay is chosen") --------------------------
+//
+// The lobby picks the relay that minimises the worst player's round trip from the players'
+// own measurements. A player measures before its request: probe_relays_json() lists the
+// lobby's live relays (GET /api/servers) and probes each (frontend/reach/relay_probe.h,
+// about 0.1 s, 1 s at most), and the answer goes with the request:
+//
+//   host:   create_room(url, with_probes(body, probe_relays_json(url), core_fps))
+//   join:   join_room(url, code, JoinRequest{password, spectate, probe_relays_json(url)})
+//   cannot reach the host directly: the same with JoinRequest::relay = true
+//   lists:  post_probes(url, probes) once, then GET /api/rooms shows expected_delay
+
+// {"server_id": round trip ms, ...} for the lobby's live relays that answered (at most 64,
+// those with free capacity first); {} when the lobby or no relay answered (a warning is
+// logged; the lobby then chooses by load, as before).
+nlohmann::json probe_relays_json(const std::string& url);
+
+// `body` (a create_room body) with "probes" (when not empty) and the host core's "fps".
+nlohmann::json with_probes(nlohmann::json body, const nlohmann::json& probes,
+                           std::optional<double> fps = std::nullopt);
+
+// POST /api/probes: the lobby keeps them 10 min for room lists from this address.
+Status post_probes(const std::string& url, const nlohmann::json& probes);
+
+struct JoinRequest {
+    std::string password;
+    bool spectate = false;
+    nlohmann::json probes = nlohmann::json::object();  // probe_relays_json()
+    // "I cannot reach this room's host directly": the lobby puts the room on a relay.
+    bool relay = false;
+};
+struct JoinAnswer {
+    std::string server_address;
+    std::optional<int> expected_delay;  // frames, when the lobby could estimate it
+    std::optional<double> expected_rtt_ms;
+    bool on_relay = false;  // a relay's session (else the host serves the room itself)
     // For a host that serves its room: a ticket to punch through its router with, and where
     // the lobby saw its socket (empty when it cannot be punched to).
     std::string punch_ticket;
     std::string host_endpoint;
 };
-
-// POST /api/rooms/CODE/join (`extra` adds fields to the body). The errors name the code:
-// unknown (or expired), wrong password, full (unless `spectate`), lobby unreachable.
-Result<JoinedRoom> join_room(const std::string& url, const std::string& code,
-                             const std::string& password, bool spectate,
-                             const nlohmann::json& extra = nlohmann::json::object());
-
-// The lobby's UDP rendezvous: the host of `url` (resolved) and its port.
-Result<netplay::Endpoint> rendezvous_endpoint(const std::string& url);
+// join_room() with probes and the relay flag, and the lobby's estimate of the delay.
+Result<JoinAnswer> join_room(const std::string& url, const std::string& code,
+                             const JoinRequest& request);
 
 class RoomKeeper {
   public:

@@ -27,6 +27,9 @@ constexpr netplay::Micros kRefreshUs = 2'500'000;
 // A join runs on the window's thread (the player waits for it anyway): short limits keep a
 // lost lobby from freezing the window for long.
 constexpr int kTimeoutS = 2;
+// The relays are probed with the first list and again this often (the lobby keeps a
+// player's probes 10 min): the delay column follows a network that changed.
+constexpr netplay::Micros kProbeEveryUs = 300'000'000;
 
 std::unique_ptr<httplib::Client> make_client(const std::string& url) {
     return lobby_http_client(url, kTimeoutS);
@@ -40,9 +43,10 @@ std::string error_of(const std::string& body) {
 }
 
 struct Fetched {
-    int status = 0;     // 0: no answer
-    std::string body;   // the answer
-    std::string error;  // why there was none
+    int status = 0;                        // 0: no answer
+    std::string body;                      // the answer
+    std::string error;                     // why there was none
+    std::optional<nlohmann::json> probes;  // measured before this list (then sent to the lobby)
 };
 
 class Browser {
@@ -99,10 +103,21 @@ class Browser {
     void refresh() {
         m_next_refresh = m_clock.now_us() + kRefreshUs;
         if (m_fetch.valid()) return;
-        m_fetch = std::async(std::launch::async, [url = m_url] {
+        const bool probe = m_clock.now_us() >= m_next_probe;
+        if (probe) m_next_probe = m_clock.now_us() + kProbeEveryUs;
+        m_fetch = std::async(std::launch::async, [url = m_url, probe] {
+            Fetched fetched;
+            // This network's round trips to the relays (about 0.1 s, 1 s at most), kept by
+            // the lobby for this address: the list then shows each room's expected delay.
+            if (probe) {
+                fetched.probes = probe_relays_json(url);
+                if (!fetched.probes->empty()) {
+                    if (Status posted = post_probes(url, *fetched.probes); !posted)
+                        framelock::log_warn("lobby: {}", posted.error().message);
+                }
+            }
             // A client of its own: httplib's clients are not shared between threads.
             auto res = make_client(url)->Get("/api/rooms");
-            Fetched fetched;
             if (!res) {
                 fetched.error = httplib::to_string(res.error());
             } else {
@@ -119,6 +134,7 @@ class Browser {
             m_fetch.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
             return;
         const Fetched res = m_fetch.get();
+        if (res.probes) m_probes = *res.probes;
         if (res.status == 0) {
             m_model.set_status(fmt::format("cannot reach the lobby: {}", res.error), Tone::kError);
             return;
@@ -144,7 +160,10 @@ class Browser {
     }
 
     std::optional<BrowseChoice> join(const BrowserAction& action) {
-        const nlohmann::json body{{"password", action.password}};
+        nlohmann::json body{{"password", action.password}};
+        // The lobby may still move a room waiting for its second player to the relay that
+        // suits both.
+        if (!m_probes.empty()) body["probes"] = m_probes;
         auto res = m_client->Post(fmt::format("/api/rooms/{}/join", action.code), body.dump(),
                                   "application/json");
         if (!res) {
@@ -172,7 +191,12 @@ class Browser {
         }
         BrowseChoice choice{action.code, json["server_address"].get<std::string>(),
                             action.password};
-        framelock::log_info("joining {} at {}", choice.code, choice.server_address);
+        if (json.contains("expected_delay") && json["expected_delay"].is_number_integer())
+            framelock::log_info("joining {} at {} (expected delay {} frames, {} ms)", choice.code,
+                                choice.server_address, json["expected_delay"].get<int>(),
+                                json.value("expected_rtt_ms", 0.0));
+        else
+            framelock::log_info("joining {} at {}", choice.code, choice.server_address);
         return choice;
     }
 
@@ -184,6 +208,8 @@ class Browser {
     std::future<Fetched> m_fetch;               // the list, on its own
     RoomBrowserModel m_model;
     netplay::Micros m_next_refresh = 0;
+    netplay::Micros m_next_probe = 0;
+    nlohmann::json m_probes = nlohmann::json::object();  // the last probes, for joins
     std::string m_logged_codes = "?";
 };
 

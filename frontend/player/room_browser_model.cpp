@@ -48,6 +48,10 @@ std::optional<std::vector<BrowserRoom>> parse_rooms_json(const std::string& body
         room.spectators = r.value("spectators", 0);
         room.has_password = r.value("has_password", false);
         room.server_address = r.value("server_address", "");
+        if (r.contains("expected_delay") && r["expected_delay"].is_number_integer()) {
+            room.expected_delay = r["expected_delay"].get<int>();
+            room.expected_rtt_ms = r.value("expected_rtt_ms", 0.0);
+        }
         if (room.code.empty()) continue;
         rooms.push_back(std::move(room));
     }
@@ -55,10 +59,14 @@ std::optional<std::vector<BrowserRoom>> parse_rooms_json(const std::string& body
 }
 
 std::string format_room_row(const BrowserRoom& room) {
+    const std::string delay =
+        room.expected_delay < 0
+            ? "-"
+            : fmt::format("{}f {:.0f}ms", room.expected_delay, room.expected_rtt_ms);
     std::string row =
-        fmt::format("{:<6}  {:<20}  {:>5}  {:<9}  {}", room.code, clip(room.game_name, 20),
+        fmt::format("{:<6}  {:<20}  {:>5}  {:<9}  {:<10}  {}", room.code, clip(room.game_name, 20),
                     fmt::format("{}/{}", room.players, room.slots), clip(room.mode, 9),
-                    clip(room.host_name, 16));
+                    clip(delay, 10), clip(room.host_name, 16));
     if (room.full()) row += "  full";
     if (room.has_password) row += "  password";
     return row;
@@ -172,9 +180,9 @@ constexpr int kFirstRowLine = 3;
 std::vector<OverlayLine> RoomBrowserModel::lines(const std::string& lobby_url) const {
     std::vector<OverlayLine> out;
     out.push_back({fmt::format("framelock - rooms at {}", lobby_url), Tone::kGood});
-    out.push_back(
-        {fmt::format("  {:<6}  {:<20}  {:>5}  {:<9}  {}", "CODE", "GAME", "PLAY", "MODE", "HOST"),
-         Tone::kDim});
+    out.push_back({fmt::format("  {:<6}  {:<20}  {:>5}  {:<9}  {:<10}  {}", "CODE", "GAME", "PLAY",
+                               "MODE", "DELAY", "HOST"),
+                   Tone::kDim});
     out.push_back({m_first > 0 ? fmt::format("  ^ {} more", m_first) : std::string(), Tone::kDim});
     const std::size_t rows = std::max<std::size_t>(m_visible_rows, 1);
     const std::size_t end = std::min(m_rooms.size(), m_first + rows);

@@ -23,6 +23,10 @@ struct BrowserRoom {
     int players = 0, slots = 0, spectators = 0;
     bool has_password = false;
     std::string server_address;
+    // The input delay the lobby expects for this player there (from its relay probes), -1
+    // when it has no estimate.
+    int expected_delay = -1;
+    double expected_rtt_ms = 0;
 
     bool full() const { return slots > 0 && players >= slots; }
 };
@@ -30,8 +34,8 @@ struct BrowserRoom {
 // The lobby's JSON ({"rooms": [...]}) as rooms; nullopt when it is not that shape.
 std::optional<std::vector<BrowserRoom>> parse_rooms_json(const std::string& body);
 
-// "CODE  GAME  2/4  mode  host", columns padded so rows line up, with "  full" and
-// "  password" appended when they apply.
+// "CODE  GAME  2/4  mode  delay  host" (delay "3f 41ms" or "-"), columns padded so rows line up,
+// with "  full" and "  password" appended when they apply.
 std::string format_room_row(const BrowserRoom& room);
 
 // Keys as the browser understands them, from the keyboard or a pad.

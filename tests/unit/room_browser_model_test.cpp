@@ -34,20 +34,38 @@ std::string selected_code(const RoomBrowserModel& m) {
 
 }  // namespace
 
-TEST_CASE("Room browser: rows read CODE GAME players/slots mode host, marks full and locked",
+TEST_CASE("Room browser: rows read CODE GAME players/slots mode delay host, marks full and locked",
           "[unit][browser]") {
     BrowserRoom r = room("ABC123", 2, 4);
     r.game_name = "Arcade";
     r.host_name = "alice";
-    CHECK(format_room_row(r) == "ABC123  Arcade                  2/4  framelock  alice");
+    CHECK(format_room_row(r) ==
+          "ABC123  Arcade                  2/4  framelock  -           alice");
     r.players = 4;
     r.has_password = true;
     CHECK(format_room_row(r) ==
-          "ABC123  Arcade                  4/4  framelock  alice  full  password");
+          "ABC123  Arcade                  4/4  framelock  -           alice  full  password");
+    // The delay the lobby expects for this player there (its relay probes).
+    r.expected_delay = 3;
+    r.expected_rtt_ms = 41.4;
+    CHECK(format_room_row(r) ==
+          "ABC123  Arcade                  4/4  framelock  3f 41ms     alice  full  password");
     // A long name is cut so the columns after it stay in place.
     r.game_name = std::string(40, 'x');
     CHECK(format_room_row(r).rfind("ABC123  " + std::string(20, 'x') + "    4/4  framelock", 0) ==
           0);
+}
+
+TEST_CASE("Room browser: the lobby's expected delay is read when it is there", "[unit][browser]") {
+    const auto rooms =
+        parse_rooms_json(R"({"rooms":[{"code":"AAAAAA","expected_delay":4,"expected_rtt_ms":60.5},)"
+                         R"({"code":"BBBBBB"},{"code":"CCCCCC","expected_delay":"x"}]})");
+    REQUIRE(rooms);
+    REQUIRE(rooms->size() == 3);
+    CHECK((*rooms)[0].expected_delay == 4);
+    CHECK((*rooms)[0].expected_rtt_ms == 60.5);
+    CHECK((*rooms)[1].expected_delay == -1);
+    CHECK((*rooms)[2].expected_delay == -1);
 }
 
 TEST_CASE("Room browser: Up/Down wrap at the ends; an empty list has no selection",
