@@ -6,6 +6,11 @@
 // Tests read the DOM, so it has stable hooks: each row is <tr data-code data-game data-mode>,
 // each cell a data-col, #count holds the number of rooms shown, and #status carries
 // data-state="ok" or "error" once the first answer (or failure) arrived.
+//
+// The delay column is the input delay this browser's network would get in each room
+// (expected_delay, from the relay probes `framelock lobby list` sent from the same address
+// in the last 10 minutes: a browser cannot send UDP probes itself); "—" with a hint when
+// there are none, or when the room's host runs its own server (not probed before a join).
 #include <string>
 
 #include "lobby/api.h"
@@ -34,6 +39,7 @@ const std::string& web_page() {
   .code { font-family:ui-monospace, monospace; color:var(--acc); font-weight:600; }
   .full { color:var(--dim); }
   /* Words, not a padlock emoji: machines without an emoji font drew an empty box. */
+  .nodelay { color:var(--dim); cursor:help; }
   .lock::after { content:"password"; margin-left:8px; padding:1px 6px; border:1px solid #4a505a; border-radius:3px; color:var(--dim); font-size:11px; }
   #empty { padding:24px; color:var(--dim); }
 </style>
@@ -49,7 +55,7 @@ const std::string& web_page() {
   <label><input type="checkbox" id="f-slots" name="has_slots"> has free slots</label>
 </form>
 <table id="rooms">
-  <thead><tr><th>Code</th><th>Game</th><th>Host</th><th>Players</th><th>Watching</th><th>Mode</th><th>Core</th><th>Region</th><th>Ping hint</th><th>Age</th></tr></thead>
+  <thead><tr><th>Code</th><th>Game</th><th>Host</th><th>Players</th><th>Watching</th><th>Mode</th><th>Core</th><th>Region</th><th title="the input delay you would get, from your network's relay probes">Delay</th><th>Ping hint</th><th>Age</th></tr></thead>
   <tbody></tbody>
 </table>
 <div id="empty" hidden>No rooms match. Host one with <code>framelock host --lobby URL --public</code>.</div>
@@ -126,6 +132,14 @@ async function refresh() {
       tr.appendChild(cell("mode", modes[r.mode] || r.mode));
       tr.appendChild(cell("core", r.core_name + " " + r.core_version));
       tr.appendChild(cell("region", r.region || "-"));
+      if (typeof r.expected_delay === "number") {
+        tr.appendChild(cell("delay", r.expected_delay + (r.expected_delay === 1 ? " frame" : " frames") +
+                                     " (" + Math.round(r.expected_rtt_ms) + " ms)"));
+      } else {
+        const td = cell("delay", "\u2014", "nodelay");
+        td.title = "run framelock lobby list on this network to measure";
+        tr.appendChild(td);
+      }
       // The lobby's own round trip: a hint, the room's server may be elsewhere.
       tr.appendChild(cell("ping", r.region ? rtt + " ms (lobby)" : rtt + " ms"));
       tr.appendChild(cell("age", age(data.now_ms - r.created_ms)));

@@ -353,6 +353,35 @@ TEST_CASE("lobby web page in headless Chromium: new rooms show, the URL's filter
     const std::string none = dump_dom(dir, base + "?game=Metal%20Slug");
     CHECK(codes_in(none).empty());
     CHECK_THAT(none, Catch::Contains("<span id=\"count\">0</span>"));
+
+    // The delay column: a hint until this network's probes are in; then, for a room on a
+    // relay, the delay this browser's address would get there (rooms on their host's own
+    // server get no estimate).
+    CHECK_THAT(all,
+               Catch::Contains("title=\"run framelock lobby list on this network to measure\""));
+    CHECK_THAT(all, !Catch::Contains(" frames ("));
+    auto server =
+        c.Post("/api/servers", json{{"address", "127.0.0.1:7990"}, {"capacity", 1}}.dump(),
+               "application/json");
+    REQUIRE(server);
+    REQUIRE(server->status == 201);
+    const std::string relay_id = json::parse(server->body)["server"]["id"];
+    json relayed = room_body("Relay Game", "framelock");
+    relayed.erase("server_address");
+    relayed["probes"] = json{{relay_id, 30}};
+    const CreatedRoom on_relay = create_room(c, relayed);
+    // "framelock lobby list" from this address (Chromium's too) stored its probes.
+    auto probes =
+        c.Post("/api/probes", json{{"probes", {{relay_id, 40.2}}}}.dump(), "application/json");
+    REQUIRE(probes);
+    REQUIRE(probes->status == 200);
+    const std::string measured = dump_dom(dir, base + "?game=Relay%20Game");
+    CHECK(codes_in(measured) == std::set<std::string>{on_relay.code});
+    // The worse of 30 and 40.2 ms, + 1 ms: 3 frames at 60 fps.
+    CHECK_THAT(measured, Catch::Contains("<td data-col=\"delay\">3 frames (40 ms)</td>"));
+    const std::string direct = dump_dom(dir, base + "?game=Blazing%20Star");
+    CHECK_THAT(direct,
+               Catch::Contains("title=\"run framelock lobby list on this network to measure\""));
 }
 
 TEST_CASE("lobby web page in headless Chromium: a room without heartbeats leaves the list",
