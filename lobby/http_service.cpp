@@ -99,6 +99,11 @@ int run_lobby_service(const LobbyServiceConfig& config,
     Rendezvous rendezvous;
     ApiConfig api_config = config.api;
     api_config.rendezvous = &rendezvous;
+    // A room moved to a relay: its host hears of it at once, on the rendezvous.
+    api_config.on_room_moved = [&rendezvous](const std::string& room_id,
+                                             const std::string& address) {
+        rendezvous.move_room(room_id, address);
+    };
     LobbyApi api(*store.value(), api_config);
     httplib::Server server;
     server.set_payload_max_length(kTransportBodyLimit);

@@ -1,6 +1,7 @@
 #include "lobby/rendezvous.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "lobby/secrets.h"
 
@@ -65,7 +66,19 @@ void Rendezvous::remove_room(const std::string& room_id) {
 
 void Rendezvous::move_room(const std::string& room_id, const std::string& address) {
     std::lock_guard lock(m_mutex);
-    if (auto room = m_rooms.find(room_id); room != m_rooms.end()) room->second.move_to = address;
+    auto room = m_rooms.find(room_id);
+    if (room == m_rooms.end()) return;
+    room->second.move_to = address;
+    // The host follows the room before its next registration (a second away at most).
+    if (room->second.registered_ms >= 0 && m_pushes.size() < m_limits.max_rooms) {
+        m_pushes.push_back({room->second.host, netplay::encode_rendezvous(registered(
+                                                   room->second, room->second.registered_ms))});
+    }
+}
+
+std::vector<Datagram> Rendezvous::take_pushes() {
+    std::lock_guard lock(m_mutex);
+    return std::exchange(m_pushes, {});
 }
 
 std::optional<Rendezvous::Ticket> Rendezvous::issue_ticket(const std::string& room_id,

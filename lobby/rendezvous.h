@@ -50,8 +50,11 @@ class Rendezvous {
     // A room's host may register with this key (its hex goes out in the create answer).
     netplay::RendezvousSecret add_room(const std::string& room_id, std::int64_t now_ms);
     void remove_room(const std::string& room_id);
-    // From now on every reply to the room's host says: move to `address`.
+    // From now on every reply to the room's host says: move to `address`; and one is sent
+    // at once (take_pushes()).
     void move_room(const std::string& room_id, const std::string& address);
+    // Datagrams to send that no datagram asked for (a move's news to a host); each once.
+    std::vector<Datagram> take_pushes();
 
     struct Ticket {
         netplay::RendezvousSecret secret{};
@@ -93,6 +96,7 @@ class Rendezvous {
     std::map<std::string, Room> m_rooms;               // by room id
     std::map<std::string, std::string> m_room_by_key;  // key hex -> room id
     std::map<std::string, TicketEntry> m_tickets;      // ticket hex -> entry
+    std::vector<Datagram> m_pushes;
     std::uint64_t m_refused = 0;
     std::int64_t m_last_sweep_ms = 0;
 };

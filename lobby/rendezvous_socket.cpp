@@ -57,9 +57,18 @@ RendezvousSocket::~RendezvousSocket() {
 
 void RendezvousSocket::serve() {
     std::uint8_t buffer[512];
+    const auto send = [this](const Datagram& out) {
+        sockaddr_in to{};
+        to.sin_family = AF_INET;
+        to.sin_addr.s_addr = htonl(out.to.ipv4);
+        to.sin_port = htons(out.to.port);
+        ::sendto(m_fd, out.bytes.data(), out.bytes.size(), 0,
+                 reinterpret_cast<const sockaddr*>(&to), sizeof to);
+    };
     while (!m_stop) {
+        for (const Datagram& out : m_rendezvous.take_pushes()) send(out);
         pollfd p{m_fd, POLLIN, 0};
-        if (::poll(&p, 1, 100) <= 0) continue;
+        if (::poll(&p, 1, 20) <= 0) continue;
         sockaddr_in from{};
         socklen_t length = sizeof from;
         const ssize_t n =
@@ -69,12 +78,7 @@ void RendezvousSocket::serve() {
         const netplay::Endpoint sender{ntohl(from.sin_addr.s_addr), ntohs(from.sin_port)};
         for (const Datagram& out : m_rendezvous.handle(
                  sender, std::span(buffer, static_cast<std::size_t>(n)), wall_clock_ms())) {
-            sockaddr_in to{};
-            to.sin_family = AF_INET;
-            to.sin_addr.s_addr = htonl(out.to.ipv4);
-            to.sin_port = htons(out.to.port);
-            ::sendto(m_fd, out.bytes.data(), out.bytes.size(), 0,
-                     reinterpret_cast<const sockaddr*>(&to), sizeof to);
+            send(out);
         }
     }
 }

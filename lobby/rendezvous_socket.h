@@ -1,6 +1,7 @@
 // The lobby's rendezvous (lobby/rendezvous.h) on UDP: the same address and port number as
 // its HTTP service, so a player finds it from the lobby's URL alone. One thread reads a
-// datagram, asks the Rendezvous what to send, sends it; nothing else.
+// datagram, asks the Rendezvous what to send, sends it, and sends what the Rendezvous has
+// to push (a move's news to a host) within 20 ms.
 #pragma once
 
 #include <atomic>
@@ -22,7 +23,7 @@ class RendezvousSocket {
     static Result<std::unique_ptr<RendezvousSocket>> open(const std::string& bind,
                                                           std::uint16_t port,
                                                           Rendezvous& rendezvous);
-    ~RendezvousSocket();  // stops the thread (within 100 ms) and closes the socket
+    ~RendezvousSocket();  // stops the thread (within 20 ms) and closes the socket
     RendezvousSocket(const RendezvousSocket&) = delete;
     RendezvousSocket& operator=(const RendezvousSocket&) = delete;
 

@@ -36,8 +36,10 @@ int cmd_browse(JoinArgs args, const std::string& lobby_url) {
     netplay::SteadyClock clock;
     const auto choice = lobby::run_room_browser(*window.value(), lobby_url, clock, args.spectate);
     if (!choice) return 0;  // the player left the browser
-    args.address = choice->server_address;
-    args.lobby_url.clear();  // the lobby already answered: this is the server's address
+    // Joined as `join --lobby URL CODE` would: with relay probes, and a host behind a router
+    // reached through it (or the room moved to a relay).
+    args.address = choice->code;
+    args.lobby_url = lobby_url;
     if (!choice->password.empty()) args.password = choice->password;
     return play_netplay(args, nullptr, std::move(window).value());
 }

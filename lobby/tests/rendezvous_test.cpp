@@ -88,6 +88,14 @@ TEST_CASE("rendezvous: a moved room says so to its host", "[lobby][rendezvous]")
     r.move_room("room1", "198.51.100.10:7000");
     const auto replies = send(r, kHost, netplay::HostRegister{key}, 10);
     CHECK(decode_as<netplay::HostRegistered>(replies.at(0)).move_to == "198.51.100.10:7000");
+    CHECK(r.take_pushes().empty());  // it was not registered when it moved
+    // A registered host is told at once, once.
+    r.move_room("room1", "198.51.100.11:7000");
+    const auto pushes = r.take_pushes();
+    REQUIRE(pushes.size() == 1);
+    CHECK(pushes[0].to == kHost);
+    CHECK(decode_as<netplay::HostRegistered>(pushes[0]).move_to == "198.51.100.11:7000");
+    CHECK(r.take_pushes().empty());
 }
 
 TEST_CASE("rendezvous: tickets and rooms are forgotten in time", "[lobby][rendezvous]") {

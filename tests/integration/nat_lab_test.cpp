@@ -10,8 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -178,6 +180,10 @@ std::string wait_for_room_code(NatLab& lab, const std::string& name,
     const std::string code = log.substr(at, log.find('\n', at) - at);
     REQUIRE(code.size() == 6);
     return code;
+}
+
+double seconds_since(SteadyTime::time_point start) {
+    return std::chrono::duration<double>(SteadyTime::now() - start).count();
 }
 
 }  // namespace
@@ -490,4 +496,151 @@ TEST_CASE(
         "another host's SIGTERM: %zu\n",
         mapped.c_str(), NatLab::home_address(1).c_str(), kHostPort, kFrames, after_exit.size(),
         after_sigterm.size());
+}
+
+TEST_CASE(
+    "NAT lab: a joiner behind a symmetric NAT: the room falls back to a relay within 3 s "
+    "and plays identical",
+    "[integration][natlab][netplay]") {
+    require_lab();
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
+    constexpr int kFrames = 600;
+    constexpr int kHostPort = 7845;
+    const auto limit = session_time(kFrames) + 60s;
+    NatLab lab({Nat::kPortPreserving, Nat::kSymmetric},
+               std::chrono::duration_cast<std::chrono::seconds>(limit));
+    const Internet internet(lab, 1, limit);
+    const std::string relay = NatLab::relay_address(0) + ":" + std::to_string(Internet::kRelayPort);
+
+    Session session("natlab-fallback");
+    framelock::ChildProcess& host =
+        lab.spawn(lab.home(1), "host",
+                  lab_player(session, "host", core, 97, kFrames,
+                             {"host", "--port", std::to_string(kHostPort), "--lobby", internet.url,
+                              "--public", "--public-host", NatLab::wan_address(1), "--players", "2",
+                              "--no-upnp"}));
+    const std::string code = wait_for_room_code(lab, "host", host);
+    wait_for_lab_log(lab, "host", "session socket is seen at", host, 20s);
+    const auto started = SteadyTime::now();
+    framelock::ChildProcess& joiner = lab.spawn(
+        lab.home(2), "joiner",
+        lab_player(session, "joiner", core, 98, kFrames, {"join", "--lobby", internet.url, code}));
+    // The punch fails (the joiner's router gives the host's probes nowhere to go) ...
+    wait_for_lab_log(lab, "joiner", "asking the lobby for a relay", joiner, 20s);
+    const double failed_at = seconds_since(started);
+    // ... and the room is on the relay: both players there, the session running.
+    wait_for_lab_log(lab, "joiner", "moved to the relay " + relay, joiner, 10s);
+    wait_for_lab_log(lab, "host", "room moved to the relay " + relay, host, 10s);
+    wait_for_lab_log(lab, "joiner", "session started", joiner, 10s);
+    wait_for_lab_log(lab, "host", "session started", host, 10s);
+    const double playing_at = seconds_since(started);
+    const auto deadline = after(session_time(kFrames));
+    require_lab_success(lab, host, "host", deadline);
+    require_lab_success(lab, joiner, "joiner", deadline);
+    require_identical_logs(session, "host", "joiner", kFrames);
+    CHECK(failed_at < 3.0 + 2.0);  // the punch timeout, and the relay probes before it
+    CHECK(playing_at - failed_at < 3.0);
+    CHECK(lab.packets_to(relay) > kFrames / 2);
+    std::printf(
+        "[figure] NAT lab fallback: host behind a port-preserving NAT, joiner behind a symmetric "
+        "one: the punch gave up %.2f s after the join, the session was running on the relay "
+        "%.2f s after that; %d frames identical through %s (%llu packets)\n",
+        failed_at, playing_at - failed_at, kFrames, relay.c_str(),
+        static_cast<unsigned long long>(lab.packets_to(relay)));
+}
+
+namespace {
+
+// Two players behind NATs, three relays whose round trips from each player are given; the
+// host opens a relay room, the joiner lists the rooms (the expected delay) and joins. The
+// relay the room ends on, the expected delay and the delay the session settled at.
+struct RelayPick {
+    std::string relay;
+    int listed_delay = -1;  // `lobby list` before the join
+    int settled_delay = -1;
+};
+
+RelayPick play_relay_room(const std::string& name, const std::array<double, 3>& host_ms,
+                          const std::array<double, 3>& joiner_ms) {
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
+    constexpr int kFrames = 900;
+    const auto limit = session_time(kFrames) + 60s;
+    NatLab lab({Nat::kPortPreserving, Nat::kPortPreserving},
+               std::chrono::duration_cast<std::chrono::seconds>(limit));
+    const Internet internet(lab, 3, limit);
+    const auto relay_at = [](int k) {
+        return NatLab::relay_address(k) + ":" + std::to_string(Internet::kRelayPort);
+    };
+    for (int k = 0; k < 3; ++k) {
+        lab.add_latency(1, relay_at(k), host_ms[static_cast<std::size_t>(k)]);
+        lab.add_latency(2, relay_at(k), joiner_ms[static_cast<std::size_t>(k)]);
+    }
+    Session session(name);
+    framelock::ChildProcess& host =
+        lab.spawn(lab.home(1), "host",
+                  lab_player(session, "host", core, 99, kFrames,
+                             {"host", "--lobby", internet.url, "--public", "--players", "2"}));
+    const std::string code = wait_for_room_code(lab, "host", host);
+    wait_for_lab_log(lab, "host", "joined", host, 20s);
+
+    RelayPick pick;
+    framelock::ChildProcess& list =
+        lab.spawn(lab.home(2), "list",
+                  {build_paths::framelock_exe, "lobby", "list", "--lobby", internet.url, "--json"});
+    require_lab_success(lab, list, "list", after(20s));
+    const std::string listed = read_text(lab.file("list.log"));
+    const auto json = nlohmann::json::parse(listed.substr(listed.find('{')), nullptr, false);
+    INFO(listed);
+    REQUIRE(json.is_object());
+    for (const auto& room : json["rooms"]) {
+        if (room["code"] == code && room.contains("expected_delay"))
+            pick.listed_delay = room["expected_delay"].get<int>();
+    }
+    const std::string stats = lab.file("joiner.json");
+    std::vector<std::string> join = {"join", "--lobby", internet.url, code};
+    framelock::ChildProcess& joiner = lab.spawn(
+        lab.home(2), "joiner",
+        player_args(session, "joiner", core, 100, kFrames, join, {"--stats-json", stats}));
+    const auto deadline = after(session_time(kFrames) + 20s);
+    require_lab_success(lab, host, "host", deadline);
+    require_lab_success(lab, joiner, "joiner", deadline);
+    require_identical_logs(session, "host", "joiner", kFrames);
+    const std::string joiner_log = read_text(lab.file("joiner.log"));
+    for (int k = 0; k < 3; ++k) {
+        if (joiner_log.find("relay " + relay_at(k)) != std::string::npos) pick.relay = relay_at(k);
+    }
+    const auto summary = nlohmann::json::parse(read_text(stats), nullptr, false);
+    REQUIRE(summary.is_object());
+    pick.settled_delay = summary["delay"]["final"].get<int>();
+    INFO(joiner_log << lab.log_of("host"));
+    CHECK(lab.packets_to(pick.relay) > kFrames / 2);
+    return pick;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "NAT lab: the lobby puts the room on the relay that suits the worst player, and the "
+    "delay shown before the join is the one the session settles at",
+    "[integration][natlab][netplay]") {
+    require_lab();
+    // Both players 20, 60 and 120 ms from the three relays: the 20 ms one.
+    const RelayPick same = play_relay_room("natlab-pick", {20, 60, 120}, {20, 60, 120});
+    CHECK(same.relay == NatLab::relay_address(0) + ":7000");
+    CHECK(same.listed_delay > 0);
+    CHECK(std::abs(same.listed_delay - same.settled_delay) <= 1);
+    // Crossed: 20/60/120 from the host, 120/60/20 from the joiner: the middle one is 60 ms
+    // from both, the others 120 ms from one of them.
+    const RelayPick crossed = play_relay_room("natlab-crossed", {20, 60, 120}, {120, 60, 20});
+    CHECK(crossed.relay == NatLab::relay_address(1) + ":7000");
+    CHECK(crossed.listed_delay > 0);
+    CHECK(std::abs(crossed.listed_delay - crossed.settled_delay) <= 1);
+    std::printf(
+        "[figure] NAT lab relay choice: relays at 20/60/120 ms from both players -> %s, "
+        "expected delay %d frames, settled at %d; crossed (host 20/60/120, joiner 120/60/20) -> "
+        "%s, expected %d, settled at %d\n",
+        same.relay.c_str(), same.listed_delay, same.settled_delay, crossed.relay.c_str(),
+        crossed.listed_delay, crossed.settled_delay);
 }
