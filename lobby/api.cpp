@@ -630,16 +630,17 @@ ApiResponse LobbyApi::join_room(const std::string& key, const ApiRequest& r) {
                     {"server_address", room->room.server_address},
                     {"full", false}};
     if (choice && choice->id == room->room.server_id) add_expected_delay(out, room->room, choice);
-    add_reach(out, room->room, r.now_ms);
+    add_reach(out, room->room, r.client, r.now_ms);
     return reply(200, out);
 }
 
-void LobbyApi::add_reach(nlohmann::json& answer, const Room& room, std::int64_t now_ms) {
+void LobbyApi::add_reach(nlohmann::json& answer, const Room& room, const std::string& client,
+                         std::int64_t now_ms) {
     answer["on_relay"] = !room.server_id.empty();
     // A host that serves the room itself and registered its socket: the joiner may punch
     // through its router (the ticket lets the lobby tell the host where the joiner is).
     if (!m_config.rendezvous || !room.server_id.empty()) return;
-    if (auto ticket = m_config.rendezvous->issue_ticket(room.id, now_ms)) {
+    if (auto ticket = m_config.rendezvous->issue_ticket(room.id, client, now_ms)) {
         answer["punch_ticket"] = netplay::secret_to_hex(ticket->secret);
         answer["host_endpoint"] = ticket->host.to_string();
     }

@@ -117,7 +117,8 @@ class LobbyApi {
     ApiResponse join_room(const std::string& key, const ApiRequest& request);
     // How a joiner reaches the room: on a relay, or the host's own (with a ticket to punch
     // through to it when its socket registered).
-    void add_reach(nlohmann::json& answer, const Room& room, std::int64_t now_ms);
+    void add_reach(nlohmann::json& answer, const Room& room, const std::string& client,
+                   std::int64_t now_ms);
     ApiResponse register_server(const ApiRequest& request);
     ApiResponse heartbeat_server(const std::string& id, const ApiRequest& request);
     ApiResponse list_servers(const ApiRequest& request);

@@ -82,7 +82,10 @@ std::vector<Datagram> Rendezvous::take_pushes() {
 }
 
 std::optional<Rendezvous::Ticket> Rendezvous::issue_ticket(const std::string& room_id,
+                                                           const std::string& joiner_ip,
                                                            std::int64_t now_ms) {
+    const auto joiner = netplay::parse_endpoint(joiner_ip + ":1");
+    if (!joiner) return std::nullopt;
     std::lock_guard lock(m_mutex);
     forget_old(now_ms);
     auto room = m_rooms.find(room_id);
@@ -91,7 +94,8 @@ std::optional<Rendezvous::Ticket> Rendezvous::issue_ticket(const std::string& ro
         return std::nullopt;
     }
     Ticket ticket{fresh_secret(), room->second.host};
-    m_tickets[netplay::secret_to_hex(ticket.secret)] = TicketEntry{room_id, now_ms, 0};
+    m_tickets[netplay::secret_to_hex(ticket.secret)] =
+        TicketEntry{room_id, joiner.value().ipv4, now_ms, 0};
     trim(m_tickets, m_limits.max_tickets, [](const TicketEntry& t) { return t.issued_ms; });
     return ticket;
 }
@@ -144,7 +148,8 @@ std::vector<Datagram> Rendezvous::handle(const Endpoint& from, std::span<const s
         out.push_back({from, netplay::encode_rendezvous(registered(room, now_ms))});
     } else if (const auto* hello = std::get_if<netplay::JoinerHello>(&message.value())) {
         auto ticket = m_tickets.find(netplay::secret_to_hex(hello->ticket));
-        if (ticket == m_tickets.end() || ++ticket->second.hellos > m_limits.max_hellos) {
+        if (ticket == m_tickets.end() || ticket->second.joiner_ip != from.ipv4 ||
+            ++ticket->second.hellos > m_limits.max_hellos) {
             ++m_refused;
             return out;
         }

@@ -14,7 +14,7 @@
 // a room whose host stopped registering is forgotten after room_silence_ms, a ticket after
 // ticket_ms or max_hellos hellos. The lobby answers only keys and tickets it handed out, and
 // never with more bytes than it was sent, except the push to a host that a valid ticket
-// earns (at most max_hellos of them per ticket).
+// earns (at most max_hellos of them per ticket, and only from the address that got the ticket).
 #pragma once
 
 #include <cstddef>
@@ -60,9 +60,13 @@ class Rendezvous {
         netplay::RendezvousSecret secret{};
         netplay::Endpoint host;  // the host's session socket, as last seen here
     };
-    // A ticket to punch through to the room's host, for a joiner the API let in; nothing
-    // when its host has not registered within room_silence_ms (it cannot be punched to).
-    std::optional<Ticket> issue_ticket(const std::string& room_id, std::int64_t now_ms);
+    // A ticket to punch through to the room's host, for a joiner the API let in from
+    // `joiner_ip` (its HTTP request's address, IPv4 dotted): only hellos from that address
+    // count, so nobody can have a host send its probes to a third party. Nothing when the
+    // host has not registered within room_silence_ms (it cannot be punched to), or for an
+    // address that is no IPv4 one.
+    std::optional<Ticket> issue_ticket(const std::string& room_id, const std::string& joiner_ip,
+                                       std::int64_t now_ms);
     // Where the room's host registered from, if it did lately.
     std::optional<netplay::Endpoint> host_endpoint(const std::string& room_id,
                                                    std::int64_t now_ms) const;
@@ -85,6 +89,7 @@ class Rendezvous {
     };
     struct TicketEntry {
         std::string room_id;
+        std::uint32_t joiner_ip = 0;
         std::int64_t issued_ms = 0;
         int hellos = 0;
     };

@@ -36,7 +36,7 @@ TEST_CASE("rendezvous: a host registers with its room's key and is seen as it co
     Rendezvous r;
     const auto key = r.add_room("room1", 1000);
     CHECK_FALSE(r.host_endpoint("room1", 1000));
-    CHECK_FALSE(r.issue_ticket("room1", 1000));  // nobody to punch to yet
+    CHECK_FALSE(r.issue_ticket("room1", "203.0.113.6", 1000));  // nobody to punch to yet
 
     // A key the lobby never handed out gets no answer at all.
     CHECK(send(r, kStranger, netplay::HostRegister{}, 1100).empty());
@@ -60,11 +60,15 @@ TEST_CASE(
     Rendezvous r;
     const auto key = r.add_room("room1", 0);
     send(r, kHost, netplay::HostRegister{key}, 10);
-    const auto ticket = r.issue_ticket("room1", 20);
+    const auto ticket = r.issue_ticket("room1", "203.0.113.6", 20);
     REQUIRE(ticket);
     CHECK(ticket->host == kHost);
 
     CHECK(send(r, kJoiner, netplay::JoinerHello{}, 30).empty());  // no such ticket
+    // A ticket counts from the address it was handed to only: nobody else can have the host
+    // probe a third party.
+    CHECK(send(r, kStranger, netplay::JoinerHello{ticket->secret}, 35).empty());
+    CHECK_FALSE(r.issue_ticket("room1", "::1", 36));
     const auto replies = send(r, kJoiner, netplay::JoinerHello{ticket->secret}, 40);
     REQUIRE(replies.size() == 2);
     CHECK(replies[0].to == kJoiner);
@@ -104,19 +108,19 @@ TEST_CASE("rendezvous: tickets and rooms are forgotten in time", "[lobby][rendez
     Rendezvous r(limits);
     const auto key = r.add_room("room1", 0);
     send(r, kHost, netplay::HostRegister{key}, 0);
-    const auto ticket = r.issue_ticket("room1", 0);
+    const auto ticket = r.issue_ticket("room1", "203.0.113.6", 0);
     REQUIRE(ticket);
     for (int i = 0; i < 3; ++i)
         CHECK(send(r, kJoiner, netplay::JoinerHello{ticket->secret}, 10).size() == 2);
     CHECK(send(r, kJoiner, netplay::JoinerHello{ticket->secret}, 10).empty());  // used up
 
-    const auto late = r.issue_ticket("room1", 100);
+    const auto late = r.issue_ticket("room1", "203.0.113.6", 100);
     REQUIRE(late);
     CHECK(send(r, kJoiner, netplay::JoinerHello{late->secret}, 100 + limits.ticket_ms + 1001)
               .empty());
 
     // A host that stopped registering: no tickets, then forgotten; a removed room likewise.
-    CHECK_FALSE(r.issue_ticket("room1", limits.room_silence_ms + 1));
+    CHECK_FALSE(r.issue_ticket("room1", "203.0.113.6", limits.room_silence_ms + 1));
     r.handle(kStranger, {}, 2 * limits.room_silence_ms);  // a sweep
     CHECK(r.rooms() == 0);
     CHECK(send(r, kHost, netplay::HostRegister{key}, 2 * limits.room_silence_ms + 1).empty());

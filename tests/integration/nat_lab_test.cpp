@@ -256,7 +256,9 @@ TEST_CASE("NAT lab: homes reach the internet through NAT, and nothing unasked re
     CHECK_FALSE(homes[0].receive(300ms));
     CHECK_FALSE(homes[1].receive(300ms));
     CHECK(lab.direct_packets(1, 2) == 2);
-    CHECK(lab.packets_to(a) >= 4);
+    // One datagram from each home to server a; the unasked ones drew no ICMP answer (the
+    // routers' firewalls drop them).
+    CHECK(lab.packets_to(a) == 2);
 }
 
 TEST_CASE("NAT lab: add_latency puts a round trip on one home's path to one server only",
@@ -395,14 +397,16 @@ TEST_CASE(
         if (log.find("(hole punch)") != std::string::npos) ++punched;
     }
     CHECK(punched == kTries);
-    CHECK(lab.packets_to(relay) == 0);
+    // The relay saw the players' round-trip probes (5 from each, before create and join) and
+    // nothing of the sessions (hundreds of datagrams each).
+    CHECK(lab.packets_to(relay) <= 10 * kTries);
     std::sort(reach_ms.begin(), reach_ms.end());
     REQUIRE(!reach_ms.empty());
     std::printf(
         "[figure] NAT lab hole punch: host and joiner each behind a port-preserving NAT, no port "
         "forward, no UPnP: %d of %d tries reached the host directly through both routers "
         "(first answer %.1f-%.1f ms after the join), %llu packets directly between the routers, "
-        "%llu to the relay\n",
+        "%llu to the relay (its probes)\n",
         punched, kTries, reach_ms.front(), reach_ms.back(),
         static_cast<unsigned long long>(lab.direct_packets(1, 2)),
         static_cast<unsigned long long>(lab.packets_to(relay)));
