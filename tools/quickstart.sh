@@ -177,7 +177,7 @@ tests() {
     stage "build (TSan: the threaded code's tests)"
     configure build-tsan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_TSAN=ON -DFRAMELOCK_BENCH=OFF -DFRAMELOCK_SDL=OFF \
         "${SANITIZED[@]}"
-    cmake --build build-tsan -j "$JOBS" --target test_lobby
+    cmake --build build-tsan -j "$JOBS" --target test_lobby test_upnp
     stage "threaded tests under TSan"
     ctest --test-dir build-tsan --output-on-failure -j "$TEST_JOBS" --timeout 900 -L threaded
 
