@@ -100,6 +100,11 @@ std::optional<Rendezvous::Ticket> Rendezvous::issue_ticket(const std::string& ro
     return ticket;
 }
 
+bool Rendezvous::knows(const std::string& room_id) const {
+    std::lock_guard lock(m_mutex);
+    return m_rooms.count(room_id) != 0;
+}
+
 std::optional<Endpoint> Rendezvous::host_endpoint(const std::string& room_id,
                                                   std::int64_t now_ms) const {
     std::lock_guard lock(m_mutex);
@@ -117,6 +122,7 @@ netplay::HostRegistered Rendezvous::registered(Room& room, std::int64_t now_ms) 
         return now_ms - j.second > netplay::kPunchTimeoutUs / 1000 + 1000;
     });
     netplay::HostRegistered reply;
+    reply.nonce = room.nonce;
     reply.seen = room.host;
     for (const auto& joiner : room.joiners) reply.punch_to.push_back(joiner.first);
     reply.move_to = room.move_to;
@@ -145,6 +151,7 @@ std::vector<Datagram> Rendezvous::handle(const Endpoint& from, std::span<const s
         Room& room = m_rooms.at(id->second);
         room.host = from;
         room.registered_ms = now_ms;
+        room.nonce = reg->nonce;
         out.push_back({from, netplay::encode_rendezvous(registered(room, now_ms))});
     } else if (const auto* hello = std::get_if<netplay::JoinerHello>(&message.value())) {
         auto ticket = m_tickets.find(netplay::secret_to_hex(hello->ticket));
@@ -162,6 +169,7 @@ std::vector<Datagram> Rendezvous::handle(const Endpoint& from, std::span<const s
         auto known = std::find_if(joiners.begin(), joiners.end(),
                                   [&](const auto& j) { return j.first == from; });
         if (known == joiners.end()) {
+            if (joiners.size() >= kMaxJoiners) joiners.erase(joiners.begin());
             joiners.emplace_back(from, now_ms);
         } else {
             known->second = now_ms;

@@ -45,6 +45,9 @@ struct Datagram {
 
 class Rendezvous {
   public:
+    // Joiners remembered per room (the oldest forgotten first): a punch timeout's worth.
+    static constexpr std::size_t kMaxJoiners = 2 * netplay::kMaxPunchTargets;
+
     explicit Rendezvous(RendezvousLimits limits = {}) : m_limits(limits) {}
 
     // A room's host may register with this key (its hex goes out in the create answer).
@@ -67,6 +70,9 @@ class Rendezvous {
     // address that is no IPv4 one.
     std::optional<Ticket> issue_ticket(const std::string& room_id, const std::string& joiner_ip,
                                        std::int64_t now_ms);
+    // Whether the room has a key here (a lobby that restarted, or forgot a silent host, has
+    // none: its next heartbeat gets a new one).
+    bool knows(const std::string& room_id) const;
     // Where the room's host registered from, if it did lately.
     std::optional<netplay::Endpoint> host_endpoint(const std::string& room_id,
                                                    std::int64_t now_ms) const;
@@ -83,8 +89,10 @@ class Rendezvous {
         netplay::RendezvousSecret key{};
         netplay::Endpoint host;
         std::int64_t registered_ms = -1;  // never
+        std::uint64_t nonce = 0;          // of its newest registration, echoed to it
         std::int64_t added_ms = 0;
         std::vector<std::pair<netplay::Endpoint, std::int64_t>> joiners;  // and since when
+                                                                          // (kMaxJoiners)
         std::string move_to;
     };
     struct TicketEntry {

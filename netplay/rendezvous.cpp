@@ -17,8 +17,6 @@ enum class Type : std::uint8_t {
     kJoinerAck = 6,
 };
 
-// The relay address a host is moved to: "host:port" with a DNS name at most.
-constexpr std::size_t kMaxMoveTo = 261;
 // Bytes a Probe carries beyond its nonce, so that its reply (which adds an endpoint) is no
 // larger than the probe.
 constexpr std::size_t kProbePadding = 6;
@@ -45,6 +43,21 @@ RendezvousSecret get_secret(WireReader& in) {
 
 Result<RendezvousMessage> malformed(const std::string& why) {
     return make_error(ErrorCode::kProtocol, "malformed rendezvous datagram: " + why);
+}
+
+// Zeros up to kRendezvousRequestBytes: a request as large as what it may draw.
+void pad_request(WireWriter& out) {
+    while (out.data().size() < kRendezvousRequestBytes) out.u8(0);
+}
+
+// Reads a request's padding: exactly up to kRendezvousRequestBytes (`read_so_far` counts the
+// magic too).
+void skip_padding(WireReader& in, std::size_t read_so_far) {
+    if (read_so_far > kRendezvousRequestBytes) {
+        in.fail();
+        return;
+    }
+    in.bytes(kRendezvousRequestBytes - read_so_far);
 }
 
 }  // namespace
@@ -130,8 +143,11 @@ std::vector<std::uint8_t> encode_rendezvous(const RendezvousMessage& message) {
             } else if constexpr (std::is_same_v<T, HostRegister>) {
                 out.u8(static_cast<std::uint8_t>(Type::kHostRegister));
                 put(out, m.key);
+                out.u64(m.nonce);
+                pad_request(out);
             } else if constexpr (std::is_same_v<T, HostRegistered>) {
                 out.u8(static_cast<std::uint8_t>(Type::kHostRegistered));
+                out.u64(m.nonce);
                 put(out, m.seen);
                 const std::size_t n = std::min(m.punch_to.size(), kMaxPunchTargets);
                 out.u8(static_cast<std::uint8_t>(n));
@@ -141,6 +157,7 @@ std::vector<std::uint8_t> encode_rendezvous(const RendezvousMessage& message) {
             } else if constexpr (std::is_same_v<T, JoinerHello>) {
                 out.u8(static_cast<std::uint8_t>(Type::kJoinerHello));
                 put(out, m.ticket);
+                pad_request(out);
             } else if constexpr (std::is_same_v<T, JoinerAck>) {
                 out.u8(static_cast<std::uint8_t>(Type::kJoinerAck));
                 put(out, m.seen);
@@ -177,11 +194,17 @@ Result<RendezvousMessage> decode_rendezvous(std::span<const std::uint8_t> datagr
             message = m;
             break;
         }
-        case Type::kHostRegister:
-            message = HostRegister{get_secret(in)};
+        case Type::kHostRegister: {
+            HostRegister m;
+            m.key = get_secret(in);
+            m.nonce = in.u64();
+            skip_padding(in, 4 + 1 + 1 + kRendezvousSecretBytes + 8);
+            message = m;
             break;
+        }
         case Type::kHostRegistered: {
             HostRegistered m;
+            m.nonce = in.u64();
             m.seen = get_endpoint(in);
             const std::size_t n = in.u8();
             if (n > kMaxPunchTargets) return malformed(std::to_string(n) + " punch targets");
@@ -193,6 +216,7 @@ Result<RendezvousMessage> decode_rendezvous(std::span<const std::uint8_t> datagr
         }
         case Type::kJoinerHello:
             message = JoinerHello{get_secret(in)};
+            skip_padding(in, 4 + 1 + 1 + kRendezvousSecretBytes);
             break;
         case Type::kJoinerAck: {
             JoinerAck m;

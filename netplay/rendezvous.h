@@ -17,9 +17,13 @@
 //   Probe -> host's public endpoint   <-  Probe to the joiner   (both send first: the
 //   <- ProbeReply                     ProbeReply ->              NATs let the answers in)
 //
-// A reply is never larger than the datagram it answers (no amplification): a Probe is padded
-// to the size of a ProbeReply, and the lobby answers registrations and hellos only for keys
-// and tickets it handed out over HTTP.
+// Nothing here is larger than the datagram that caused it (no amplification): a Probe is
+// padded to the size of a ProbeReply, and a HostRegister and a JoinerHello to the largest
+// HostRegistered (kRendezvousRequestBytes), which is what a registration or a hello can draw
+// from the lobby. The lobby answers registrations and hellos only for keys and tickets it
+// handed out over HTTP; a host believes a HostRegistered only when it echoes the nonce of one
+// of its own recent registrations (a forged one from an off-path sender cannot move the room
+// or point the host's probes elsewhere).
 //
 // All fields little-endian (netplay/wire.h); every decoder is bounds-checked and rejects
 // trailing bytes.
@@ -52,6 +56,12 @@ inline constexpr std::int64_t kPunchProbeIntervalUs = 50'000;
 // timeout.
 inline constexpr std::size_t kMaxPunchTargets = 8;
 inline constexpr std::size_t kRendezvousSecretBytes = 16;
+// The longest "host:port" a HostRegistered names a relay by (a DNS name at most).
+inline constexpr std::size_t kMaxMoveTo = 261;
+// The size of the largest HostRegistered, to which a HostRegister and a JoinerHello are
+// padded: magic, version, type, nonce, seen, the punch targets (count and endpoints), move_to.
+inline constexpr std::size_t kRendezvousRequestBytes =
+    4 + 1 + 1 + 8 + 6 + 1 + 6 * kMaxPunchTargets + 2 + kMaxMoveTo;
 
 // An IPv4 UDP endpoint as the wire carries it: address in host order.
 struct Endpoint {
@@ -78,8 +88,10 @@ struct ProbeReply {
 // Host -> lobby: "the room with this key is served from the socket this comes from".
 struct HostRegister {
     RendezvousSecret key{};
+    std::uint64_t nonce = 0;  // random per registration; echoed in the answer
 };
 struct HostRegistered {
+    std::uint64_t nonce = 0;         // of the registration this answers (or the newest one)
     Endpoint seen;                   // the host's public endpoint, as the lobby sees it
     std::vector<Endpoint> punch_to;  // joiners to send probes to now
     std::string move_to;             // non-empty: the room moved to this relay ("host:port")

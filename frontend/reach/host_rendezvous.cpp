@@ -32,7 +32,9 @@ void HostRendezvous::step(netplay::EnetTransport& socket, Micros now) {
     while (auto datagram = socket.poll_datagram()) handle(datagram->from, datagram->message, now);
     if (now >= m_next_register) {
         if (auto key = netplay::secret_from_hex(m_key())) {
-            socket.send_datagram(m_lobby, netplay::HostRegister{*key});
+            const std::uint64_t nonce = m_random();
+            m_nonces[m_next_nonce++ % m_nonces.size()] = nonce;
+            socket.send_datagram(m_lobby, netplay::HostRegister{*key, nonce});
         }
         m_next_register = now + netplay::kHostRegisterIntervalUs;
     }
@@ -61,7 +63,11 @@ Micros HostRendezvous::next_due() const {
 void HostRendezvous::handle(const Endpoint& from, const netplay::RendezvousMessage& message,
                             Micros now) {
     const auto* registered = std::get_if<netplay::HostRegistered>(&message);
-    if (registered == nullptr || !(from == m_lobby)) return;  // only the lobby's word counts
+    // Only the lobby's word counts, and only as an answer to one of our registrations.
+    if (registered == nullptr || !(from == m_lobby) || registered->nonce == 0 ||
+        std::find(m_nonces.begin(), m_nonces.end(), registered->nonce) == m_nonces.end()) {
+        return;
+    }
     if (m_seen.empty() || !(m_seen == registered->seen)) {
         log_info("lobby: this host's session socket is seen at {}", registered->seen.to_string());
     }

@@ -9,9 +9,11 @@
 // server's, or its player's on a relay); it sends a few datagrams a second and never blocks.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 
 #include "netplay/clock.h"
@@ -46,6 +48,11 @@ class HostRendezvous {
     void handle(const netplay::Endpoint& from, const netplay::RendezvousMessage& message,
                 netplay::Micros now);
 
+    // The nonces of the newest registrations: a HostRegistered counts only when it echoes
+    // one (netplay/rendezvous.h).
+    std::array<std::uint64_t, 4> m_nonces{};
+    std::size_t m_next_nonce = 0;
+    std::mt19937_64 m_random{std::random_device{}()};
     netplay::Endpoint m_lobby;
     std::function<std::string()> m_key;
     netplay::Micros m_next_register = 0;

@@ -42,10 +42,11 @@ TEST_CASE("rendezvous: a host registers with its room's key and is seen as it co
     CHECK(send(r, kStranger, netplay::HostRegister{}, 1100).empty());
     CHECK(r.refused() == 1);
 
-    const auto replies = send(r, kHost, netplay::HostRegister{key}, 1200);
+    const auto replies = send(r, kHost, netplay::HostRegister{key, 4242}, 1200);
     REQUIRE(replies.size() == 1);
     CHECK(replies[0].to == kHost);
     const auto registered = decode_as<netplay::HostRegistered>(replies[0]);
+    CHECK(registered.nonce == 4242);  // the host believes only an echo of its own
     CHECK(registered.seen == kHost);
     CHECK(registered.punch_to.empty());
     CHECK(registered.move_to.empty());
@@ -77,6 +78,8 @@ TEST_CASE(
     CHECK(ack.host == kHost);
     CHECK(replies[1].to == kHost);
     CHECK(decode_as<netplay::HostRegistered>(replies[1]).punch_to == std::vector{kJoiner});
+    // Never more bytes out than in, the push to the host included.
+    for (const auto& reply : replies) CHECK(reply.bytes.size() <= netplay::kRendezvousRequestBytes);
 
     // The host's next registration still names the joiner (the push may have been lost) ...
     auto again = send(r, kHost, netplay::HostRegister{key}, 1040);
@@ -100,6 +103,20 @@ TEST_CASE("rendezvous: a moved room says so to its host", "[lobby][rendezvous]")
     CHECK(pushes[0].to == kHost);
     CHECK(decode_as<netplay::HostRegistered>(pushes[0]).move_to == "198.51.100.11:7000");
     CHECK(r.take_pushes().empty());
+}
+
+TEST_CASE("rendezvous: a room remembers a bounded number of joiners", "[lobby][rendezvous]") {
+    Rendezvous r;
+    const auto key = r.add_room("room1", 0);
+    send(r, kHost, netplay::HostRegister{key, 1}, 0);
+    const auto ticket = r.issue_ticket("room1", "203.0.113.6", 0);
+    REQUIRE(ticket);
+    for (std::uint16_t port = 1; port <= 3 * Rendezvous::kMaxJoiners; ++port)
+        send(r, {kJoiner.ipv4, port}, netplay::JoinerHello{ticket->secret}, port);
+    const auto again = send(r, kHost, netplay::HostRegister{key, 2}, 100);
+    const auto listed = decode_as<netplay::HostRegistered>(again.at(0)).punch_to;
+    REQUIRE(listed.size() == netplay::kMaxPunchTargets);
+    CHECK(listed.back().port == 3 * Rendezvous::kMaxJoiners);
 }
 
 TEST_CASE("rendezvous: tickets and rooms are forgotten in time", "[lobby][rendezvous]") {

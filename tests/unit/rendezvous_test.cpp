@@ -34,9 +34,12 @@ TEST_CASE("rendezvous: every message survives its encoding", "[rendezvous]") {
     const auto reply = std::get<ProbeReply>(round_trip(ProbeReply{7, a}));
     CHECK(reply.nonce == 7);
     CHECK(reply.seen == a);
-    CHECK(std::get<HostRegister>(round_trip(HostRegister{secret(3)})).key == secret(3));
+    const auto reg = std::get<HostRegister>(round_trip(HostRegister{secret(3), 0xABCDEF}));
+    CHECK(reg.key == secret(3));
+    CHECK(reg.nonce == 0xABCDEF);
     const auto registered =
-        std::get<HostRegistered>(round_trip(HostRegistered{a, {a, b}, "198.51.100.10:7000"}));
+        std::get<HostRegistered>(round_trip(HostRegistered{99, a, {a, b}, "198.51.100.10:7000"}));
+    CHECK(registered.nonce == 99);
     CHECK(registered.seen == a);
     CHECK(registered.punch_to == std::vector<Endpoint>{a, b});
     CHECK(registered.move_to == "198.51.100.10:7000");
@@ -51,6 +54,22 @@ TEST_CASE("rendezvous: a probe's reply is no larger than the probe", "[rendezvou
     const auto reply = encode_rendezvous(ProbeReply{1, Endpoint{0xFFFFFFFF, 65535}});
     CHECK(reply.size() <= probe.size());
     CHECK(probe.size() == 20);
+}
+
+TEST_CASE(
+    "rendezvous: a registration and a hello are as large as the largest answer they "
+    "can draw",
+    "[rendezvous]") {
+    HostRegistered largest;
+    for (std::uint16_t i = 1; i <= kMaxPunchTargets; ++i) largest.punch_to.push_back({1, i});
+    largest.move_to = std::string(kMaxMoveTo, 'r');
+    CHECK(encode_rendezvous(largest).size() == kRendezvousRequestBytes);
+    CHECK(encode_rendezvous(HostRegister{{}, 1}).size() == kRendezvousRequestBytes);
+    CHECK(encode_rendezvous(JoinerHello{}).size() == kRendezvousRequestBytes);
+    // An unpadded one is refused: the lobby never answers a short request.
+    auto short_register = encode_rendezvous(HostRegister{{}, 1});
+    short_register.resize(4 + 1 + 1 + kRendezvousSecretBytes + 8);
+    CHECK_FALSE(decode_rendezvous(short_register));
 }
 
 TEST_CASE("rendezvous: more punch targets than the limit keep the newest", "[rendezvous]") {
@@ -83,10 +102,10 @@ TEST_CASE("rendezvous: malformed datagrams are refused with the reason", "[rende
     long_one.push_back(0);
     CHECK_THAT(error_of(long_one), Catch::Contains("trailing bytes"));
     auto too_many = encode_rendezvous(HostRegistered{});
-    too_many[4 + 1 + 1 + 6] = kMaxPunchTargets + 1;
+    too_many[4 + 1 + 1 + 8 + 6] = kMaxPunchTargets + 1;
     CHECK_THAT(error_of(too_many), Catch::Contains("punch targets"));
     // Every prefix of a valid datagram is refused, never read past its end.
-    const auto full = encode_rendezvous(HostRegistered{{1, 2}, {{3, 4}}, "198.51.100.1:1"});
+    const auto full = encode_rendezvous(HostRegistered{5, {1, 2}, {{3, 4}}, "198.51.100.1:1"});
     for (std::size_t n = 0; n < full.size(); ++n) {
         CHECK_FALSE(decode_rendezvous(std::span(full.data(), n)));
     }
