@@ -538,13 +538,29 @@ ApiResponse LobbyApi::heartbeat_room(const std::string& key, const ApiRequest& r
     Room& room = stored.room;
     if (auto v = integer(body, "players", 0, room.slots, false)) room.players = *v;
     if (auto v = integer(body, "spectators", 0, 1000, false)) room.spectators = *v;
-    return save_live_room(room, key, r.now_ms);
+    ApiResponse out = save_live_room(room, key, r.now_ms);
+    // A lobby that restarted (or forgot a host silent for long) has no rendezvous key for
+    // the room: the host gets a new one here, and punching and moves work again.
+    if (out.status == 200 && m_config.rendezvous && !m_config.rendezvous->knows(room.id)) {
+        json answer = json::parse(out.body);
+        answer["rendezvous_key"] =
+            netplay::secret_to_hex(m_config.rendezvous->add_room(room.id, r.now_ms));
+        out.body = answer.dump();
+    }
+    return out;
 }
 
 ApiResponse LobbyApi::update_room(const std::string& key, const ApiRequest& r) {
     StoredRoom stored = owned_room(m_store, key, r);
     const json body = parse_body(r, true);
     Room& room = stored.room;
+    // A room on a relay plays there: its host may not point it elsewhere (a port mapping
+    // made after the room moved, say).
+    if (!room.server_id.empty() && body.contains("server_address") &&
+        body["server_address"] != room.server_address) {
+        throw Refusal{409, "room " + key + " plays on the relay " + room.server_address +
+                               "; its address is not the host's to change"};
+    }
     check_text_fields(body, room, false);
     if (auto v = integer(body, "slots", 1, 8, false)) room.slots = *v;
     if (auto v = integer(body, "players", 0, room.slots, false)) room.players = *v;
@@ -594,15 +610,25 @@ ApiResponse LobbyApi::join_room(const std::string& key, const ApiRequest& r) {
         m_lockout.finish(id, r.client, r.now_ms, *right);
         if (!*right) return error(403, "wrong password for room " + key);
     }
-    if (room->room.players >= room->room.slots)
-        return reply(200, json{{"room", room_json(room->room)},
-                               {"server_address", room->room.server_address},
-                               {"full", true}});
+    if (room->room.players >= room->room.slots) {
+        json full{{"room", room_json(room->room)},
+                  {"server_address", room->room.server_address},
+                  {"full", true}};
+        add_reach(full, room->room, r.client, r.now_ms);  // a spectator reaches it too
+        return reply(200, full);
+    }
     Room& current = room->room;
     std::optional<RelayChoice> choice;
     // Before the session starts (only the host there) the room may still go to the relay
     // that suits both players; a joiner that cannot reach the host's own server puts it on one.
-    const bool movable = current.server_id.empty() ? want_relay : current.players < 2;
+    // Only while the host is alone in it: a running session is not moved under its players.
+    if (want_relay && current.server_id.empty() && current.players >= 2) {
+        return error(409, "room " + key +
+                              " plays on its host's own server and its session has started, so "
+                              "it cannot move to a relay now; the host can forward its UDP port "
+                              "or turn on UPnP on its router");
+    }
+    const bool movable = current.players < 2 && (want_relay || !current.server_id.empty());
     if (movable) {
         choice = relay_for_join(current, probes_from_text(current.host_probes), joiner,
                                 need(m_store.list_servers(r.now_ms)), want_relay);

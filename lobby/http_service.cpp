@@ -1,5 +1,6 @@
 #include "lobby/http_service.h"
 
+#include <fmt/format.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
@@ -161,15 +162,16 @@ int run_lobby_service(const LobbyServiceConfig& config,
         return static_cast<int>(ErrorCode::kUsage);
     }
     // Hole punching on UDP, the same address and port number (lobby/rendezvous_socket.h).
-    auto punching = RendezvousSocket::open(config.bind == "0.0.0.0" ? "" : config.bind,
-                                           static_cast<std::uint16_t>(port), rendezvous);
+    // Without it the lobby still serves; hosts behind routers are then reached by a relay.
+    auto punching =
+        RendezvousSocket::open(config.bind, static_cast<std::uint16_t>(port), rendezvous);
     if (!punching) {
-        log_error("{}", punching.error().message);
-        return static_cast<int>(punching.error().code);
+        log_warn("{}: no hole punching (players who cannot reach a host directly go to a relay)",
+                 punching.error().message);
     }
     install_stop_signal_handlers();
-    log_info("lobby listening on http://{}:{}/ and UDP {} for hole punching (store {}, schema v{})",
-             config.bind, port, port,
+    log_info("lobby listening on http://{}:{}/{} (store {}, schema v{})", config.bind, port,
+             punching ? fmt::format(" and UDP {} for hole punching", port) : std::string(),
              config.db.rfind("postgres", 0) == 0 ? "postgresql" : config.db,
              store.value()->schema_version());
     if (on_listening) on_listening(static_cast<std::uint16_t>(port));

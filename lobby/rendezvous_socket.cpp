@@ -1,6 +1,7 @@
 #include "lobby/rendezvous_socket.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -21,11 +22,20 @@ Result<std::unique_ptr<RendezvousSocket>> RendezvousSocket::open(const std::stri
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(port);
-    if (bind.empty()) {
+    if (bind.empty() || bind == "::" || bind == "0.0.0.0") {
+        // All interfaces (an HTTP service on "::" takes IPv4 too): ENet speaks IPv4 only.
         address.sin_addr.s_addr = htonl(INADDR_ANY);
     } else if (inet_pton(AF_INET, bind.c_str(), &address.sin_addr) != 1) {
-        return make_error(ErrorCode::kUsage,
-                          "cannot serve the rendezvous on UDP " + where + ": not an IPv4 address");
+        addrinfo hints{};
+        hints.ai_family = AF_INET;
+        hints.ai_socktype = SOCK_DGRAM;
+        addrinfo* found = nullptr;
+        if (getaddrinfo(bind.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) {
+            return make_error(ErrorCode::kUsage, "cannot serve the rendezvous on UDP " + where +
+                                                     ": no IPv4 address for it");
+        }
+        address.sin_addr = reinterpret_cast<const sockaddr_in*>(found->ai_addr)->sin_addr;
+        freeaddrinfo(found);
     }
     const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {

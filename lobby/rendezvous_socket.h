@@ -17,7 +17,8 @@ namespace framelock::lobby {
 
 class RendezvousSocket {
   public:
-    // Binds UDP `bind`:`port` (an IPv4 address, "" or "0.0.0.0" for all; port 0: any free)
+    // Binds UDP `bind`:`port` (an IPv4 address or a name with one; "", "0.0.0.0" or "::"
+    // for all; port 0: any free)
     // and starts serving `rendezvous`, which must outlive this. Errors (kUsage) name the
     // address.
     static Result<std::unique_ptr<RendezvousSocket>> open(const std::string& bind,

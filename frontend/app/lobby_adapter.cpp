@@ -71,9 +71,11 @@ void LobbyFeed::after_step() {
         if (const std::string mapped = upnp->external_address(); !mapped.empty())
             keeper->set_address(mapped);
     }
-    if (rendezvous && rendezvous_socket) {
-        rendezvous->step(*rendezvous_socket, now);
-        const std::string& move = rendezvous->move_to();
+    if (rendezvous && rendezvous_socket) rendezvous->step(*rendezvous_socket, now);
+    if (now >= m_next_move_check && (rendezvous || keeper)) {
+        m_next_move_check = now + 50'000;
+        std::string move = rendezvous ? rendezvous->move_to() : std::string();
+        if (move.empty() && keeper) move = keeper->moved_to();
         if (!move.empty() && move != playing_on && m_moved_to.empty() && client) {
             // Only before the start: a running session is not moved under its players.
             const auto state = client->client().state();

@@ -58,6 +58,7 @@ class LobbyFeed : public RealtimeObserver {
     netplay::Micros m_next = 0;
     std::string m_moved_to;
     bool m_upnp_announced = false;
+    netplay::Micros m_next_move_check = 0;
 };
 
 }  // namespace framelock::frontend

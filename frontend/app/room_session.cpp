@@ -36,12 +36,15 @@ Result<RoomSession> find_room_session(const JoinArgs& args) {
 
     // The host serves the room itself: make sure a datagram gets through before connecting.
     ReachPlan plan;
-    if (auto announced = netplay::parse_endpoint(joined.value().server_address))
+    const auto announced = netplay::parse_endpoint(joined.value().server_address);
+    const auto seen = netplay::parse_endpoint(joined.value().host_endpoint);
+    const auto loopback = [](const netplay::Endpoint& e) { return (e.ipv4 >> 24) == 127; };
+    // A host announced on 127.0.0.1 that the lobby saw elsewhere is not on this machine: a
+    // probe there could only be answered by a server of our own.
+    if (announced && !(loopback(announced.value()) && seen && !loopback(seen.value())))
         plan.candidates.push_back(announced.value());
-    if (auto seen = netplay::parse_endpoint(joined.value().host_endpoint)) {
-        if (plan.candidates.empty() || !(plan.candidates.front() == seen.value()))
-            plan.candidates.push_back(seen.value());
-    }
+    if (seen && (plan.candidates.empty() || !(plan.candidates.front() == seen.value())))
+        plan.candidates.push_back(seen.value());
     if (auto ticket = netplay::secret_from_hex(joined.value().punch_ticket)) {
         auto lobby = lobby::rendezvous_endpoint(args.lobby_url);
         if (lobby) {

@@ -259,6 +259,30 @@ void RoomKeeper::set_address(const std::string& address) {
     m_wake.notify_one();
 }
 
+void RoomKeeper::take_heartbeat_answer(const std::string& body) {
+    const auto room = json::parse(body, nullptr, false);
+    if (!room.is_object()) return;
+    // A lobby that restarted registers the room for hole punching again with a new key.
+    if (const std::string key = room.value("rendezvous_key", ""); !key.empty()) {
+        std::lock_guard lock(m_key_mutex);
+        m_key = key;
+    }
+    // Moved to a relay (the rendezvous says so at once; this is for when its word was lost).
+    const std::string address = room.value("server_address", "");
+    if (!address.empty() && address != m_room.server_address) {
+        framelock::log_info("lobby: room {} now plays on {}", m_room.code, address);
+        m_room.server_address = address;
+        m_body["server_address"] = address;
+        std::lock_guard lock(m_key_mutex);
+        m_moved_to = address;
+    }
+}
+
+std::string RoomKeeper::moved_to() {
+    std::lock_guard lock(m_key_mutex);
+    return m_moved_to;
+}
+
 std::string RoomKeeper::rendezvous_key() {
     std::lock_guard lock(m_key_mutex);
     return m_key;
@@ -296,6 +320,7 @@ void RoomKeeper::run() {
                                      json{{"server_address", address}}.dump(), "application/json");
             if (res && res->status == 200) {
                 m_body["server_address"] = address;
+                m_room.server_address = address;
                 framelock::log_info("lobby: room {} now announces {}", m_room.code, address);
             } else {
                 warnings.warn(fmt::format("room {}: could not announce {}: {}", m_room.code,
@@ -330,6 +355,7 @@ void RoomKeeper::run() {
             warnings.warn(fmt::format("heartbeat of room {}: {}", m_room.code, error_of(res)));
         } else {
             warnings.ok();
+            take_heartbeat_answer(res->body);
         }
         // A failed beat still counts as sent: the next try comes at the next beat, not in a
         // tight loop against a lobby that is down.

@@ -114,18 +114,24 @@ class RoomKeeper {
     // Announces another address for the room's server (a port mapping made after the room
     // was listed): sent at once, and kept for a room listed again.
     void set_address(const std::string& address);
+    // The relay the lobby moved the room to, as a heartbeat's answer said ("" while none).
+    // Thread-safe.
+    std::string moved_to();
     // The room's rendezvous key now (a room listed again has a new one). Thread-safe.
     std::string rendezvous_key();
 
   private:
     void run();
+    // A heartbeat's answer: a new rendezvous key, a move.
+    void take_heartbeat_answer(const std::string& body);
 
     std::string m_url;
     CreatedRoom m_room;  // the thread's own until it ends; close() reads it after the join
     nlohmann::json m_body;
     std::atomic<int> m_players{0};
     std::mutex m_key_mutex;
-    std::string m_key;  // the rendezvous key, under m_key_mutex
+    std::string m_key;       // the rendezvous key, under m_key_mutex
+    std::string m_moved_to;  // likewise
     std::mutex m_mutex;
     std::condition_variable m_wake;
     bool m_stop = false;

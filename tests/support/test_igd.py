@@ -194,12 +194,17 @@ class Gateway:
             if not old:
                 self.sync_forwards()
 
-    def delete(self, a):
+    @staticmethod
+    def key_of(a):
+        """The (remote host, external port, protocol) an action names; 402 when malformed."""
         try:
-            key = (a.get("NewRemoteHost", ""), int(a.get("NewExternalPort", "")),
-                   a.get("NewProtocol", "").upper())
+            return (a.get("NewRemoteHost", ""), int(a.get("NewExternalPort", "")),
+                    a.get("NewProtocol", "").upper())
         except ValueError:
             raise UpnpError(402)
+
+    def delete(self, a):
+        key = self.key_of(a)
         with self.lock:
             self.expire()
             if key not in self.mappings:
@@ -216,11 +221,7 @@ class Gateway:
                 "NewLeaseDuration": self.remaining(m)}
 
     def specific(self, a):
-        try:
-            key = (a.get("NewRemoteHost", ""), int(a.get("NewExternalPort", "")),
-                   a.get("NewProtocol", "").upper())
-        except ValueError:
-            raise UpnpError(402)
+        key = self.key_of(a)
         with self.lock:
             self.expire()
             m = self.mappings.get(key)
