@@ -628,20 +628,23 @@ RelayPick play_relay_room(const std::string& name, const std::array<double, 3>& 
 
 TEST_CASE(
     "NAT lab: the lobby puts the room on the relay that suits the worst player, and the "
-    "delay shown before the join is the one the session settles at",
+    "delay shown before the join is the one the session settles at (within a frame; 3 under "
+    "sanitizers)",
     "[integration][natlab][netplay]") {
     lab_core();  // or skip now, before the first lab
     // Both players 20, 60 and 120 ms from the three relays: the 20 ms one.
     const RelayPick same = play_relay_room("natlab-pick", {20, 60, 120}, {20, 60, 120});
     CHECK(same.relay == NatLab::relay_address(0) + ":7000");
     CHECK(same.listed_delay > 0);
-    CHECK(std::abs(same.listed_delay - same.settled_delay) <= 1);
+    // Sanitized processes on a busy machine add their own hiccups to the round trips.
+    const int tolerance = full_or_sanitized(1, 3);
+    CHECK(std::abs(same.listed_delay - same.settled_delay) <= tolerance);
     // Crossed: 20/60/120 from the host, 120/60/20 from the joiner: the middle one is 60 ms
     // from both, the others 120 ms from one of them.
     const RelayPick crossed = play_relay_room("natlab-crossed", {20, 60, 120}, {120, 60, 20});
     CHECK(crossed.relay == NatLab::relay_address(1) + ":7000");
     CHECK(crossed.listed_delay > 0);
-    CHECK(std::abs(crossed.listed_delay - crossed.settled_delay) <= 1);
+    CHECK(std::abs(crossed.listed_delay - crossed.settled_delay) <= tolerance);
     std::printf(
         "[figure] NAT lab relay choice: relays at 20/60/120 ms from both players -> %s, "
         "expected delay %d frames, settled at %d; crossed (host 20/60/120, joiner 120/60/20) -> "
