@@ -7,7 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <future>
+#include <condition_variable>
+#include <mutex>
 #include <utility>
 
 #include "common/log.h"
@@ -196,15 +197,29 @@ UpnpMapping::~UpnpMapping() {
 
     // The removal runs on a thread of its own, so that a router that does not answer holds
     // the exit up at most kRemovalWait; the thread owns copies of everything it uses.
-    auto done = std::make_shared<std::promise<int>>();
-    std::future<int> removed = done->get_future();
-    std::thread([done, control = m_control_url, service = m_service_type,
+    // (A mutex and a condition variable rather than a promise: ThreadSanitizer sees through
+    // them, while libstdc++'s future waits on a futex it cannot see.)
+    struct Removal {
+        std::mutex mutex;
+        std::condition_variable done_cv;
+        bool done = false;
+        int result = 0;
+    };
+    auto removal = std::make_shared<Removal>();
+    std::thread([removal, control = m_control_url, service = m_service_type,
                  port = std::to_string(m_external_port)] {
-        done->set_value(
-            UPNP_DeletePortMapping(control.c_str(), service.c_str(), port.c_str(), "UDP", nullptr));
+        const int result =
+            UPNP_DeletePortMapping(control.c_str(), service.c_str(), port.c_str(), "UDP", nullptr);
+        {
+            std::lock_guard<std::mutex> lock(removal->mutex);
+            removal->result = result;
+            removal->done = true;
+        }
+        removal->done_cv.notify_all();
     }).detach();
     const std::string router = url_host(m_control_url);
-    if (removed.wait_for(kRemovalWait) != std::future_status::ready) {
+    std::unique_lock<std::mutex> waiting(removal->mutex);
+    if (!removal->done_cv.wait_for(waiting, kRemovalWait, [&] { return removal->done; })) {
         log_warn(
             "UPnP: the router at {} did not confirm the removal of the port mapping UDP {} "
             "within {} s; {}",
@@ -213,7 +228,8 @@ UpnpMapping::~UpnpMapping() {
                           : std::string("it stays until the router removes it"));
         return;
     }
-    const int r = removed.get();
+    const int r = removal->result;
+    waiting.unlock();
     if (r == UPNPCOMMAND_SUCCESS || r == kNoSuchEntryInArray)
         log_info("UPnP: removed the port mapping UDP {} on the router at {}", external_address(),
                  router);
