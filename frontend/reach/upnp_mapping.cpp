@@ -196,30 +196,39 @@ UpnpMapping::~UpnpMapping() {
     if (m_external_port == 0) return;  // nothing was mapped
 
     // The removal runs on a thread of its own, so that a router that does not answer holds
-    // the exit up at most kRemovalWait; the thread owns copies of everything it uses.
-    // (A mutex and a condition variable rather than a promise: ThreadSanitizer sees through
-    // them, while libstdc++'s future waits on a futex it cannot see.)
+    // the exit up at most kRemovalWait; the thread owns copies of everything it uses. Its
+    // result comes back under a mutex. Whoever is last frees it, in an order a thread
+    // sanitizer can follow: on time, this side joins the thread and frees it; too late, this
+    // side marks it abandoned under the mutex and never touches it again, and the thread
+    // frees it after seeing the mark under the same mutex.
     struct Removal {
         std::mutex mutex;
         std::condition_variable done_cv;
         bool done = false;
+        bool abandoned = false;
         int result = 0;
     };
-    auto removal = std::make_shared<Removal>();
-    std::thread([removal, control = m_control_url, service = m_service_type,
-                 port = std::to_string(m_external_port)] {
+    auto* removal = new Removal;
+    std::thread worker([removal, control = m_control_url, service = m_service_type,
+                        port = std::to_string(m_external_port)] {
         const int result =
             UPNP_DeletePortMapping(control.c_str(), service.c_str(), port.c_str(), "UDP", nullptr);
+        bool abandoned = false;
         {
             std::lock_guard<std::mutex> lock(removal->mutex);
             removal->result = result;
             removal->done = true;
+            abandoned = removal->abandoned;
+            removal->done_cv.notify_all();
         }
-        removal->done_cv.notify_all();
-    }).detach();
+        if (abandoned) delete removal;
+    });
     const std::string router = url_host(m_control_url);
     std::unique_lock<std::mutex> waiting(removal->mutex);
     if (!removal->done_cv.wait_for(waiting, kRemovalWait, [&] { return removal->done; })) {
+        removal->abandoned = true;
+        waiting.unlock();
+        worker.detach();
         log_warn(
             "UPnP: the router at {} did not confirm the removal of the port mapping UDP {} "
             "within {} s; {}",
@@ -230,6 +239,8 @@ UpnpMapping::~UpnpMapping() {
     }
     const int r = removal->result;
     waiting.unlock();
+    worker.join();
+    delete removal;
     if (r == UPNPCOMMAND_SUCCESS || r == kNoSuchEntryInArray)
         log_info("UPnP: removed the port mapping UDP {} on the router at {}", external_address(),
                  router);
