@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "frontend/reach/relay_probe.h"
+#include "frontend/reach/url_authority.h"
 
 namespace framelock::lobby {
 namespace {
@@ -157,10 +158,7 @@ Result<JoinAnswer> join_room(const std::string& url, const std::string& code,
 
 Result<netplay::Endpoint> rendezvous_endpoint(const std::string& url) {
     // "http://HOST:PORT[/...]": the lobby's UDP rendezvous has the same host and port.
-    std::string rest = url;
-    if (const auto scheme = rest.find("://"); scheme != std::string::npos)
-        rest = rest.substr(scheme + 3);
-    rest = rest.substr(0, rest.find('/'));
+    const std::string rest = frontend::url_authority(url);
     const auto colon = rest.rfind(':');
     const std::string host = colon == std::string::npos ? rest : rest.substr(0, colon);
     const std::string port = colon == std::string::npos ? "80" : rest.substr(colon + 1);

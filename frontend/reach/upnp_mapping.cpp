@@ -13,6 +13,7 @@
 
 #include "common/log.h"
 #include "frontend/reach/address_scope.h"
+#include "frontend/reach/url_authority.h"
 
 namespace framelock::frontend {
 namespace {
@@ -34,14 +35,6 @@ std::string describe_code(int code) {
     if (code < 0) return fmt::format("{} ({})", name ? name : "miniupnpc error", code);
     return name ? fmt::format("UPnP error {} ({})", code, name)
                 : fmt::format("UPnP error {}", code);
-}
-
-// "192.168.1.1:5000" from "http://192.168.1.1:5000/ctl/IPConn", for messages.
-std::string url_host(const std::string& url) {
-    std::string rest = url;
-    if (const auto scheme = rest.find("://"); scheme != std::string::npos)
-        rest = rest.substr(scheme + 3);
-    return rest.substr(0, rest.find('/'));
 }
 
 struct DeviceListDeleter {
@@ -117,7 +110,7 @@ Result<Gateway> find_gateway(const UpnpOptions& options) {
                         count, count == 1 ? "" : "s"));
     }
     const std::string where =
-        "the UPnP device at " + url_host(guard.urls.rootdescURL ? guard.urls.rootdescURL : "");
+        "the UPnP device at " + url_authority(guard.urls.rootdescURL ? guard.urls.rootdescURL : "");
     return gateway_from(guard.urls, data, lan_address, where);
 }
 
@@ -133,7 +126,7 @@ Result<std::unique_ptr<UpnpMapping>> UpnpMapping::open(std::uint16_t local_port,
     mapping->m_internal_client = gateway.value().lan_address;
     mapping->m_description = options.description;
     mapping->m_local_port = local_port;
-    const std::string router = "the router at " + url_host(mapping->m_control_url);
+    const std::string router = "the router at " + url_authority(mapping->m_control_url);
 
     char external[64] = {};
     if (const int r = UPNP_GetExternalIPAddress(mapping->m_control_url.c_str(),
@@ -223,7 +216,7 @@ UpnpMapping::~UpnpMapping() {
         }
         if (abandoned) delete removal;
     });
-    const std::string router = url_host(m_control_url);
+    const std::string router = url_authority(m_control_url);
     std::unique_lock<std::mutex> waiting(removal->mutex);
     if (!removal->done_cv.wait_for(waiting, kRemovalWait, [&] { return removal->done; })) {
         removal->abandoned = true;
@@ -282,7 +275,7 @@ void UpnpMapping::renew_loop() {
             log_warn(
                 "UPnP: renewing the port mapping UDP {} on the router at {} failed ({}); "
                 "trying again in {} ms",
-                external_address(), url_host(m_control_url), describe_code(r), period.count());
+                external_address(), url_authority(m_control_url), describe_code(r), period.count());
         }
     }
 }
