@@ -26,7 +26,7 @@
 #include "bench/bench_json.h"
 #include "bench/sibling_exe.h"
 #include "common/child_process.h"
-#include "netplay/transport.h"
+#include "netplay/interfaces/transport.h"
 #include "support/temp_dir.h"
 
 namespace {

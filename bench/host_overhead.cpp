@@ -28,7 +28,7 @@
 #include "frontend/host/headless.h"
 #include "frontend/host/input_script.h"
 #include "frontend/host/retro_emulator.h"
-#include "netplay/state_hash.h"
+#include "netplay/determinism/state_hash.h"
 
 namespace fs = std::filesystem;
 using namespace framelock;

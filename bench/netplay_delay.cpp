@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "bench/bench_json.h"
-#include "netplay/sim_session.h"
+#include "netplay/sim/sim_session.h"
 
 using namespace framelock::netplay;
 using framelock::bench::Json;

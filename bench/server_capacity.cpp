@@ -48,11 +48,11 @@
 #include "bench/sibling_exe.h"
 #include "common/child_process.h"
 #include "frontend/atomic_file.h"
-#include "netplay/client.h"
+#include "netplay/client/client.h"
 #include "netplay/io/enet_transport.h"
 #include "netplay/io/real_clock.h"
-#include "netplay/protocol.h"
-#include "netplay/sim_session.h"
+#include "netplay/sim/sim_session.h"
+#include "netplay/wire/protocol.h"
 #include "support/temp_dir.h"
 
 namespace {

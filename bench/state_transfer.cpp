@@ -16,7 +16,7 @@
 #include <string>
 
 #include "bench/bench_json.h"
-#include "netplay/sim_session.h"
+#include "netplay/sim/sim_session.h"
 
 using namespace framelock::netplay;
 

@@ -20,7 +20,7 @@
 #include "frontend/host/headless.h"
 #include "frontend/host/input_script.h"
 #include "frontend/host/retro_emulator.h"
-#include "netplay/synctest.h"
+#include "netplay/determinism/synctest.h"
 
 namespace fs = std::filesystem;
 using namespace framelock;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

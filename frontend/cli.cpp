@@ -8,7 +8,7 @@
 
 #include "frontend/app/commands.h"
 #include "frontend/lobby_client/lobby_cli.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

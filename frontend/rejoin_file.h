@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "netplay/join_proof.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
+#include "netplay/crypto/join_proof.h"
 
 namespace framelock::frontend {
 

@@ -1,4 +1,4 @@
-// Replay files on disk (format: netplay/replay.h).
+// Replay files on disk (format: netplay/determinism/replay.h).
 //
 // A recording is written to PATH.part one block a second (flushed and synced), so a crash
 // loses at most the last second and leaves a file that plays up to its last complete frame;
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "netplay/replay.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
+#include "netplay/determinism/replay.h"
 
 namespace framelock::frontend {
 

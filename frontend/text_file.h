@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

@@ -9,7 +9,7 @@
 
 #include "lobby/relay_choice.h"
 #include "lobby/secrets.h"
-#include "netplay/path_floor.h"
+#include "netplay/timing/path_floor.h"
 
 namespace framelock::lobby {
 namespace {

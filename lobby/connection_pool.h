@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::lobby {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "lobby/api.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::lobby {
 

@@ -1,7 +1,7 @@
 // Which relay a room runs on: the one that suits its players, not the least loaded.
 //
 // In a frame lock through a relay the input delay covers the worst player's path through it
-// (netplay/path_floor.h), so the relay that minimises the worst player's round trip gives
+// (netplay/timing/path_floor.h), so the relay that minimises the worst player's round trip gives
 // every player the lowest delay. Each player's client measures its round trip to every live
 // relay with a few UDP probes (frontend/reach/relay_probe.h) and sends them with its create,
 // join or list request; the lobby compares them here.
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "lobby/store.h"
-#include "netplay/path_floor.h"
+#include "netplay/timing/path_floor.h"
 
 namespace framelock::lobby {
 

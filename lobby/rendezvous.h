@@ -1,4 +1,4 @@
-// The lobby's half of hole punching (the datagrams: netplay/rendezvous.h): which socket
+// The lobby's half of hole punching (the datagrams: netplay/reach/rendezvous.h): which socket
 // serves each room, as seen from here, and which joiners want to reach it. No socket and no
 // clock here (lobby/rendezvous_socket.h runs it on UDP); times are passed in; thread-safe.
 //
@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "netplay/rendezvous.h"
+#include "netplay/reach/rendezvous.h"
 
 namespace framelock::lobby {
 

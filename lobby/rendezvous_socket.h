@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "lobby/rendezvous.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::lobby {
 

@@ -23,22 +23,52 @@ breach() {
     fi
 }
 
-engine=(netplay/*.h netplay/*.cpp)
+shopt -s nullglob
+# files ROOT...: every .h and .cpp below the given folders.
+files() { find "$@" \( -name '*.h' -o -name '*.cpp' \) 2>/dev/null | sort; }
+
+mapfile -t engine < <(files netplay | grep -vE '^netplay/(io|sim)/')
 # The engine: pure logic. It sees an Emulator, a Transport and a Clock, nothing else.
-breach "${engine[@]}" -- '#include +"(frontend|tools|cores|bench|tests)/' \
+breach "${engine[@]}" -- '#include +"(frontend|lobby|common|tools|cores|bench|tests)/' \
     "netplay/ includes nothing of the layers above it"
 breach "${engine[@]}" -- '#include +[<"](SDL|libretro|enet/|sys/socket|netinet/|arpa/|dlfcn|chrono|thread|mutex|unistd|httplib)' \
     "netplay/ calls no SDL, libretro, socket, dlopen, clock or thread (netplay/io/ adapts them)"
 breach "${engine[@]}" -- '#include +"netplay/io/' \
     "netplay/ does not include its real-world adapters"
-# Nothing shipped depends on the simulator.
-shipped=()
-for f in netplay/*.h netplay/*.cpp netplay/io/*.h netplay/io/*.cpp frontend/*.h frontend/*.cpp \
-    frontend/*/*.h frontend/*/*.cpp frontend/*/*/*.h frontend/*/*/*.cpp common/*.h common/*.cpp \
-    lobby/*.h lobby/*.cpp; do
-    case $f in netplay/sim_*) ;; *) shipped+=("$f") ;; esac
+# No source sits in netplay/ itself: every file lives in the room of its concern.
+for f in netplay/*.h netplay/*.cpp; do
+    echo "$f  <- netplay/ keeps its files in rooms (base, interfaces, crypto, wire, timing, determinism, transfer, reach, server, client, sim, io)"
+    status=1
 done
-breach "${shipped[@]}" -- '#include +"netplay/sim_(network|session)\.h"' \
+# The rooms of the engine, lowest first: a room includes of netplay/ only itself and the rooms
+# named after it (docs/architecture.md, "The engine's rooms").
+# room NAME MAY...: the breach is any netplay/ include outside NAME and MAY.
+room() {
+    local name=$1
+    shift
+    local allowed
+    allowed=$(IFS='|'; echo "$name${*:+|$*}")
+    mapfile -t in_room < <(files "netplay/$name")
+    [ ${#in_room[@]} -eq 0 ] && return 0
+    breach "${in_room[@]}" -- '#include +"netplay/' \
+        "netplay/$name/ includes of netplay/ only ${*:-nothing else}${*:+ (and itself)}" \
+        "#include +\"netplay/($allowed)/"
+}
+room base
+room interfaces base
+room crypto base
+room wire base interfaces crypto
+room timing base interfaces wire
+room determinism base interfaces wire
+room transfer base interfaces wire
+room reach base interfaces wire
+room server base interfaces crypto wire timing determinism transfer
+room client base interfaces crypto wire timing determinism transfer
+room sim base interfaces crypto wire timing determinism transfer server client
+room io base interfaces wire reach
+# Nothing shipped depends on the simulator.
+mapfile -t shipped < <(files netplay frontend common lobby | grep -v '^netplay/sim/')
+breach "${shipped[@]}" -- '#include +"netplay/sim/' \
     "only the simulator itself, tests and benchmarks include it"
 # SDL lives in the player's window only.
 breach frontend/*.h frontend/*.cpp frontend/{app,host,session,player,lobby_client,reach}/*.h \
@@ -56,8 +86,8 @@ breach lobby/*.h lobby/*.cpp lobby/*/*.h lobby/*/*.cpp -- '#include +("frontend/
 # Of the engine, the lobby sees its error type, the path floor's formula (a room's expected
 # delay) and the rendezvous datagrams only.
 breach lobby/*.h lobby/*.cpp lobby/*/*.h lobby/*/*.cpp -- \
-    '#include +"netplay/' "lobby/ includes of netplay/ only result.h, path_floor.h and rendezvous.h" \
-    '#include +"netplay/(result|path_floor|rendezvous)\.h"'
+    '#include +"netplay/' "lobby/ includes of netplay/ only base/result.h, timing/path_floor.h and reach/rendezvous.h" \
+    '#include +"netplay/(base/result|timing/path_floor|reach/rendezvous)\.h"'
 
 # What the player and the lobby share belongs to neither.
 breach common/*.h common/*.cpp -- '#include +("(frontend|lobby)/|[<"](SDL|libretro))' \

@@ -17,8 +17,8 @@
 #include "frontend/host/retro_emulator.h"
 #include "frontend/replay_file.h"
 #include "frontend/session/session_identity.h"
-#include "netplay/evidence.h"
-#include "netplay/state_hash.h"
+#include "netplay/determinism/evidence.h"
+#include "netplay/determinism/state_hash.h"
 
 namespace framelock::frontend {
 namespace {

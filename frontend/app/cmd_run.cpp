@@ -16,7 +16,7 @@
 #include "frontend/host/input_script.h"
 #include "frontend/host/retro_emulator.h"
 #include "frontend/player/windowed_run.h"
-#include "netplay/state_hash.h"
+#include "netplay/determinism/state_hash.h"
 
 namespace framelock::frontend {
 namespace {

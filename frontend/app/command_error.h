@@ -3,7 +3,7 @@
 // ErrorCode as the process's exit code.
 #pragma once
 
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

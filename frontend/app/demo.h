@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "netplay/protocol.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
+#include "netplay/wire/protocol.h"
 
 namespace framelock::frontend {
 

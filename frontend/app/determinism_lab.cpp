@@ -23,8 +23,8 @@
 #include "frontend/host/image.h"
 #include "frontend/host/input_script.h"
 #include "frontend/progress.h"
-#include "netplay/state_hash.h"
-#include "netplay/synctest.h"
+#include "netplay/determinism/state_hash.h"
+#include "netplay/determinism/synctest.h"
 
 namespace framelock::frontend {
 namespace {

@@ -11,7 +11,7 @@
 #include "frontend/host/core_locator.h"
 #include "frontend/host/retro_emulator.h"
 #include "frontend/player/player_window.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

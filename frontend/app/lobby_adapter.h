@@ -16,7 +16,7 @@
 #include "frontend/session/client_runner.h"
 #include "frontend/session/realtime_loop.h"
 #include "frontend/session/server_runner.h"
-#include "netplay/clock.h"
+#include "netplay/interfaces/clock.h"
 
 namespace framelock::frontend {
 

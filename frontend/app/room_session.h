@@ -9,8 +9,8 @@
 #include <string>
 
 #include "frontend/app/join_args.h"
+#include "netplay/base/result.h"
 #include "netplay/io/enet_transport.h"
-#include "netplay/result.h"
 
 namespace framelock::frontend {
 

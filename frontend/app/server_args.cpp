@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "common/log.h"
-#include "netplay/session_limits.h"
+#include "netplay/server/session_limits.h"
 
 namespace framelock::frontend {
 
@@ -155,7 +155,7 @@ Status ServerArgs::validate() const {
             "--kick-speed-hack acts in --mode nowait only: in {} mode frames wait for "
             "every input, and a fast clock gains nothing",
             mode);
-    // The ranges are the engine's own (netplay/session_limits.h). --delay 0 means the
+    // The ranges are the engine's own (netplay/server/session_limits.h). --delay 0 means the
     // default in frame lock (adaptive) and no-wait (4 frames); in rollback, no delay.
     const netplay::ServerConfig session = to_config().server;
     if (fixed_delay > 0 || session.mode == netplay::SessionMode::kRollback) {

@@ -9,7 +9,7 @@
 
 #include "frontend/reach/upnp_mapping.h"
 #include "frontend/session/server_runner.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 
@@ -58,7 +58,7 @@ struct ServerArgs {
 
     // Rollback sessions take at most four players, and no late players (the engine only
     // sends a running rollback session's state to spectators); every value within the
-    // engine's range (netplay/session_limits.h). Logs a warning for a flag that does nothing
+    // engine's range (netplay/server/session_limits.h). Logs a warning for a flag that does nothing
     // in the chosen mode. Called once, before the session starts.
     Status validate() const;
 

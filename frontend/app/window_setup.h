@@ -8,7 +8,7 @@
 #include "frontend/app/host_args.h"
 #include "frontend/host/retro_emulator.h"
 #include "frontend/player/player_window.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

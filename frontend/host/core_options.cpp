@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/log.h"
-#include "netplay/state_hash.h"
+#include "netplay/determinism/state_hash.h"
 
 namespace framelock::frontend {
 namespace {

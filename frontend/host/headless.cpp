@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "frontend/host/image.h"
-#include "netplay/state_hash.h"
+#include "netplay/determinism/state_hash.h"
 
 namespace framelock::frontend {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "frontend/host/io.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "frontend/host/io.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "netplay/types.h"
+#include "netplay/base/types.h"
 
 namespace framelock::frontend {
 

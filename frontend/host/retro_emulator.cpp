@@ -4,7 +4,7 @@
 
 #include "common/log.h"
 #include "frontend/atomic_file.h"
-#include "netplay/state_hash.h"
+#include "netplay/determinism/state_hash.h"
 
 namespace framelock::frontend {
 namespace fs = std::filesystem;

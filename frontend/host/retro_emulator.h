@@ -14,8 +14,8 @@
 #include "frontend/host/environment.h"
 #include "frontend/host/io.h"
 #include "frontend/host/libretro_core.h"
-#include "netplay/emulator.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
+#include "netplay/interfaces/emulator.h"
 
 namespace framelock::frontend {
 

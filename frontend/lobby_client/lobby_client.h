@@ -23,8 +23,8 @@
 #include <thread>
 #include <vector>
 
-#include "netplay/rendezvous.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
+#include "netplay/reach/rendezvous.h"
 
 namespace httplib {
 class Client;
@@ -40,7 +40,7 @@ struct CreatedRoom {
     std::string server_address;  // where to connect: the host's own, or an assigned relay
     std::int64_t heartbeat_ms = 10'000;
     // The host registers the socket that serves the room with this, on the lobby's UDP
-    // rendezvous (netplay/rendezvous.h); empty from a lobby without one.
+    // rendezvous (netplay/reach/rendezvous.h); empty from a lobby without one.
     std::string rendezvous_key;
 };
 

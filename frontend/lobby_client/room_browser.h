@@ -8,8 +8,8 @@
 #include <string>
 
 #include "frontend/player/player_window.h"
-#include "netplay/clock.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
+#include "netplay/interfaces/clock.h"
 
 namespace framelock::lobby {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "netplay/types.h"
+#include "netplay/base/types.h"
 
 namespace framelock::frontend {
 

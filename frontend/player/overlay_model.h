@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "frontend/player/viewport.h"
-#include "netplay/clock.h"
+#include "netplay/interfaces/clock.h"
 
 namespace framelock::frontend {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "frontend/player/player_settings.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

@@ -17,8 +17,8 @@
 #include "frontend/player/overlay_model.h"
 #include "frontend/player/player_settings.h"
 #include "frontend/player/room_browser_model.h"
-#include "netplay/clock.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
+#include "netplay/interfaces/clock.h"
 
 namespace framelock::frontend {
 

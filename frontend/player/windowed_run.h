@@ -12,7 +12,7 @@
 #include "frontend/host/retro_emulator.h"
 #include "frontend/player/frame_pacer.h"
 #include "frontend/player/player_window.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

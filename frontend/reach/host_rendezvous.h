@@ -1,4 +1,4 @@
-// The host's half of hole punching (netplay/rendezvous.h; the lobby's half is
+// The host's half of hole punching (netplay/reach/rendezvous.h; the lobby's half is
 // lobby/rendezvous.h). From the socket its room's players reach, a host registers with the
 // lobby every second: that keeps its router's mapping open and shows the lobby the host's
 // public endpoint. When the lobby names a joiner, the host sends it probes for a punch
@@ -16,9 +16,9 @@
 #include <random>
 #include <string>
 
-#include "netplay/clock.h"
+#include "netplay/interfaces/clock.h"
 #include "netplay/io/enet_transport.h"
-#include "netplay/rendezvous.h"
+#include "netplay/reach/rendezvous.h"
 
 namespace framelock::frontend {
 
@@ -49,7 +49,7 @@ class HostRendezvous {
                 netplay::Micros now);
 
     // The nonces of the newest registrations: a HostRegistered counts only when it echoes
-    // one (netplay/rendezvous.h).
+    // one (netplay/reach/rendezvous.h).
     std::array<std::uint64_t, 4> m_nonces{};
     std::size_t m_next_nonce = 0;
     std::mt19937_64 m_random{std::random_device{}()};

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "netplay/clock.h"
+#include "netplay/base/result.h"
+#include "netplay/interfaces/clock.h"
 #include "netplay/io/enet_transport.h"
-#include "netplay/rendezvous.h"
-#include "netplay/result.h"
+#include "netplay/reach/rendezvous.h"
 
 namespace framelock::frontend {
 

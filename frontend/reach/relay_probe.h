@@ -1,5 +1,5 @@
 // A player's round trips to the lobby's relays, measured before choosing one: a few small
-// UDP probes (netplay/rendezvous.h) to each relay's session socket, which answers them itself
+// UDP probes (netplay/reach/rendezvous.h) to each relay's session socket, which answers them itself
 // (EnetTransport), so a probe times the very path the session's inputs will take.
 //
 // All relays are probed from one socket, interleaved: round k sends probe k to every relay,
@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "netplay/clock.h"
+#include "netplay/base/result.h"
+#include "netplay/interfaces/clock.h"
 #include "netplay/io/enet_transport.h"
-#include "netplay/result.h"
 
 namespace framelock::frontend {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

@@ -11,7 +11,7 @@
 #include "frontend/session/realtime_loop.h"
 #include "frontend/session/recording_emulator.h"
 #include "frontend/session/session_identity.h"
-#include "netplay/state_hash.h"
+#include "netplay/determinism/state_hash.h"
 
 namespace framelock::frontend {
 namespace {

@@ -19,10 +19,10 @@
 #include "frontend/rejoin_file.h"
 #include "frontend/replay_file.h"
 #include "frontend/session/session_summary.h"
-#include "netplay/client.h"
-#include "netplay/clock.h"
+#include "netplay/base/result.h"
+#include "netplay/client/client.h"
+#include "netplay/interfaces/clock.h"
 #include "netplay/io/enet_transport.h"
-#include "netplay/result.h"
 
 namespace framelock::frontend {
 

@@ -16,7 +16,7 @@
 
 #include <string>
 
-#include "netplay/clock.h"
+#include "netplay/interfaces/clock.h"
 #include "netplay/io/enet_transport.h"
 
 namespace framelock::frontend {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "common/log.h"
-#include "netplay/state_hash.h"
+#include "netplay/determinism/state_hash.h"
 
 namespace framelock::frontend {
 

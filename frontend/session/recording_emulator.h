@@ -13,9 +13,9 @@
 #include "frontend/host/image.h"
 #include "frontend/host/retro_emulator.h"
 #include "frontend/replay_file.h"
-#include "netplay/client.h"
-#include "netplay/emulator.h"
-#include "netplay/evidence.h"
+#include "netplay/client/client.h"
+#include "netplay/determinism/evidence.h"
+#include "netplay/interfaces/emulator.h"
 
 namespace framelock::frontend {
 

@@ -12,10 +12,10 @@
 
 #include "frontend/player/view_events.h"
 #include "frontend/session/session_summary.h"
-#include "netplay/clock.h"
+#include "netplay/base/result.h"
+#include "netplay/interfaces/clock.h"
 #include "netplay/io/enet_transport.h"
-#include "netplay/result.h"
-#include "netplay/server.h"
+#include "netplay/server/server.h"
 
 namespace framelock::frontend {
 

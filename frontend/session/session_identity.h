@@ -2,7 +2,7 @@
 #pragma once
 
 #include "frontend/host/retro_emulator.h"
-#include "netplay/protocol.h"
+#include "netplay/wire/protocol.h"
 
 namespace framelock::frontend {
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "netplay/client.h"
-#include "netplay/protocol.h"
-#include "netplay/server.h"
-#include "netplay/transport.h"
+#include "netplay/client/client.h"
+#include "netplay/interfaces/transport.h"
+#include "netplay/server/server.h"
+#include "netplay/wire/protocol.h"
 
 namespace framelock::frontend {
 

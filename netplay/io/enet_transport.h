@@ -22,11 +22,11 @@
 #include <string>
 #include <vector>
 
-#include "netplay/clock.h"
+#include "netplay/base/result.h"
+#include "netplay/interfaces/clock.h"
+#include "netplay/interfaces/transport.h"
 #include "netplay/io/real_clock.h"
-#include "netplay/rendezvous.h"
-#include "netplay/result.h"
-#include "netplay/transport.h"
+#include "netplay/reach/rendezvous.h"
 
 // ENet's own struct tags; <enet/enet.h> stays out of this header (ENet is a private dependency).
 struct _ENetHost;
@@ -149,7 +149,7 @@ class EnetTransport final : public Transport {
     // transport: never read, write or close it.
     int socket_fd() const;
 
-    // Rendezvous datagrams (netplay/rendezvous.h) share the socket with ENet. A Probe is
+    // Rendezvous datagrams (netplay/reach/rendezvous.h) share the socket with ENet. A Probe is
     // answered at once, inside the service call that reads it (its round trip includes no
     // loop of ours); the others wait in a queue of at most kMaxQueuedDatagrams (older ones
     // are dropped) for poll_datagram(). Datagrams arrive while poll() or wait() service the

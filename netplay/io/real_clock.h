@@ -2,7 +2,7 @@
 // handed one (tests hand it a ManualClock instead).
 #pragma once
 
-#include "netplay/clock.h"
+#include "netplay/interfaces/clock.h"
 
 namespace framelock::netplay {
 

@@ -1,5 +1,5 @@
 // Writes the fuzz targets' seed corpus (tests/fuzz/corpus/<target>/) from real traffic:
-// short simulated sessions (netplay/sim_session.h run_scenario) in frame-lock, no-wait and
+// short simulated sessions (netplay/sim/sim_session.h run_scenario) in frame-lock, no-wait and
 // rollback modes, a late join with its state transfer and a desync repaired by a resync,
 // with every datagram captured as it is sent (SimNetwork::set_tap). Also a replay recorded
 // from one of those sessions, the config examples of docs/config.md, input scripts and
@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "netplay/compression.h"
-#include "netplay/replay.h"
-#include "netplay/sim_session.h"
+#include "netplay/determinism/replay.h"
+#include "netplay/sim/sim_session.h"
+#include "netplay/wire/compression.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/fuzz_session.h"
 

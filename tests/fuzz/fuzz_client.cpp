@@ -12,8 +12,8 @@
 #include <span>
 #include <vector>
 
-#include "netplay/client.h"
-#include "netplay/sim_network.h"
+#include "netplay/client/client.h"
+#include "netplay/sim/sim_network.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/fuzz_session.h"
 #include "tests/fuzz/fuzz_targets.h"

@@ -1,11 +1,11 @@
-// Every wire message decoder (netplay/protocol.h): an input is one datagram. peek_id names
+// Every wire message decoder (netplay/wire/protocol.h): an input is one datagram. peek_id names
 // the decoder; whatever decodes must re-encode and decode to the same value (compared as its
 // encoding, which writes every field), and every other decoder must refuse it. The
-// rendezvous datagrams beside ENet (netplay/rendezvous.h) go through their decoder too.
+// rendezvous datagrams beside ENet (netplay/reach/rendezvous.h) go through their decoder too.
 #include <vector>
 
-#include "netplay/protocol.h"
-#include "netplay/rendezvous.h"
+#include "netplay/reach/rendezvous.h"
+#include "netplay/wire/protocol.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace framelock::fuzz {
@@ -58,7 +58,7 @@ int fuzz_protocol(const std::uint8_t* data, std::size_t size) {
     accepted += round_trip(bytes, netplay::decode_resync_report);
     accepted += round_trip(bytes, netplay::decode_moved_bytes);
     accepted += round_trip(bytes, netplay::decode_evidence_mask);
-    // The datagrams beside ENet (netplay/rendezvous.h): whatever decodes survives
+    // The datagrams beside ENet (netplay/reach/rendezvous.h): whatever decodes survives
     // encode -> decode, and a decoded datagram is never longer encoded than it came (a
     // probe's padding is not read back, so the encoding is no copy of the input).
     if (const auto rendezvous = netplay::decode_rendezvous(bytes)) {

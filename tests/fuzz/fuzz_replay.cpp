@@ -1,5 +1,5 @@
-// Replay parsing (netplay/replay.h). An input that starts with the FLRP magic is a replay
-// file as it is on disk (a real recording seeds the corpus); any other input is a list of
+// Replay parsing (netplay/determinism/replay.h). An input that starts with the FLRP magic is a
+// replay file as it is on disk (a real recording seeds the corpus); any other input is a list of
 // blocks (type u8, then u16 length + payload) the harness frames correctly (zlib, sizes and
 // CRC), so mutations reach the header and frame payload parsers instead of dying
 // at the CRC.
@@ -11,9 +11,9 @@
 
 #include <zlib.h>
 
-#include "netplay/compression.h"
-#include "netplay/replay.h"
-#include "netplay/wire.h"
+#include "netplay/determinism/replay.h"
+#include "netplay/wire/compression.h"
+#include "netplay/wire/wire.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/fuzz_targets.h"
 

@@ -11,8 +11,8 @@
 #include <memory>
 #include <optional>
 
-#include "netplay/server.h"
-#include "netplay/sim_network.h"
+#include "netplay/server/server.h"
+#include "netplay/sim/sim_network.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/fuzz_session.h"
 #include "tests/fuzz/fuzz_targets.h"

@@ -20,8 +20,8 @@
 #include <cstdint>
 #include <string>
 
-#include "netplay/protocol.h"
-#include "netplay/server.h"
+#include "netplay/server/server.h"
+#include "netplay/wire/protocol.h"
 
 namespace framelock::fuzz {
 

@@ -1,5 +1,5 @@
-// State transfer (netplay/state_transfer.h) and bounded decompression (netplay/compression.h).
-// The flags byte picks one of three harnesses:
+// State transfer (netplay/transfer/state_transfer.h) and bounded decompression
+// (netplay/wire/compression.h). The flags byte picks one of three harnesses:
 //   0  a receiver fed a stream of datagrams (u16 length + bytes each), as Channel::kBulk
 //      delivers them: StateHeader opens a transfer, StateChunks fill it; a complete one is
 //      inflated and must come out at exactly the declared size with the declared CRC.
@@ -9,8 +9,8 @@
 // Bit 0x80 gives the receiver the real cap (kMaxStateBytes) instead of 1 MiB.
 #include <vector>
 
-#include "netplay/compression.h"
-#include "netplay/state_transfer.h"
+#include "netplay/transfer/state_transfer.h"
+#include "netplay/wire/compression.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/fuzz_targets.h"
 

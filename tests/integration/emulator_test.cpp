@@ -7,7 +7,7 @@
 #include "frontend/host/input_script.h"
 #include "frontend/host/retro_emulator.h"
 #include "integration/cores.h"
-#include "netplay/state_hash.h"
+#include "netplay/determinism/state_hash.h"
 
 using namespace framelock;
 using namespace framelock::frontend;

@@ -24,7 +24,7 @@
 
 #include "integration/lobby_session.h"
 #include "integration/netplay_session.h"
-#include "netplay/state_hash.h"
+#include "netplay/determinism/state_hash.h"
 #include "support/build_paths.h"
 #include "support/process.h"
 
@@ -374,7 +374,8 @@ TEST_CASE("faults: the server killed with SIGKILL: every player stops with a cle
     }
     require_identical_logs(session, "player1", "player2",
                            read_lines(session.hashes("player1")).size());
-    // The peer timeout (15 s, netplay/transport.h) tells a dead server from a network outage.
+    // The peer timeout (15 s, netplay/interfaces/transport.h) tells a dead server from a network
+    // outage.
     CHECK(stopped_ms > 14000);
     CHECK(stopped_ms < 18000);
     require_no_process_left(session.dir());

@@ -116,7 +116,7 @@ TEST_CASE("Bad command-line values", "[integration][errors]") {
 
 TEST_CASE("A session setting outside the engine's range is refused with the range",
           "[integration][errors]") {
-    // The ranges come from netplay/session_limits.h; the server would otherwise bring the
+    // The ranges come from netplay/server/session_limits.h; the server would otherwise bring the
     // value inside and say so, but a command line is refused before anything starts.
     const auto server = [](std::vector<std::string> args) {
         args.insert(args.begin(), {build_paths::framelock_exe, "server", "--port", "0"});

@@ -10,7 +10,7 @@
 #include "frontend/host/retro_emulator.h"
 #include "integration/cores.h"
 #include "integration/sim_cores.h"
-#include "netplay/sim_session.h"
+#include "netplay/sim/sim_session.h"
 
 using namespace framelock;
 using namespace framelock::test;

@@ -30,7 +30,7 @@
 #include "integration/cores.h"
 #include "integration/netplay_session.h"
 #include "netplay/io/enet_transport.h"
-#include "netplay/protocol.h"
+#include "netplay/wire/protocol.h"
 #include "support/build_paths.h"
 #include "support/process.h"
 #include "support/sanitized.h"

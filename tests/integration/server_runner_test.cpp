@@ -8,10 +8,10 @@
 #include <string>
 
 #include "frontend/session/server_runner.h"
-#include "netplay/client.h"
+#include "netplay/client/client.h"
 #include "netplay/io/enet_transport.h"
 #include "netplay/io/real_clock.h"
-#include "netplay/sim_session.h"
+#include "netplay/sim/sim_session.h"
 
 using namespace framelock;
 using namespace framelock::netplay;

@@ -1,4 +1,4 @@
-// Real cores as the simulated network's emulators (netplay/sim_session.h): one private copy of
+// Real cores as the simulated network's emulators (netplay/sim/sim_session.h): one private copy of
 // the case's core per player, so players share no globals, and no save RAM.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 #include "frontend/host/retro_emulator.h"
 #include "integration/cores.h"
-#include "netplay/emulator.h"
+#include "netplay/interfaces/emulator.h"
 
 namespace framelock::test {
 

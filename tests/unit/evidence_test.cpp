@@ -7,9 +7,9 @@
 
 #include <cstdio>
 
-#include "netplay/evidence.h"
-#include "netplay/sim_session.h"
-#include "netplay/state_hash.h"
+#include "netplay/determinism/evidence.h"
+#include "netplay/determinism/state_hash.h"
+#include "netplay/sim/sim_session.h"
 #include "unit/sim_events.h"
 
 using namespace framelock::netplay;

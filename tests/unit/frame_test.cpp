@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "netplay/types.h"
+#include "netplay/base/types.h"
 
 using framelock::netplay::Frame;
 

@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "netplay/sim_session.h"
+#include "netplay/sim/sim_session.h"
 #include "unit/sim_events.h"
 
 using namespace framelock::netplay;

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "netplay/sim_session.h"
+#include "netplay/sim/sim_session.h"
 #include "support/sanitized.h"
 
 using namespace framelock::netplay;

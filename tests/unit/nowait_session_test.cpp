@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "netplay/sim_session.h"
+#include "netplay/sim/sim_session.h"
 
 using namespace framelock::netplay;
 

@@ -1,11 +1,11 @@
-// The path floor's one formula (netplay/path_floor.h): the delay controller and the lobby's
+// The path floor's one formula (netplay/timing/path_floor.h): the delay controller and the lobby's
 // estimate both turn a round trip into frames through it.
 #include <catch2/catch.hpp>
 
 #include <vector>
 
-#include "netplay/delay_controller.h"
-#include "netplay/path_floor.h"
+#include "netplay/timing/delay_controller.h"
+#include "netplay/timing/path_floor.h"
 
 using namespace framelock::netplay;
 

@@ -2,8 +2,8 @@
 
 #include <functional>
 
-#include "netplay/loss_counter.h"
-#include "netplay/protocol.h"
+#include "netplay/timing/loss_counter.h"
+#include "netplay/wire/protocol.h"
 #include "wire_fixtures.h"
 
 using namespace framelock::netplay;

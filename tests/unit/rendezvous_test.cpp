@@ -1,11 +1,11 @@
-// The rendezvous datagrams (netplay/rendezvous.h): each message round-trips, no reply is
+// The rendezvous datagrams (netplay/reach/rendezvous.h): each message round-trips, no reply is
 // larger than what it answers, and every malformed datagram is refused with its reason.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <vector>
 
-#include "netplay/rendezvous.h"
+#include "netplay/reach/rendezvous.h"
 
 using namespace framelock::netplay;
 

@@ -2,8 +2,8 @@
 // corruption, and data crafted to exhaust memory.
 #include <catch2/catch.hpp>
 
-#include "netplay/compression.h"
-#include "netplay/replay.h"
+#include "netplay/determinism/replay.h"
+#include "netplay/wire/compression.h"
 
 using namespace framelock::netplay;
 

@@ -4,11 +4,11 @@
 
 #include <memory>
 
-#include "netplay/client.h"
-#include "netplay/server.h"
-#include "netplay/sim_network.h"
-#include "netplay/sim_session.h"
-#include "netplay/state_transfer.h"
+#include "netplay/client/client.h"
+#include "netplay/server/server.h"
+#include "netplay/sim/sim_network.h"
+#include "netplay/sim/sim_session.h"
+#include "netplay/transfer/state_transfer.h"
 
 using namespace framelock::netplay;
 using framelock::Result;

@@ -1,4 +1,4 @@
-// Session limits (netplay/session_limits.h): one range per setting, checked by front ends
+// Session limits (netplay/server/session_limits.h): one range per setting, checked by front ends
 // before a server starts, and never applied in silence by the server.
 #include <catch2/catch.hpp>
 
@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "netplay/frame_time.h"
-#include "netplay/server.h"
-#include "netplay/server_config.h"
-#include "netplay/session_limits.h"
-#include "netplay/sim_network.h"
+#include "netplay/server/server.h"
+#include "netplay/server/server_config.h"
+#include "netplay/server/session_limits.h"
+#include "netplay/sim/sim_network.h"
+#include "netplay/timing/frame_time.h"
 
 using namespace framelock::netplay;
 

@@ -1,9 +1,9 @@
-// Looking up what a simulated session's server reported (netplay/sim_session.h), for tests.
+// Looking up what a simulated session's server reported (netplay/sim/sim_session.h), for tests.
 #pragma once
 
 #include <string>
 
-#include "netplay/sim_session.h"
+#include "netplay/sim/sim_session.h"
 
 namespace framelock::netplay {
 

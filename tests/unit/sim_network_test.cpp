@@ -9,7 +9,7 @@
 #include <numeric>
 #include <vector>
 
-#include "netplay/sim_network.h"
+#include "netplay/sim/sim_network.h"
 
 using namespace framelock::netplay;
 using Type = TransportEvent::Type;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "netplay/sim_session.h"
+#include "netplay/sim/sim_session.h"
 #include "support/sanitized.h"
 
 #if defined(__SANITIZE_ADDRESS__)

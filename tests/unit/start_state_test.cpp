@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "netplay/sim_session.h"
+#include "netplay/sim/sim_session.h"
 #include "unit/sim_events.h"
 
 using namespace framelock::netplay;

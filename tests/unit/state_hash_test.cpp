@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "netplay/state_hash.h"
+#include "netplay/determinism/state_hash.h"
 
 using namespace framelock::netplay;
 

@@ -6,8 +6,8 @@
 
 #include <numeric>
 
-#include "netplay/compression.h"
-#include "netplay/state_transfer.h"
+#include "netplay/transfer/state_transfer.h"
+#include "netplay/wire/compression.h"
 
 using namespace framelock::netplay;
 using framelock::Result;

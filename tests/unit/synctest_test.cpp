@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "netplay/synctest.h"
+#include "netplay/determinism/synctest.h"
 
 using namespace framelock::netplay;
 

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "netplay/clock_sync.h"
-#include "netplay/delay_controller.h"
-#include "netplay/rtt_estimator.h"
+#include "netplay/timing/clock_sync.h"
+#include "netplay/timing/delay_controller.h"
+#include "netplay/timing/rtt_estimator.h"
 
 using namespace framelock::netplay;
 

@@ -1,17 +1,17 @@
 // Trust: nobody takes another player's slot, learns a password from the wire, or runs its
-// clock fast unnoticed (netplay/join_proof.h, netplay/clock_check.h).
+// clock fast unnoticed (netplay/crypto/join_proof.h, netplay/timing/clock_check.h).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <memory>
 #include <string>
 
-#include "netplay/client.h"
-#include "netplay/clock_check.h"
-#include "netplay/join_proof.h"
-#include "netplay/server.h"
-#include "netplay/sim_network.h"
-#include "netplay/sim_session.h"
+#include "netplay/client/client.h"
+#include "netplay/crypto/join_proof.h"
+#include "netplay/server/server.h"
+#include "netplay/sim/sim_network.h"
+#include "netplay/sim/sim_session.h"
+#include "netplay/timing/clock_check.h"
 #include "sim_events.h"
 
 using namespace framelock::netplay;

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "netplay/wire_fields.h"
+#include "netplay/wire/wire_fields.h"
 
 namespace framelock::netplay {
 namespace {

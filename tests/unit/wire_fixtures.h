@@ -1,10 +1,10 @@
-// Messages tests send as a server or client would (netplay/protocol.h).
+// Messages tests send as a server or client would (netplay/wire/protocol.h).
 #pragma once
 
 #include <cstdint>
 
-#include "netplay/clock.h"
-#include "netplay/protocol.h"
+#include "netplay/interfaces/clock.h"
+#include "netplay/wire/protocol.h"
 
 namespace framelock::netplay {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::netem {
 

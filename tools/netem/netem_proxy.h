@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 #include "tools/netem/endpoint.h"
 #include "tools/netem/impairment.h"
 

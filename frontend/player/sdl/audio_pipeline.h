@@ -16,7 +16,7 @@
 
 #include "frontend/player/audio_rate_control.h"
 #include "frontend/player/audio_ring.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 typedef struct SRC_STATE_tag SRC_STATE;
 

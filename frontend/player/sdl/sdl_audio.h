@@ -12,7 +12,7 @@
 #include "frontend/player/player_settings.h"
 #include "frontend/player/player_window.h"
 #include "frontend/player/sdl/audio_pipeline.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

@@ -14,7 +14,7 @@
 
 #include "frontend/host/io.h"
 #include "frontend/player/input_bindings.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

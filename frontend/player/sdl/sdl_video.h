@@ -14,7 +14,7 @@
 #include "frontend/host/io.h"
 #include "frontend/player/player_settings.h"
 #include "frontend/player/viewport.h"
-#include "netplay/result.h"
+#include "netplay/base/result.h"
 
 namespace framelock::frontend {
 

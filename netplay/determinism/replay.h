@@ -1,0 +1,75 @@
+// The replay file format: a session's identity and start, then every frame's inputs and the
+// state hash after it, so `framelock replay play --verify` can re-run and check it.
+//
+//   file  = magic "FLRP" (u32 LE) | version (u16) | block (header) | block (frames, mask)...
+//   block = type (u8: 1 header, 2 frames, 3 mask) | raw size (u32) | packed size (u32) |
+//           CRC-32 of the packed bytes (u32) | packed bytes (zlib)
+//   header payload = identity | players (u8) | start frame (u32) | start state size (u32) |
+//                    start state bytes (empty: the core's power-on)
+//   frames payload = first frame (u32) | count (u16, 1..kReplayFramesPerBlock) |
+//                    per player: run-length coded pads | per frame: state hash (u64)
+//   mask payload   = an EvidenceMask message (protocol.h) whose from_frame is the first frame
+//                    hashed with it here: the frame hashes from then on leave its bytes out
+//                    (version 2; a version 1 file has none and is read as ever)
+//
+// Blocks are written one at a time (a recorder flushes one a second), each checked on its
+// own, so a file cut short by a crash reads up to its last complete block. Every size is
+// checked against a hard cap before anything is allocated.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "netplay/base/result.h"
+#include "netplay/base/types.h"
+#include "netplay/wire/protocol.h"
+
+namespace framelock::netplay {
+
+inline constexpr std::uint32_t kReplayMagic = 0x50524c46;  // "FLRP"
+inline constexpr std::uint16_t kReplayVersion = 2;
+inline constexpr std::uint16_t kReplayOldestVersion = 1;  // still read
+inline constexpr std::size_t kReplayFramesPerBlock = 240;
+inline constexpr std::size_t kMaxReplayStateBytes = std::size_t{64} << 20;
+inline constexpr std::size_t kMaxReplayBlockBytes = std::size_t{1} << 20;
+
+struct ReplayHeader {
+    SessionIdentity identity;
+    std::uint8_t players = 0;
+    std::uint32_t start_frame = 0;
+    std::vector<std::uint8_t> start_state;  // empty: from power-on
+};
+
+struct ReplayFrame {
+    InputFrame inputs;
+    std::uint64_t hash = 0;  // the desync evidence (evidence.h) of the state after the frame
+};
+
+// The file's first bytes: magic, version and the header block.
+std::vector<std::uint8_t> encode_replay_start(const ReplayHeader& header);
+// One frames block: frames first .. first + frames.size() - 1 (at most
+// kReplayFramesPerBlock).
+std::vector<std::uint8_t> encode_replay_frames(std::uint32_t first,
+                                               std::span<const ReplayFrame> frames, int players);
+
+// One mask block: from its from_frame on, hashes leave its bytes out.
+std::vector<std::uint8_t> encode_replay_mask(const EvidenceMask& mask);
+
+struct ReplayContents {
+    ReplayHeader header;
+    std::vector<ReplayFrame> frames;  // from header.start_frame on, contiguous
+    std::vector<EvidenceMask> masks;  // in the order written (from_frame ascending)
+    // The mask the hash of `frame` was computed with (the whole state before any).
+    EvidenceMask mask_at(std::uint32_t frame) const;
+    // Empty when every byte was read; else why reading stopped early (a block cut short by
+    // a crash, a corrupt block): the frames before it are complete and usable.
+    std::string stopped;
+};
+
+// kState error (saying what is wrong) when the file is not a replay or its header is
+// unusable; a damaged tail only ends the frames early.
+Result<ReplayContents> parse_replay(std::span<const std::uint8_t> bytes);
+
+}  // namespace framelock::netplay

@@ -1,0 +1,441 @@
+// The frame-lock server's loop (server.h): construction, update() and its wake-ups, the
+// dispatch of each message to its concern, a slot's life (set_life, the silence deadlines),
+// and the statistics. The concerns are files of their own: admission (server_admission),
+// confirmation (server_confirm), the delay's measurements (server_delay), hash votes and
+// repair (server_votes), state transfers (server_transfer).
+#include "netplay/server/server.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "netplay/determinism/evidence.h"
+#include "netplay/determinism/state_hash.h"
+#include "netplay/server/server_tuning.h"
+
+namespace framelock::netplay {
+
+using namespace server_tuning;
+
+Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
+    : m_transport(transport),
+      m_clock(clock),
+      m_config(normalized(config, m_config_adjusted)),
+      m_delay(m_config.delay) {
+    // A setting outside its range (session_limits.h) is said, never changed in silence.
+    for (std::string& what : m_config_adjusted)
+        emit({ServerEvent::Type::kConfigAdjusted, 0, 0, 0, 0, std::move(what)});
+    m_config_adjusted.clear();
+    // Snapshots fall on keyframes (a joiner needs that keyframe's delay) and on hash frames
+    // (a resync compares a hashed state), at least half a second apart.
+    const std::uint32_t key = m_config.keyframe_interval;
+    const std::uint32_t hash = std::max<std::uint32_t>(m_config.hash_interval, 1);
+    std::uint32_t step = std::lcm(key, hash);
+    std::uint32_t interval = step;
+    const std::uint32_t wanted = std::max<std::uint32_t>(m_config.snapshot_interval, 30);
+    while (interval < wanted) interval += step;
+    m_snapshot_interval = static_cast<std::uint16_t>(std::min<std::uint32_t>(interval, 60000));
+    // Derived once here, so that a join costs the server a hash, not a derivation.
+    m_salt = random_array<kSaltBytes>();
+    if (!m_config.password.empty())
+        m_player_key = derive_password_key(m_config.password, m_salt, m_config.password_kdf);
+    if (!m_config.spectator_password.empty())
+        m_spectator_key =
+            derive_password_key(m_config.spectator_password, m_salt, m_config.password_kdf);
+}
+
+int Server::slot_of(PeerId peer) const {
+    for (int s = 0; s < m_config.players; ++s) {
+        if (m_slots[s].in_session() && m_slots[s].peer == peer) return s + 1;
+    }
+    return 0;
+}
+
+void Server::update() {
+    const Micros now = m_clock.now_us();
+    while (auto event = m_transport.poll()) {
+        switch (event->type) {
+            case TransportEvent::Type::kConnected: {
+                // Every connection is challenged first: its Hello answers this nonce.
+                Challenge challenge;
+                challenge.nonce = random_array<kNonceBytes>();
+                challenge.salt = m_salt;
+                challenge.kdf = m_config.password_kdf;
+                challenge.player_password = !m_config.password.empty();
+                challenge.spectator_password = !m_config.spectator_password.empty();
+                m_pending[event->peer] = Pending{challenge.nonce, now};
+                m_transport.send(event->peer, Channel::kControl, encode(challenge));
+                break;
+            }
+            case TransportEvent::Type::kDisconnected:
+                m_pending.erase(event->peer);
+                handle_disconnect(event->peer, "connection lost");
+                break;
+            case TransportEvent::Type::kMessage:
+                handle_message(event->peer, event->channel, event->data);
+                break;
+        }
+    }
+    // A connection that never says Hello holds a peer for nothing.
+    for (auto it = m_pending.begin(); it != m_pending.end();) {
+        if (now - it->second.since <= m_config.client_timeout_us) {
+            ++it;
+            continue;
+        }
+        m_transport.disconnect(it->first);
+        emit({ServerEvent::Type::kRejected, 0, 0, 0, 0,
+              "a connection said no Hello within " +
+                  std::to_string(m_config.client_timeout_us / 1'000'000) + " s: closed"});
+        it = m_pending.erase(it);
+    }
+    for (int s = 1; s <= m_config.players; ++s) {
+        Slot& slot = m_slots[s - 1];
+        if (!slot.in_session()) continue;
+        const SilenceDeadline deadline = silence_deadline(slot);
+        if (now <= deadline.at) continue;
+        char why[96];
+        switch (deadline.then) {
+            case SilenceDeadline::Then::kDrop:
+                std::snprintf(why, sizeof why, "no data for %.1f s", (now - slot.last_heard) / 1e6);
+                drop(s, ByeReason::kTimeout, why);
+                break;
+            case SilenceDeadline::Then::kGoAway:
+                std::snprintf(why, sizeof why, "no data for %.1f s", (now - slot.last_heard) / 1e6);
+                go_away(s, why);
+                break;
+            case SilenceDeadline::Then::kGraceOver:
+                std::snprintf(why, sizeof why, "did not come back within %.0f s",
+                              m_config.reconnect_grace_us / 1e6);
+                drop(s, ByeReason::kTimeout, why);
+                break;
+            case SilenceDeadline::Then::kDropJoining:
+                drop(s, ByeReason::kTimeout, "silent while joining");
+                break;
+        }
+    }
+    for (std::size_t i = 0; i < m_spectators.size();) {
+        if (now - m_spectators[i].last_heard > m_config.client_timeout_us) {
+            m_transport.send(m_spectators[i].peer, Channel::kControl,
+                             encode(Bye{ByeReason::kTimeout, "no data from you"}));
+            m_transport.disconnect(m_spectators[i].peer);
+            emit({ServerEvent::Type::kSpectatorLeft, 0, m_confirmed_end, 0, 0,
+                  m_spectators[i].name + " (spectator) timed out"});
+            m_spectators.erase(m_spectators.begin() + static_cast<std::ptrdiff_t>(i));
+        } else {
+            ++i;
+        }
+    }
+    if (!m_started) {
+        prepare_start_state();
+        pump_senders();
+        maybe_start();
+        for (int s = 0; s < m_config.players; ++s) {
+            Slot& slot = m_slots[s];
+            if (slot.taken() && now - slot.last_update_sent >= lobby_period(slot))
+                send_update(slot);
+        }
+        for (Slot& spectator : m_spectators) {
+            if (now - spectator.last_update_sent >= kLobbyHeartbeatUs) send_update(spectator);
+        }
+        // Out now, not at the next datagram: the lobby's round trips set the first delay (a
+        // heartbeat left waiting in the queue read as 60 ms more of network).
+        m_transport.flush();
+        return;
+    }
+    confirm_frames();
+    serve_states();
+    for (int s = 0; s < m_config.players; ++s) {
+        Slot& slot = m_slots[s];
+        if (slot.copy_at >= 0 && now >= slot.copy_at && slot.in_session()) {
+            m_transport.send(slot.peer, Channel::kInput, slot.copy);
+            slot.copy_at = -1;
+        }
+    }
+    const Micros quiet_period = kQuietUpdateFrames * m_config.delay.frame_time.us();
+    const bool news =
+        m_confirmed_end > m_last_sent_end ||
+        (m_config.mode == SessionMode::kRollback && m_inputs_seen != m_last_sent_inputs);
+    for (int s = 0; s < m_config.players; ++s) {
+        Slot& slot = m_slots[s];
+        if (!slot.in_session()) continue;
+        if (news || now - slot.last_update_sent >= quiet_period) send_update(slot);
+    }
+    for (Slot& spectator : m_spectators) {
+        if (news || now - spectator.last_update_sent >= quiet_period) send_update(spectator);
+    }
+    pump_senders();
+    trim_history();
+    m_last_sent_end = m_confirmed_end;
+    m_last_sent_inputs = m_inputs_seen;
+    m_transport.flush();
+}
+
+Micros Server::next_wakeup() const {
+    // Timed work: each player's next update (every frame while running, every 100 ms in
+    // the lobby) and timeouts; incoming messages wake the caller through the transport.
+    const Micros now = m_clock.now_us();
+    Micros wake = now + kLobbyHeartbeatUs;
+    for (int s = 0; s < m_config.players; ++s) {
+        const Slot& slot = m_slots[s];
+        if (!slot.in_session()) continue;
+        const Micros period =
+            m_started ? kQuietUpdateFrames * m_config.delay.frame_time.us() : lobby_period(slot);
+        if (slot.copy_at >= 0) wake = std::min(wake, slot.copy_at);
+        wake = std::min(wake, slot.last_update_sent + period);
+        // The one deadline update() holds this slot to now (a deadline already passed and
+        // still included would make the caller spin, e.g. an away player's old silence).
+        wake = std::min(wake, silence_deadline(slot).at + 1);
+    }
+    for (const Slot& spectator : m_spectators) {
+        const Micros period =
+            m_started ? kQuietUpdateFrames * m_config.delay.frame_time.us() : kLobbyHeartbeatUs;
+        wake = std::min({wake, spectator.last_update_sent + period,
+                         spectator.last_heard + m_config.client_timeout_us + 1});
+    }
+    if (m_upload) wake = std::min(wake, m_upload->asked_at + m_config.state_request_timeout_us + 1);
+    // Passed without a drop (the missing player is away, or several are missing): what can
+    // change that arrives as a message or is one of the deadlines above.
+    if (m_blocked_since >= 0 && m_blocked_since + m_config.client_timeout_us + 1 > now)
+        wake = std::min(wake, m_blocked_since + m_config.client_timeout_us + 1);
+    if (m_started && m_config.mode == SessionMode::kNoWait && !ended())
+        wake = std::min(wake, no_wait_deadline(m_confirmed_end));
+    return std::max(wake, now);
+}
+
+Server::SilenceDeadline Server::silence_deadline(const Slot& slot) const {
+    using Then = SilenceDeadline::Then;
+    if (!m_started || m_config.reconnect_grace_us <= 0)
+        return {slot.last_heard + m_config.client_timeout_us, Then::kDrop};
+    switch (slot.life) {
+        case SlotLife::kAway:
+            return {slot.away_since + m_config.reconnect_grace_us, Then::kGraceOver};
+        case SlotLife::kAwaitingState:
+            return {slot.last_heard + m_config.client_timeout_us, Then::kDropJoining};
+        default:
+            return {slot.last_heard + m_config.link_lost_us, Then::kGoAway};
+    }
+}
+
+void Server::set_life(Slot& slot, SlotLife life) {
+    const SlotLife from = slot.life;
+    const Micros now = m_clock.now_us();
+    if (life == SlotLife::kAway) {
+        slot.away_from = from;
+        slot.away_since = now;
+    }
+    slot.life = life;
+    // Who plays changed: the round trips reported around it measure the change, not the
+    // network (handle_input). A joiner loading its state changes nothing yet.
+    if (m_started && !slot.spectator &&
+        !(from == SlotLife::kAwaitingState && life == SlotLife::kJoining))
+        m_absence_changed_at = now;
+}
+
+std::optional<ServerEvent> Server::poll_event() {
+    if (m_events.empty()) return std::nullopt;
+    ServerEvent event = std::move(m_events.front());
+    m_events.pop_front();
+    return event;
+}
+
+Server::Slot* Server::member(PeerId peer, int& slot_number) {
+    slot_number = slot_of(peer);
+    if (slot_number) return &m_slots[slot_number - 1];
+    for (Slot& spectator : m_spectators) {
+        if (spectator.peer == peer) return &spectator;
+    }
+    return nullptr;
+}
+
+void Server::handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes) {
+    int s = 0;
+    Slot* who = member(peer, s);
+    const auto id = peek_id(bytes);
+    const auto malformed = [&](const std::string& what) {
+        if (who) ++who->malformed;
+        if (m_events.size() < kMaxEvents) emit({ServerEvent::Type::kMalformed, s, 0, 0, 0, what});
+    };
+    if (!id) {
+        char text[64];
+        std::snprintf(text, sizeof text, "unknown message id 0x%02x (%zu bytes) dropped",
+                      bytes.empty() ? 0 : bytes[0], bytes.size());
+        malformed(text);
+        return;
+    }
+    if (*id == MsgId::kHello) {
+        if (who) return;  // a repeated Hello changes nothing
+        auto hello = decode_hello(bytes);
+        if (!hello) {
+            reject(peer, RejectReason::kBadHello, "malformed Hello (not a framelock client?)");
+            return;
+        }
+        handle_hello(peer, *hello);
+        return;
+    }
+    if (!who) {
+        malformed("message from a peer without a slot dropped");
+        return;
+    }
+    Slot& slot = *who;
+    // Only well-formed messages count as signs of life: a peer sending garbage times out
+    // like a silent one.
+    const Micros now = m_clock.now_us();
+    const auto heard = [&](auto decoded, const char* name) {
+        if (decoded)
+            slot.last_heard = now;
+        else
+            malformed(std::string("malformed ") + name + " dropped");
+        return decoded;
+    };
+    switch (*id) {
+        case MsgId::kClientInput: {
+            if (channel != Channel::kInput) break;
+            auto input = heard(decode_client_input(bytes), "ClientInput");
+            if (!input) return;
+            if (slot.spectator && !input->inputs.empty()) {
+                // Acknowledgements and clock echoes are welcome; pads are not.
+                if (!slot.refused_input && m_events.size() < kMaxEvents) {
+                    emit({ServerEvent::Type::kRefused, 0, m_confirmed_end, 0, 0,
+                          "spectator '" + slot.name + "' sent input for " +
+                              std::to_string(input->inputs.size()) +
+                              " frame(s): spectators cannot play; ignored"});
+                }
+                slot.refused_input = true;
+                ++slot.malformed;
+                input->inputs.clear();
+            }
+            handle_input(slot, *input);
+            return;
+        }
+        case MsgId::kHashReport:
+            if (auto report = heard(decode_hash_report(bytes), "HashReport"); report && s)
+                handle_hash(s, *report);
+            return;
+        case MsgId::kMovedBytes:
+            if (auto moved = heard(decode_moved_bytes(bytes), "MovedBytes"); moved && s)
+                handle_moved(s, *moved);
+            return;
+        case MsgId::kClientStats: {
+            auto stats = heard(decode_client_stats(bytes), "ClientStats");
+            if (!stats) return;
+            slot.frames_run = stats->frames_run;
+            slot.stall_frames = stats->stall_frames;
+            slot.down_loss_permille = stats->down_loss_permille;
+            slot.srtt = static_cast<Micros>(stats->srtt_100us) * 100;
+            slot.rttvar = static_cast<Micros>(stats->rttvar_100us) * 100;
+            if (stats->down_lost > slot.down_lost_seen) note_loss(slot, now);
+            slot.down_lost_seen = stats->down_lost;
+            note_clock(slot, s, stats->clock_us, now);
+            return;
+        }
+        case MsgId::kStateHeader:
+        case MsgId::kStateChunk:
+        case MsgId::kStateAck:
+            if (channel != Channel::kBulk) break;
+            slot.last_heard = now;
+            handle_bulk(slot, s, bytes);
+            return;
+        case MsgId::kResyncReport: {
+            auto report = decode_resync_report(bytes);
+            if (!report || !s) return malformed("malformed ResyncReport dropped");
+            slot.last_heard = now;
+            slot.resync_pending = false;
+            // Never earlier than a mask its load widened says (handle_moved, just before).
+            if (Frame(report->resumed_frame) > Frame(slot.hash_valid_from))
+                slot.hash_valid_from = report->resumed_frame;
+            emit({ServerEvent::Type::kResynced, s, report->frame, 0, 0,
+                  slot.name + " loaded the reference state of frame " +
+                      std::to_string(report->frame) + " (first differing hash: frame " +
+                      std::to_string(report->desync_frame) + "); differing memory: " +
+                      (report->regions.empty() ? "none reported" : report->regions)});
+            return;
+        }
+        case MsgId::kBye: {
+            auto bye = decode_bye(bytes);
+            const std::string why = bye ? (bye->message.empty() ? "left" : bye->message) : "left";
+            if (s) {
+                drop(s, ByeReason::kQuit, why);
+            } else {
+                m_transport.disconnect(peer);
+                emit({ServerEvent::Type::kSpectatorLeft, 0, m_confirmed_end, 0, 0,
+                      slot.name + " (spectator) left: " + why});
+                std::erase_if(m_spectators, [&](const Slot& x) { return x.peer == peer; });
+            }
+            return;
+        }
+        default:
+            break;
+    }
+    malformed("unexpected message id dropped");
+}
+
+bool Server::ended() const {
+    if (!m_started) return false;
+    for (int s = 0; s < m_config.players; ++s) {
+        if (m_slots[s].in_session()) return false;
+    }
+    return true;
+}
+
+bool Server::absent(const Slot& slot) const {
+    switch (slot.life) {
+        case SlotLife::kPlaying:
+        case SlotLife::kWatching:
+            return false;
+        // Paused for an away player, unless it never played since it (re)joined.
+        case SlotLife::kAway:
+            return !m_config.pause_on_drop || slot.away_from != SlotLife::kPlaying;
+        case SlotLife::kEmpty:
+        case SlotLife::kAwaitingState:
+        case SlotLife::kJoining:
+        case SlotLife::kLeft:
+            break;
+    }
+    return true;
+}
+
+bool Server::active(const Slot& slot) const {
+    return slot.life == SlotLife::kPlaying && !slot.spectator;
+}
+
+std::vector<SlotStats> Server::slot_stats() const {
+    std::vector<SlotStats> out;
+    for (int s = 0; s < m_config.players; ++s) {
+        const Slot& slot = m_slots[s];
+        if (!slot.taken()) continue;
+        SlotStats st;
+        st.slot = s + 1;
+        st.name = slot.name;
+        st.connected = slot.life != SlotLife::kLeft;
+        st.srtt = slot.srtt;
+        st.rttvar = slot.rttvar;
+        st.safe_rtt = slot.srtt + 4 * slot.rttvar;
+        st.frames_run = slot.frames_run;
+        st.stall_frames = slot.stall_frames;
+        st.datagrams_received = slot.datagrams;
+        st.datagrams_lost_up = slot.up_loss.lost();
+        st.malformed = slot.malformed;
+        st.traffic = m_transport.stats(slot.peer);
+        st.server_srtt = slot.rtt.srtt();
+        st.server_rttvar = slot.rtt.rttvar();
+        st.reports_used = slot.reports_used;
+        st.reports_inflated = slot.reports_inflated;
+        st.reports_hiccup = slot.reports_hiccup;
+        st.redundant = redundant(slot);
+        st.clock_rate_error = slot.clock.rate_error();
+        st.clock_refused = slot.clock.refused();
+        st.off_pace = slot.clock.off_pace();
+        out.push_back(st);
+    }
+    return out;
+}
+
+const InputFrame* Server::confirmed_input(std::uint32_t frame) const {
+    if (Frame(frame) < Frame(m_confirmed_base) || Frame(frame) >= Frame(m_confirmed_end))
+        return nullptr;
+    return &m_confirmed[frame - m_confirmed_base];
+}
+
+}  // namespace framelock::netplay

@@ -1,0 +1,77 @@
+// A session's settings (ServerConfig), their check against the session's limits
+// (session_limits.h) and what each mode fixes of them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "netplay/base/result.h"
+#include "netplay/crypto/join_proof.h"
+#include "netplay/interfaces/clock.h"
+#include "netplay/interfaces/transport.h"
+#include "netplay/timing/clock_check.h"
+#include "netplay/timing/delay_controller.h"
+#include "netplay/wire/protocol.h"
+
+namespace framelock::netplay {
+
+struct ServerConfig {
+    int players = 2;                       // the session starts when this many have joined
+    std::uint16_t hash_interval = 60;      // clients report a state hash every N frames
+    std::uint16_t keyframe_interval = 30;  // frames between delay decisions
+    std::uint8_t send_interval = 1;        // frames between a client's input datagrams
+    DelayPolicy delay;                     // frame_time is set from the session's fps
+    Micros client_timeout_us = kPeerSilenceTimeoutUs;  // silent this long: dropped
+    // Start is sent this long before frame 0 (at least twice the slowest round trip).
+    Micros start_lead_us = 250'000;
+    Micros max_lobby_rtt_wait_us = 2'000'000;
+    std::uint32_t max_frames_ahead = 600;  // inputs further ahead of confirmation: dropped
+    // Rollback: the delay is the fixed local input delay (delay.fixed_delay, 0-2 frames),
+    // inputs travel every frame, and every update carries each player's unconfirmed
+    // inputs so clients can correct their predictions before confirmation.
+    // No-wait: the server confirms frame g at its deadline, half the (fixed) delay before
+    // g is due, with each player's newest input; an input that arrives later applies from
+    // the next frame confirmed. A slow player delays only its own inputs.
+    SessionMode mode = SessionMode::kFrameLock;
+    std::uint8_t prediction_window = 8;
+
+    // Late join, reconnect, spectators, repair.
+    int start_players = 0;  // start when this many have joined (0: every slot)
+    int max_spectators = 16;
+    std::string password;            // players must give it (empty: none)
+    std::string spectator_password;  // spectators must give it (empty: none)
+    // What deriving a password's key costs (join_proof.h): the server derives each once, a
+    // joining client once, and whoever captured a join, once per guess.
+    KdfCost password_kdf;
+    // A player silent this long is away: its slot gets neutral input (or, with
+    // pause_on_drop, the others wait) until it speaks again or rejoins from a new process
+    // that proves the slot's rejoin token; after reconnect_grace_us the slot is given up.
+    Micros link_lost_us = 500'000;
+    Micros reconnect_grace_us = 60'000'000;
+    bool pause_on_drop = false;
+    bool repair_desyncs = true;           // send the majority's state to divergent players
+    std::uint16_t snapshot_interval = 0;  // 0: from the hash and keyframe intervals
+    std::uint32_t history_frames = 3600;  // confirmed inputs kept for joiners and resyncs
+    Micros state_request_timeout_us = 5'000'000;
+    // Before frame 0, the first player's state right after power-on (the host's) goes to
+    // every player, that one included, and each loads it: everyone starts from the same
+    // bytes, whatever a core keeps of its own process (a clock read at load, leftover
+    // memory). A core that cannot save its state starts as before, each from its own.
+    bool common_start = true;
+    // Clients' clocks (clock_check.h). No-wait mode names a player whose clock is off pace
+    // (ServerEvent::kOffPace) and, with this, removes it.
+    ClockCheckConfig clock_check;
+    bool kick_off_pace = false;
+};
+
+// Ok, or a kUsage error naming the first setting outside its range and the range
+// (session_limits.h). Front ends call it before they start a server.
+Status validate(const ServerConfig& config);
+
+// What the server runs with: each setting inside its range (a line in `adjusted` for each one
+// that was not, saying what it became) and what the mode fixes (a rollback or no-wait session
+// sends every frame and keeps its delay fixed).
+ServerConfig normalized(ServerConfig config, std::vector<std::string>& adjusted);
+
+}  // namespace framelock::netplay

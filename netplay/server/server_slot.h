@@ -1,0 +1,132 @@
+// The server's record of one slot: a player's (Server::m_slots) or a spectator's, with its
+// life as one explicit state (SlotLife) and what the server measures and owes it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "netplay/crypto/join_proof.h"
+#include "netplay/interfaces/clock.h"
+#include "netplay/interfaces/transport.h"
+#include "netplay/timing/clock_check.h"
+#include "netplay/timing/loss_counter.h"
+#include "netplay/timing/rtt_estimator.h"
+#include "netplay/transfer/state_transfer.h"
+#include "netplay/wire/protocol.h"
+
+namespace framelock::netplay {
+
+// A slot's life. A player's: kEmpty -> kPlaying (joined before the start) or
+// kAwaitingState (joined a running session, or took its slot back) -> kJoining (holds the
+// state: neutral input until its first input) -> kPlaying <-> kAway (silent or
+// disconnected, within the reconnect grace) -> kLeft (neutral input for good; before the
+// start, back to kEmpty). A spectator's: kAwaitingState (joined a running session) ->
+// kWatching, or kWatching from the start.
+enum class SlotLife : std::uint8_t {
+    kEmpty,
+    kAwaitingState,
+    kJoining,
+    kPlaying,
+    kAway,
+    kLeft,
+    kWatching,
+};
+
+struct ServerSlot {
+    // Where the slot is in its life: changed by Server::set_life() only.
+    SlotLife life = SlotLife::kEmpty;
+    // In kAway: what it was before (an away joiner never played: it is not waited for).
+    SlotLife away_from = SlotLife::kPlaying;
+    // A spectator's slot (Server::m_spectators): its life is kAwaitingState, then kWatching.
+    bool spectator = false;
+
+    bool taken() const { return life != SlotLife::kEmpty; }
+    // Taken and not left: a member of the session (away ones too).
+    bool in_session() const { return life != SlotLife::kEmpty && life != SlotLife::kLeft; }
+    bool away() const { return life == SlotLife::kAway; }
+    bool awaiting_state() const { return life == SlotLife::kAwaitingState; }
+
+    PeerId peer = 0;
+    std::string name;
+    std::uint32_t inputs_end = 0;      // inputs held for frames [.., inputs_end)
+    std::deque<InputWord> pending;     // inputs for [m_confirmed_end, inputs_end)
+    std::uint32_t left_from = 0;       // after leaving: neutral input from here
+    std::uint32_t client_ack_end = 0;  // the client holds confirmed frames [0, this)
+    std::uint8_t last_client_seq = 0;  // the newest ClientInput, echoed in updates
+    Micros last_client_seq_at = -1;    // when it arrived (-1: none yet)
+    Micros last_heard = 0;
+    Micros last_update_sent = 0;
+    std::uint8_t next_update_seq = 0;
+    Micros srtt = 0, rttvar = 0;  // the client's own measurement (ClientStats), 0 = unknown
+    std::uint32_t frames_run = 0, stall_frames = 0;
+    std::uint64_t datagrams = 0, malformed = 0;
+    LossCounter up_loss;
+    // No-wait: the pad used while this slot's input is late, and the newest frame whose
+    // input arrived (late inputs newer than it replace the held pad).
+    InputWord held = 0;
+    std::uint32_t newest_input = 0;
+    bool any_input = false;
+    std::uint16_t down_loss_permille = 0;
+    // The delay's measurements (handle_input): the server's own round trip to the client,
+    // its recent worst, and the earliest an input arrived after its scheduled sample time
+    // lately (both over kCheckWindowUs), for checking what the client reports.
+    RttEstimator rtt;
+    std::array<Micros, 256> update_sent_at{};  // by ServerUpdate::seq
+    // The confirmed frames each update carried, [first, end) by ServerUpdate::seq, and
+    // whether the client echoed it: a frame whose first update never came back may have
+    // reached the client only in the next one (resend_gap).
+    std::array<std::pair<std::uint32_t, std::uint32_t>, 256> update_frames{};
+    std::array<bool, 256> update_echoed{};
+    std::deque<std::pair<Micros, Micros>> rtt_max;  // (time, rtt), decreasing rtt
+    std::deque<std::pair<Micros, Micros>> up_min;   // (time, lateness), increasing
+    struct Arrival {
+        std::uint32_t frame = 0;
+        Micros at = 0;
+        bool stalled = false;  // the client's process sampled it late (a hiccup)
+    };
+    std::deque<Arrival> arrivals;   // inputs held and not yet confirmed
+    std::uint32_t report_from = 0;  // the next report covers frames from here
+    std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;
+    // Redundancy: loss last seen on this link (either direction), how long before its
+    // newest loss event the loss before it was seen (-1: none; losses within
+    // kLossEventUs are one event), and the copy of the last update still to go out a
+    // moment after it.
+    Micros loss_seen_at = -1;
+    Micros loss_gap = -1;
+    std::uint64_t up_lost_seen = 0;
+    std::uint32_t down_lost_seen = 0;
+    std::vector<std::uint8_t> copy;
+    Micros copy_at = -1;
+    // Late join, reconnect, spectators.
+    Micros away_since = 0;              // in kAway: since when
+    bool refused_input = false;         // spectator: refusal already reported
+    std::uint32_t hash_from = 0;        // reports hashes from this frame on
+    std::uint32_t hash_valid_from = 0;  // resynced: earlier hashes were the old state's
+    std::uint32_t last_hash_frame = 0;
+    bool any_hash = false;
+    bool resync_pending = false;  // a reference state is on its way to it
+    bool start_loaded = false;    // holds the session's start state (common_start)
+    // It said which bytes its load of the start state moved; hash reports it sent under a
+    // mask not in force at their frame.
+    bool moved_reported = false;
+    std::uint64_t reports_other_mask = 0;
+    // The state it was sent (start, join, resync) whose MovedBytes it owes: (frame, size).
+    // Only such a report is taken, once: a player cannot widen the mask at will.
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> moved_due;
+    std::optional<MovedBytes> start_moved;  // before the start: its load of the start state
+    std::optional<StateSender> sender;
+    // Players: the secret that takes this slot back (a new one with every Welcome).
+    RejoinToken token{};
+    BoxPublicKey box_key{};  // its connection's (Hello::box_key): the token is sealed to it
+    // Its clock against the server's; whether a refusal or its pace was reported.
+    ClockCheck clock;
+    bool clock_refusal_reported = false;
+    bool named_off_pace = false;
+};
+
+}  // namespace framelock::netplay

@@ -1,0 +1,80 @@
+#include "netplay/timing/delay_controller.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace framelock::netplay {
+
+int DelayController::frames_for(Micros duration) const {
+    return delay_for_round_trip(duration, m_policy.frame_time, m_policy.margin_us,
+                                m_policy.min_delay, m_policy.max_delay);
+}
+
+void DelayController::add_round_trip(Micros now, int slot, Micros round_trip) {
+    if (slot < 1 || slot > kMaxPlayers) return;
+    auto& samples = m_samples[static_cast<std::size_t>(slot - 1)];
+    samples.push_back({now, round_trip});
+    while (samples.front().time < now - m_policy.window_us) samples.pop_front();
+}
+
+void DelayController::observe_srtt(Micros srtt_worst) {
+    if (srtt_worst <= 0) return;
+    const Micros tolerance = std::max(m_regime_srtt / 4, m_policy.frame_time.us());
+    if (m_regime_srtt == 0 || srtt_worst > m_regime_srtt + tolerance ||
+        srtt_worst < m_regime_srtt - tolerance) {
+        m_regime_srtt = srtt_worst;
+        for (auto& samples : m_samples) samples.clear();
+        ++m_regimes;
+    }
+}
+
+int DelayController::target(Micros now) {
+    if (!m_policy.adaptive) return m_policy.fixed_delay;
+    Micros covered = 0;
+    const double enough = m_policy.stall_budget > 0 ? 1.0 / m_policy.stall_budget : 0.0;
+    bool any = false;
+    m_evidence_thin = false;
+    for (auto& samples : m_samples) {
+        while (!samples.empty() && samples.front().time < now - m_policy.window_us)
+            samples.pop_front();
+        if (samples.empty()) continue;
+        any = true;
+        if (static_cast<double>(samples.size()) < enough) m_evidence_thin = true;
+        // The round trip that at most `stall_budget` of this client's reports exceed: the
+        // (k+1)-th largest, k = floor(n x budget).
+        m_scratch.clear();
+        for (const Sample& s : samples) m_scratch.push_back(s.round_trip);
+        const auto k = static_cast<std::size_t>(
+            std::floor(static_cast<double>(m_scratch.size()) * m_policy.stall_budget));
+        auto nth = m_scratch.begin() + static_cast<std::ptrdiff_t>(k);
+        std::nth_element(m_scratch.begin(), nth, m_scratch.end(), std::greater<>());
+        covered = std::max(covered, *nth);
+    }
+    if (!any) m_evidence_thin = true;  // no report at all yet
+    m_covered = covered;
+    return frames_for(covered);
+}
+
+int DelayController::initial(Micros safe_rtt_worst) const {
+    if (!m_policy.adaptive) return m_policy.fixed_delay;
+    return frames_for(safe_rtt_worst);
+}
+
+int DelayController::decide(Micros now, int current, int target) {
+    if (!m_policy.adaptive) return m_policy.fixed_delay;
+    if (target >= current) {
+        m_lower_since = -1;
+        return target;
+    }
+    // On thin evidence, not below the target plus a frame (the class comment).
+    if (m_evidence_thin && target + 1 >= current) {
+        m_lower_since = -1;
+        return current;
+    }
+    // Lower only once the target has stayed below the delay for lower_after; then one
+    // frame per decision while it stays below.
+    if (m_lower_since < 0) m_lower_since = now;
+    return now - m_lower_since >= m_policy.lower_after_us ? current - 1 : current;
+}
+
+}  // namespace framelock::netplay
