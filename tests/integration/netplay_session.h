@@ -101,7 +101,7 @@ class Session {
                                          std::to_string(limit.count() / 1000)};
         args.insert(args.end(), extra.begin(), extra.end());
         m_server = &start("server", args);
-        auto port = framelock::wait_for_port_file(port_file, *m_server, after(10s));
+        auto port = framelock::wait_for_port_file(port_file, *m_server, ready_deadline());
         if (!port) FAIL(port.error().message << log_of("server"));
         m_address = "127.0.0.1:" + std::to_string(port.value());
         m_server_address = m_address;
@@ -130,7 +130,7 @@ class Session {
         args.insert(args.end(), extra.begin(), extra.end());
         ChildProcess& proxy = start("netem", args);
         m_proxy = &proxy;
-        auto port = framelock::wait_for_port_file(port_file, proxy, after(10s));
+        auto port = framelock::wait_for_port_file(port_file, proxy, ready_deadline());
         if (!port) FAIL(port.error().message << log_of("netem"));
         m_address = "127.0.0.1:" + std::to_string(port.value());
     }
