@@ -124,21 +124,22 @@ Result<std::unique_ptr<WorkerCore>> open_core(const SynctestOptions& options) {
     return core;
 }
 
-int worker_roundtrip(const SynctestOptions& options, WorkerCore& core, const fs::path& dir) {
+int worker_roundtrip(const SynctestOptions& options, WorkerCore& core, const fs::path& dir,
+                     std::FILE* out) {
     netplay::RoundTripCheck check(*core.emulator, {options.check_distance});
     std::deque<KeptPicture> first;  // the first run's recent pictures
     KeptPicture rerun;
     const std::size_t keep = 2 * static_cast<std::size_t>(options.check_distance) + 2;
     for (std::uint64_t f = 0; f < options.frames; ++f) {
-        std::printf("f %llu\n", static_cast<unsigned long long>(f));
-        std::fflush(stdout);
+        std::fprintf(out, "f %llu\n", static_cast<unsigned long long>(f));
+        std::fflush(out);
         check.run(core.input->input_for(f));
         first.push_back({f, to_image(core.video.last_frame())});
         if (first.size() > keep) first.pop_front();
         while (check.rerunning()) {
             const std::uint64_t g = check.rerun_frame();
-            std::printf("r %llu\n", static_cast<unsigned long long>(g));
-            std::fflush(stdout);
+            std::fprintf(out, "r %llu\n", static_cast<unsigned long long>(g));
+            std::fflush(out);
             check.rerun_step();
             if (check.failed()) rerun = {g, to_image(core.video.last_frame())};
         }
@@ -190,8 +191,8 @@ int worker_roundtrip(const SynctestOptions& options, WorkerCore& core, const fs:
         }
     }
     result["files"] = files;
-    std::printf("result %s\n", result.dump().c_str());
-    std::fflush(stdout);
+    std::fprintf(out, "result %s\n", result.dump().c_str());
+    std::fflush(out);
     return 0;
 }
 
@@ -212,7 +213,7 @@ std::string masked_line(std::uint64_t frame, netplay::Emulator& emulator,
            (regions == std::string::npos ? std::string() : line.substr(regions));
 }
 
-int worker_twice(WorkerCore& core, const fs::path& dir) {
+int worker_twice(WorkerCore& core, const fs::path& dir, std::FILE* out) {
     std::uint64_t frame = 0;
     std::vector<netplay::ByteRange> mask;  // state bytes left out of the state hash
     char line[kMaxLine];
@@ -220,8 +221,8 @@ int worker_twice(WorkerCore& core, const fs::path& dir) {
         const std::string command(line, strcspn(line, "\r\n"));
         if (command == "run") {
             core.emulator->run_frame(core.input->input_for(frame), true);
-            const std::string out = masked_line(frame, *core.emulator, mask);
-            std::printf("%s\n", out.c_str());
+            const std::string line_out = masked_line(frame, *core.emulator, mask);
+            std::fprintf(out, "%s\n", line_out.c_str());
             ++frame;
         } else if (command.rfind("mask ", 0) == 0) {
             // "mask OFFSET:LENGTH ...": no answer.
@@ -244,7 +245,7 @@ int worker_twice(WorkerCore& core, const fs::path& dir) {
             }
             const Image picture = to_image(core.video.last_frame());
             if (!picture.pixels.empty()) (void)write_png(dir / "picture.png", picture);
-            std::printf("%s\n", answer.c_str());
+            std::fprintf(out, "%s\n", answer.c_str());
         } else if (command == "quit") {
             break;
         } else {
@@ -252,7 +253,7 @@ int worker_twice(WorkerCore& core, const fs::path& dir) {
                          command.c_str());
             return static_cast<int>(ErrorCode::kUsage);
         }
-        std::fflush(stdout);
+        std::fflush(out);
     }
     return 0;
 }
@@ -696,10 +697,25 @@ int run_synctest_worker(const SynctestOptions& options, const std::string& mode,
                         const std::string& dir) {
     if (mode != "roundtrip" && mode != "twice")
         return fail(make_error(ErrorCode::kUsage, "unknown synctest worker mode '" + mode + "'"));
+    // The answers to the parent get the pipe on stdout to themselves; whatever else writes to
+    // stdout (a core: gambatte prints "Plain ROM loaded." and three more lines when it loads)
+    // goes to stderr. Those lines used to reach the parent as the answers to its first "run"
+    // commands, so "twice" compared every frame's line with a few frames' delay: bytes that
+    // differ between the two processes from power-on were then seen frames later, where they
+    // are no longer told apart from a divergence (README.md, gambatte).
+    const int answers_fd = ::dup(STDOUT_FILENO);
+    std::FILE* answers = answers_fd < 0 ? nullptr : ::fdopen(answers_fd, "w");
+    if (!answers || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        return fail(make_error(ErrorCode::kIo, std::string("synctest worker: cannot set aside "
+                                                           "its answers' stdout: ") +
+                                                   std::strerror(errno)));
     auto opened = open_core(options);
     if (!opened) return fail(opened.error());
     WorkerCore& core = *opened.value();
-    return mode == "roundtrip" ? worker_roundtrip(options, core, dir) : worker_twice(core, dir);
+    const int code = mode == "roundtrip" ? worker_roundtrip(options, core, dir, answers)
+                                         : worker_twice(core, dir, answers);
+    std::fclose(answers);
+    return code;
 }
 
 int run_synctest_compare(const std::string& a_path, const std::string& b_path) {
