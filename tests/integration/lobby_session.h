@@ -8,7 +8,9 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <string>
 #include <thread>
 #include <utility>
@@ -16,11 +18,21 @@
 
 #include "integration/netplay_session.h"
 #include "support/build_paths.h"
+#include "support/lobby_pace.h"
 
 namespace framelock::test {
 
-// The rooms' TTL the lobbies here run with: a room without a heartbeat for this long expires.
-inline constexpr int kRoomTtlS = 3;
+// The rooms' TTL the lobbies here run with, in seconds: a room without a heartbeat for this
+// long expires, and hosts and relays beat every third of it. Short, so that expiry tests are
+// quick: 3 s. But a room with a password is stored only once the lobby's nice-10 password
+// thread has hashed it, with its TTL counted from the request, and on a busy machine that
+// took 1.3-1.9 s: the room had expired before its host's first heartbeat. So it is at least
+// six times the lobby's password work as this machine measures it now (support/lobby_pace.h;
+// measured once per test process).
+inline int room_ttl_s() {
+    static const int ttl = std::max(3, static_cast<int>(std::ceil(6 * lobby_password_work_s())));
+    return ttl;
+}
 
 // A lobby with a short TTL, its port read from the "listening PORT" it prints.
 struct LobbyProcess {
@@ -37,7 +49,7 @@ struct LobbyProcess {
         ChildProcess& lobby =
             session.start(name,
                           {build_paths::framelock_exe, "lobby", "serve", "--listen", listen, "--db",
-                           "sqlite:" + db, "--room-ttl", std::to_string(kRoomTtlS), "--quiet"},
+                           "sqlite:" + db, "--room-ttl", std::to_string(room_ttl_s()), "--quiet"},
                           true);
         const Deadline deadline = ready_deadline();
         while (port == 0) {

@@ -146,11 +146,12 @@ struct Internet {
     std::vector<framelock::ChildProcess*> relays;
 
     Internet(NatLab& lab, int relay_count, std::chrono::milliseconds limit) {
-        framelock::ChildProcess& lobby = lab.spawn(
-            lab.inet(), "lobby",
-            {build_paths::framelock_exe, "lobby", "serve", "--listen",
-             std::string(NatLab::kLobbyAddress) + ":" + std::to_string(kLobbyPort), "--db",
-             "sqlite:" + lab.file("lobby.db"), "--room-ttl", std::to_string(kRoomTtlS), "--quiet"});
+        framelock::ChildProcess& lobby =
+            lab.spawn(lab.inet(), "lobby",
+                      {build_paths::framelock_exe, "lobby", "serve", "--listen",
+                       std::string(NatLab::kLobbyAddress) + ":" + std::to_string(kLobbyPort),
+                       "--db", "sqlite:" + lab.file("lobby.db"), "--room-ttl",
+                       std::to_string(room_ttl_s()), "--quiet"});
         wait_for_lab_log(lab, "lobby", "listening ", lobby, 20s);
         for (int k = 0; k < relay_count; ++k) {
             const std::string name = "relay" + std::to_string(k);
