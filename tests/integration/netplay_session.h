@@ -42,6 +42,18 @@ inline std::chrono::milliseconds session_time(int frames) {
     return std::chrono::milliseconds(frames * 1000 / 60) + 60s;
 }
 
+// How long `framelock run` takes here for one frame of `core` (start, load the core, run a
+// frame, exit), in seconds: this machine's pace now for a new player's process, under its
+// load and any sanitizer. A window a new process must make (a grace to come back in, a
+// rejoin's time to its first frame) is set from it.
+inline double process_start_s(const CoreCase& core) {
+    const auto started = SteadyTime::now();
+    const ProcessResult run = run_process(run_args(core, {"--video", "none", "--frames", "1"}));
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    return std::chrono::duration<double>(SteadyTime::now() - started).count();
+}
+
 // "" when the proxy is not built.
 inline std::string netem_exe() {
     return build_paths::netem_exe;
