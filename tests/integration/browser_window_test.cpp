@@ -60,7 +60,7 @@ int start_lobby(const TempDir& dir, std::optional<ChildProcess>& lobby) {
             port = std::stoi(out.substr(at + 10));
             return true;
         },
-        20s));
+        kReadyLimit));
     return port;
 }
 
@@ -90,8 +90,7 @@ TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the secon
                                           dir.file("server" + std::to_string(i) + ".log"),
                                           dir.file("server" + std::to_string(i) + ".log"));
         REQUIRE(server.ok());
-        auto bound = framelock::wait_for_port_file(port_file, server.value(),
-                                                   std::chrono::steady_clock::now() + 20s);
+        auto bound = framelock::wait_for_port_file(port_file, server.value(), ready_deadline());
         REQUIRE(bound.ok());
         server_addresses.push_back("127.0.0.1:" + std::to_string(bound.value()));
         servers.push_back(std::move(server).value());
@@ -133,7 +132,7 @@ TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the secon
             shown = logged_rooms(read_text(log));
             return shown.size() == 2 || !framelock.running();
         },
-        30s);
+        kReadyLimit);
     INFO(read_text(log));
     REQUIRE(listed);
     REQUIRE(framelock.running());
@@ -150,7 +149,7 @@ TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the secon
     // The second room chosen, the lobby asked, its server's address taken.
     const std::string expected = "joining " + shown[1] + " at " + address_of[shown[1]];
     const bool joined =
-        poll_until([&] { return read_text(log).find(expected) != std::string::npos; }, 20s);
+        poll_until([&] { return read_text(log).find(expected) != std::string::npos; }, kReadyLimit);
     INFO(read_text(log));
     CHECK(joined);
     CHECK(read_text(log).find("joining " + shown[0]) == std::string::npos);
@@ -199,22 +198,37 @@ TEST_CASE("Browse: a locked room asks for its password, typed through X",
         log, log);
     REQUIRE(browse.ok());
     REQUIRE(poll_until([&] { return read_text(log).find("rooms: " + code) != std::string::npos; },
-                       30s));
+                       kReadyLimit));
     const std::string id = xdotool({"search", "--name", "^framelock - rooms"});
     REQUIRE_FALSE(id.empty());
     xdotool({"windowfocus", "--sync", id.substr(0, id.find('\n'))});
 
+    // Waits until the browser has opened the password prompt for the `n`th time (its text
+    // input on: typed keys go into the password, not the list's commands).
+    const std::string asking = "room " + code + ": asking for its password";
+    const auto prompt_open = [&](std::size_t n) {
+        return poll_until(
+            [&] {
+                const std::string text = read_text(log);
+                std::size_t seen = 0;
+                for (auto at = text.find(asking); at != std::string::npos;
+                     at = text.find(asking, at + 1))
+                    ++seen;
+                return seen >= n;
+            },
+            kReadyLimit);
+    };
     // A wrong password: the lobby refuses, the browser says so and stays.
     xdotool({"key", "Return"});
-    std::this_thread::sleep_for(200ms);  // the prompt opens (and text input starts)
+    REQUIRE(prompt_open(1));
     xdotool({"type", "--delay", "30", "wrong"});
     xdotool({"key", "Return"});
     CHECK(poll_until([&] { return read_text(log).find("wrong password") != std::string::npos; },
-                     20s));
+                     kReadyLimit));
     CHECK(browse.value().running());
     // The right one (Backspace fixes a typo on the way): the browser joins.
     xdotool({"key", "Return"});
-    std::this_thread::sleep_for(200ms);
+    REQUIRE(prompt_open(2));
     xdotool({"type", "--delay", "30", "secrex"});
     xdotool({"key", "BackSpace"});
     xdotool({"type", "--delay", "30", "t"});
@@ -224,7 +238,7 @@ TEST_CASE("Browse: a locked room asks for its password, typed through X",
             return read_text(log).find("joining " + code + " at 127.0.0.1:7199") !=
                    std::string::npos;
         },
-        20s);
+        kReadyLimit);
     INFO(read_text(log));
     CHECK(joined);
 }
@@ -264,7 +278,7 @@ TEST_CASE("Browse: a lobby that never answers; Esc still quits, cleanly and soon
             id = xdotool({"search", "--name", "^framelock - rooms"});
             return !id.empty();
         },
-        30s));
+        kReadyLimit));
     xdotool({"windowfocus", "--sync", id.substr(0, id.find('\n'))});
     xdotool({"key", "Escape"});
     // Within the request timeout (2 s: the fetch under way is waited for) plus slack.
