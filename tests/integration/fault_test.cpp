@@ -271,6 +271,8 @@ TEST_CASE("faults: a player killed with SIGKILL: the others play on and it rejoi
     session.start_server(3, limit);
     const auto players = start_players(session, "server.port", 3, 70, kFrames, srm);
     wait_for_lines(session, "player3", static_cast<std::size_t>(kill_at), *players[2], deadline);
+    // Away from the kill on (a busy machine's player may have been away and back before).
+    const std::size_t server_log_at_kill = session.log_size("server");
     players[2]->send_signal(SIGKILL);
     const auto killed = players[2]->wait_until(after(5s));
     REQUIRE(killed);
@@ -285,7 +287,8 @@ TEST_CASE("faults: a player killed with SIGKILL: the others play on and it rejoi
     const std::string part_hash = file_hash(part);
     CHECK(file_hash(kept) == part_hash);
 
-    session.wait_for_log("server", "player3 is away", *players[0], ready_deadline());
+    session.wait_for_log("server", "player3 is away", *players[0], ready_deadline(),
+                         server_log_at_kill);
     // The two others play on meanwhile: player 1's log grows by 30 more lines while player 3
     // is gone (waited for, not counted in a second: a busy machine plays slower, not less).
     const Watch during = watch_log(session.hashes("player1"), 1000ms);
@@ -404,12 +407,14 @@ TEST_CASE("faults: a player frozen with SIGSTOP for 10 s: the others play on and
     players[2]->send_signal(SIGSTOP);
     const Watch frozen = watch_log(session.hashes("player1"), 10s);
     const auto thawed_at = SteadyTime::now();
+    const std::size_t server_log_at_thaw = session.log_size("server");
     players[2]->send_signal(SIGCONT);
 
     // The design (docs/netplay.md): away after 0.5 s, the others play on with neutral input
     // in its slot; 10 s is inside the 15 s peer timeout, so the thawed process finds its
     // connection still there, is back with its next input and catches up.
-    session.wait_for_log("server", "player3 is back", session.server(), ready_deadline());
+    session.wait_for_log("server", "player3 is back", session.server(), ready_deadline(),
+                         server_log_at_thaw);
     const double back_ms = ms_between(thawed_at, SteadyTime::now());
     for (int i = 1; i <= 3; ++i) {
         const std::string name = "player" + std::to_string(i);

@@ -332,9 +332,12 @@ TEST_CASE("netplay: a dropped player's slot is refused to another name, and a wr
                Catch::Contains("this session needs a password (--password)"));
 
     wait_for_lines(session, "client2", 120, two, deadline);
+    // Away from the kill on: on a busy machine client2 may have been away for a moment
+    // before (and back), and the intruder must come while the killed one is away.
+    const std::size_t before_kill = session.log_size("server");
     two.send_signal(SIGKILL);
     REQUIRE(two.wait_until(after(5s)));
-    session.wait_for_log("server", "client2 is away", one, ready_deadline());
+    session.wait_for_log("server", "client2 is away", one, ready_deadline(), before_kill);
     const std::string err = refused("intruder", 2, {"--password", "sesame"});
     CHECK_THAT(err, Catch::Contains("slot 2 belongs to 'client2'"));
     CHECK_THAT(err, Catch::Contains("only their framelock, with the rejoin token it was given, may "

@@ -217,10 +217,17 @@ class Session {
         require_success(*m_server, "server", deadline);
     }
 
-    // Waits until `text` appears in NAME.log (the process logs unbuffered to stderr).
+    // NAME.log's length now: for wait_for_log to look only at what is written from here on.
+    std::size_t log_size(const std::string& name) const {
+        return read_text(m_dir.file(name + ".log")).size();
+    }
+
+    // Waits until `text` appears in NAME.log (the process logs unbuffered to stderr), at or
+    // after byte `from` (log_size() before the event awaited: a line a busy machine's session
+    // already logged earlier, a player away for a moment and back, is not the answer).
     void wait_for_log(const std::string& name, const std::string& text, ChildProcess& child,
-                      Deadline deadline) {
-        while (read_text(m_dir.file(name + ".log")).find(text) == std::string::npos) {
+                      Deadline deadline, std::size_t from = 0) {
+        while (read_text(m_dir.file(name + ".log")).find(text, from) == std::string::npos) {
             INFO("waiting for '" << text << "'" << log_of(name));
             REQUIRE(child.running());
             REQUIRE(SteadyTime::now() < deadline);
