@@ -177,6 +177,8 @@ class Browser {
         auto res = m_client->Post(fmt::format("/api/rooms/{}/join", action.code), body.dump(),
                                   "application/json");
         if (!res) {
+            framelock::log_warn("join {}: cannot reach the lobby: {}", action.code,
+                                httplib::to_string(res.error()));
             m_model.set_status(
                 fmt::format("cannot reach the lobby: {}", httplib::to_string(res.error())),
                 Tone::kError);
