@@ -13,18 +13,12 @@ constexpr long kMinRttSamples = 8;
 // and send) every frame up to it.
 constexpr std::uint32_t kMaxSampleLead = 600;
 constexpr Micros kMaxSinceUs = Micros{1} << 53;
-// Evidence masks kept (each with the frame it applies from): the newest ones are all a
-// report can be under.
-constexpr std::size_t kMaxMasksKept = 16;
 // A tick this much later than the frame-paced loop promises: the process stalled, and what
 // arrived meanwhile waited on it, not on the network.
 constexpr Micros kLateTickUs = 8'000;
 // An echoed seq names one of the last 256 datagrams only if it is this recent (at 60 a second
 // they wrap every 4 s).
 constexpr Micros kEchoMaxAgeUs = 2'000'000;
-// Connected, a server that sends no Challenge this long speaks an older protocol (it waits
-// for a Hello first).
-constexpr Micros kChallengeWaitUs = 5'000'000;
 }  // namespace
 
 Client::Client(Transport& transport, const Clock& clock, Emulator& emulator, ClientConfig config)
@@ -120,7 +114,7 @@ int Client::tick(InputWord local_pad) {
         switch (event->type) {
             case TransportEvent::Type::kConnected:
                 // The server's Challenge follows; the Hello answers it.
-                m_connected_at = now;
+                m_handshake.connected(now);
                 m_last_heard = now;
                 break;
             case TransportEvent::Type::kDisconnected:
@@ -135,13 +129,11 @@ int Client::tick(InputWord local_pad) {
         if (m_state == State::kEnded) return 0;
     }
     if (m_state == State::kEnded || m_state == State::kIdle) return 0;
-    if (m_state == State::kConnecting && m_connected_at >= 0 && !m_hello_sent &&
-        now - m_connected_at > kChallengeWaitUs) {
-        end("the server at " + m_config.server_address + " sent no Challenge within " +
-            std::to_string(kChallengeWaitUs / 1'000'000) +
-            " s: it runs an older framelock (protocol below " + std::to_string(kProtocolVersion) +
-            "); update the older side");
-        return 0;
+    if (m_state == State::kConnecting) {
+        if (Status waiting = m_handshake.challenge_wait(now, m_config.server_address); !waiting) {
+            end(waiting.error().message);
+            return 0;
+        }
     }
     if (now - m_last_heard > m_config.server_timeout_us) {
         end("the server has been silent for " + std::to_string((now - m_last_heard) / 1000) +
@@ -225,7 +217,7 @@ int Client::run_frame_lock(Micros now) {
         ++ran;
         if (m_welcome.hash_interval && frame % m_welcome.hash_interval == 0 && !spectator()) {
             queue_control(
-                encode(HashReport{frame, evidence_of(frame), evidence_mask_at(frame).generation}));
+                encode(m_evidence.report(frame, m_evidence.hash_after(frame, m_emulator))));
         }
         after_frame(frame, inputs);
     }
@@ -354,49 +346,12 @@ void Client::send_input() {
 }
 
 void Client::answer(const Challenge& challenge) {
-    if (challenge.version != kProtocolVersion) {
-        end("protocol version mismatch: this framelock speaks " + std::to_string(kProtocolVersion) +
-            ", the server " + std::to_string(challenge.version) +
-            " (update framelock on the older side)");
+    Result<Hello> hello = m_handshake.answer(challenge, m_config);
+    if (!hello) {
+        end(hello.error().message);
         return;
     }
-    const bool spectating = m_config.role == Role::kSpectator;
-    const bool needed = spectating ? challenge.spectator_password : challenge.player_password;
-    Hello hello;
-    hello.requested_slot = m_config.requested_slot;
-    hello.player_name = m_config.player_name;
-    hello.content_name = m_config.content_name;
-    hello.identity = m_config.identity;
-    hello.role = m_config.role;
-    if (needed && !m_config.password.empty()) {
-        // The password stays here: the server gets a hash of its nonce under a key derived
-        // from it, good for this connection only.
-        const KdfCost& least = m_config.min_password_kdf;
-        if (!within_bounds(challenge.kdf) || challenge.kdf.passes < least.passes ||
-            challenge.kdf.memory_kib < least.memory_kib) {
-            end("the server asks for a password key costing " +
-                std::to_string(challenge.kdf.passes) + " passes over " +
-                std::to_string(challenge.kdf.memory_kib) + " KiB; this framelock derives one of " +
-                std::to_string(least.passes) + "-" + std::to_string(kMaxKdfCost.passes) +
-                " passes over " + std::to_string(least.memory_kib) + "-" +
-                std::to_string(kMaxKdfCost.memory_kib) +
-                " KiB (less would make the password cheap to guess from a captured join): "
-                "refused");
-            return;
-        }
-        const auto key = derive_password_key(m_config.password, challenge.salt, challenge.kdf);
-        if (!key) {
-            end("cannot derive the password key (out of memory?)");
-            return;
-        }
-        hello.password_proof = password_proof(*key, challenge.nonce, m_config.role);
-    }
-    if (m_config.rejoin_token && !spectating)
-        hello.rejoin_proof = rejoin_proof(*m_config.rejoin_token, challenge.nonce);
-    m_box_keys = new_box_keys();
-    hello.box_key = m_box_keys.public_key;
-    m_transport.send(m_server, Channel::kControl, encode(hello));
-    m_hello_sent = true;
+    m_transport.send(m_server, Channel::kControl, encode(hello.value()));
 }
 
 void Client::send_stats() {
@@ -430,19 +385,19 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
     switch (*id) {
         case MsgId::kChallenge: {
             auto challenge = decode_challenge(bytes);
-            if (!challenge || m_state != State::kConnecting || m_hello_sent) return;
+            if (!challenge || m_state != State::kConnecting || m_handshake.hello_sent()) return;
             answer(*challenge);
             return;
         }
         case MsgId::kWelcome: {
             auto welcome = decode_welcome(bytes);
-            if (!welcome || m_state != State::kConnecting || !m_hello_sent) return;
+            if (!welcome || m_state != State::kConnecting || !m_handshake.hello_sent()) return;
             m_welcome = *welcome;
             m_slot = welcome->slot;
             m_players = welcome->players;
             m_sync.seed(welcome->server_time_us, now);
             m_welcome_offset = welcome->server_time_us - now;
-            if (!spectator()) m_rejoin_token = open_token(welcome->sealed_token, m_box_keys);
+            if (!spectator()) m_handshake.welcomed(welcome->sealed_token);
             m_state = State::kLobby;  // a late joiner's Start follows at once
             emit({ClientEvent::Type::kWelcome, m_slot, 0, 0, 0, {}});
             if (!m_welcome.late) {
@@ -522,13 +477,7 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             handle_bulk(bytes);
             return;
         case MsgId::kEvidenceMask: {
-            auto mask = decode_evidence_mask(bytes);
-            // Generations only grow (wrap-safe): an older or repeated one is no news.
-            if (!mask ||
-                static_cast<std::int16_t>(mask->generation - m_masks.back().generation) <= 0)
-                return;
-            m_masks.push_back(std::move(*mask));
-            while (m_masks.size() > kMaxMasksKept) m_masks.pop_front();
+            if (auto mask = decode_evidence_mask(bytes)) m_evidence.add(std::move(*mask));
             return;
         }
         case MsgId::kDesync: {
@@ -545,18 +494,7 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
 }
 
 const EvidenceMask& Client::evidence_mask_at(std::uint32_t frame) const {
-    for (auto it = m_masks.rbegin(); it != m_masks.rend(); ++it) {
-        if (Frame(frame) >= Frame(it->from_frame)) return *it;
-    }
-    return m_masks.front();
-}
-
-std::uint64_t Client::evidence_of(std::uint32_t frame) {
-    return evidence_hash(m_emulator, evidence_mask_at(frame), m_evidence_scratch);
-}
-
-std::uint64_t Client::evidence_of(std::uint32_t frame, std::span<const std::uint8_t> state) const {
-    return evidence_hash(state, evidence_mask_at(frame));
+    return m_evidence.mask_at(frame);
 }
 
 void Client::handle_update(const ServerUpdate& update) {

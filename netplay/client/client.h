@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "netplay/client/client_evidence.h"
+#include "netplay/client/client_handshake.h"
 #include "netplay/client/client_types.h"
 #include "netplay/determinism/evidence.h"
 #include "netplay/interfaces/clock.h"
@@ -73,7 +75,7 @@ class Client {
     // After the Welcome: the name the server gave this client (a clash gets a suffix), and a
     // player's rejoin token, which takes its slot back from a new process.
     const std::string& display_name() const { return m_welcome.name; }
-    std::optional<RejoinToken> rejoin_token() const { return m_rejoin_token; }
+    std::optional<RejoinToken> rejoin_token() const { return m_handshake.rejoin_token(); }
     // The server said goodbye (the session ended, or it gave the slot up): nothing to rejoin.
     bool closed_by_server() const { return m_closed_by_server; }
     // Slots with a player connected and playing (bit s-1 = slot s), as the server last said.
@@ -117,7 +119,7 @@ class Client {
     Micros run_behind_us() const;
     void sample_input(std::uint32_t frame, InputWord pad);
     void send_input();
-    void answer(const Challenge& challenge);  // says Hello
+    void answer(const Challenge& challenge);  // says Hello (ClientHandshake)
     void send_stats();
     // A reliable message that rides with the next input datagram (send_input()).
     void queue_control(std::vector<std::uint8_t> message);
@@ -142,9 +144,6 @@ class Client {
     // which bytes the load moved.
     void report_moved(std::span<const std::uint8_t> state, std::uint32_t frame,
                       std::span<const std::uint8_t> before);
-    // The evidence of the state after `frame`: the live machine's, or (rollback) saved bytes.
-    std::uint64_t evidence_of(std::uint32_t frame);
-    std::uint64_t evidence_of(std::uint32_t frame, std::span<const std::uint8_t> state) const;
     void emit(ClientEvent event) { m_events.push_back(std::move(event)); }
 
     Transport& m_transport;
@@ -156,10 +155,7 @@ class Client {
     std::string m_end_reason;
 
     Welcome m_welcome{};
-    Micros m_connected_at = -1;  // the transport connected; the Challenge is due
-    bool m_hello_sent = false;
-    BoxKeys m_box_keys;  // this connection's: the Welcome's token is sealed to them
-    std::optional<RejoinToken> m_rejoin_token;
+    ClientHandshake m_handshake;
     bool m_closed_by_server = false;
     // The server clock minus this one's as the Welcome said, never corrected: what
     // ClientStats::clock_us reports this clock in.
@@ -258,9 +254,7 @@ class Client {
     std::optional<std::pair<std::uint32_t, std::vector<std::uint8_t>>> m_resync_waiting;
     std::uint32_t m_last_desync_frame = 0;
     std::uint32_t m_first_frame = 0;
-    // Evidence masks by generation, oldest first (the first: the whole state, generation 0).
-    std::deque<EvidenceMask> m_masks = std::deque<EvidenceMask>(1);
-    std::vector<std::uint8_t> m_evidence_scratch;
+    ClientEvidence m_evidence;
     std::uint8_t m_present = 0;
     bool m_own_started = true;  // false: a joiner's first sample sets where its inputs start
 };

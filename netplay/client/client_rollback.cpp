@@ -95,8 +95,7 @@ void Client::rollback_correct(bool frame_due_now) {
 
 void Client::save_before(Speculated& s) {
     m_emulator.save_state(s.state_before);
-    s.memory_before =
-        m_masks.back().kind == EvidenceKind::kMemory ? memory_hash(m_emulator.memory_regions()) : 0;
+    s.memory_before = m_evidence.newest_is_memory() ? memory_hash(m_emulator.memory_regions()) : 0;
 }
 
 void Client::rollback_verify() {
@@ -112,11 +111,11 @@ void Client::rollback_verify() {
         }
         if (m_welcome.hash_interval && f % m_welcome.hash_interval == 0) {
             // The state after f: saved before f + 1 if that ran, else the live one.
-            const bool memory = evidence_mask_at(f).kind == EvidenceKind::kMemory;
-            const std::uint64_t hash = m_ring.size() < 2 ? evidence_of(f)
-                                       : memory          ? m_ring[1].memory_before
-                                                         : evidence_of(f, m_ring[1].state_before);
-            queue_control(encode(HashReport{f, hash, evidence_mask_at(f).generation}));
+            const std::uint64_t hash =
+                m_ring.size() < 2 ? m_evidence.hash_after(f, m_emulator)
+                                  : m_evidence.hash_after(f, m_emulator, &m_ring[1].state_before,
+                                                          m_ring[1].memory_before);
+            queue_control(encode(m_evidence.report(f, hash)));
         }
         // Snapshots are of verified states only (joiners start from them).
         const bool requested = m_pending_request && m_pending_request->frame == f + 1;
