@@ -4,9 +4,7 @@
 
 namespace framelock::netplay {
 namespace {
-constexpr Micros kStatsIntervalUs = 1'000'000;
 constexpr Micros kStallToleranceUs = 1'000;  // the loop's own timing granularity
-constexpr long kMinRttSamples = 8;
 // Pads are sampled at most this many frames beyond the confirmed ones: the server drops
 // inputs further ahead (ServerConfig::max_frames_ahead), and a Start or clock sample that
 // puts the session's present absurdly far ahead must not make one tick sample (and keep,
@@ -16,25 +14,15 @@ constexpr Micros kMaxSinceUs = Micros{1} << 53;
 // A tick this much later than the frame-paced loop promises: the process stalled, and what
 // arrived meanwhile waited on it, not on the network.
 constexpr Micros kLateTickUs = 8'000;
-// An echoed seq names one of the last 256 datagrams only if it is this recent (at 60 a second
-// they wrap every 4 s).
-constexpr Micros kEchoMaxAgeUs = 2'000'000;
 }  // namespace
 
 Client::Client(Transport& transport, const Clock& clock, Emulator& emulator, ClientConfig config)
-    : m_transport(transport), m_clock(clock), m_emulator(emulator), m_config(std::move(config)) {
-    m_sent_at.fill(-1);
-}
+    : m_clock(clock), m_emulator(emulator), m_config(std::move(config)), m_link(transport, clock) {}
 
 void Client::start() {
     m_state = State::kConnecting;
-    m_last_heard = m_clock.now_us();
-    auto peer = m_transport.connect(m_config.server_address);
-    if (!peer) {
-        end("cannot connect to " + m_config.server_address + ": " + peer.error().message);
-        return;
-    }
-    m_server = peer.value();
+    if (Status connected = m_link.connect(m_config.server_address, m_clock.now_us()); !connected)
+        end("cannot connect to " + m_config.server_address + ": " + connected.error().message);
 }
 
 void Client::end(const std::string& reason) {
@@ -46,9 +34,7 @@ void Client::end(const std::string& reason) {
 
 void Client::leave(const std::string& reason) {
     if (m_state == State::kEnded || m_state == State::kIdle) return;
-    m_transport.send(m_server, Channel::kControl, encode(Bye{ByeReason::kQuit, reason}));
-    m_transport.flush();
-    m_transport.disconnect(m_server);
+    m_link.close(reason);
     end("left: " + reason);
 }
 
@@ -77,7 +63,7 @@ std::uint32_t Client::scheduled_frame(Micros now) const {
     // The last frame whose time has come; frame 0's time not yet come gives "frame -1".
     // Clamped (to 285 years) so that since * 1000 cannot overflow for a start time far in
     // the past: frame numbers wrap at 2^32 anyway.
-    const Micros since = std::min(m_sync.to_server(now) - m_start.start_time_us, kMaxSinceUs);
+    const Micros since = std::min(now + m_link.clock_offset() - m_start.start_time_us, kMaxSinceUs);
     if (since < 0) return static_cast<std::uint32_t>(-1);
     return static_cast<std::uint32_t>(frame_time().frames_in(since));
 }
@@ -86,7 +72,7 @@ Micros Client::frame_due_local(std::uint32_t frame) const {
     // Rounded up to the microsecond: at the time returned, scheduled_frame() counts the frame
     // as come (rounded down, a loop woken then would find it a microsecond early and spin).
     const Micros server_time = m_start.start_time_us + frame_time().span_us_up(frame);
-    return m_sync.to_local(server_time);
+    return server_time - m_link.clock_offset();
 }
 
 bool Client::may_sample_next() const {
@@ -109,13 +95,12 @@ int Client::tick(InputWord local_pad) {
         m_tick_late = m_last_tick >= 0 && now - m_last_tick > frame_us + kLateTickUs;
     }
     m_last_tick = now;
-    while (auto event = m_transport.poll()) {
-        if (event->peer != m_server) continue;
+    while (auto event = m_link.poll()) {
         switch (event->type) {
             case TransportEvent::Type::kConnected:
                 // The server's Challenge follows; the Hello answers it.
                 m_handshake.connected(now);
-                m_last_heard = now;
+                m_link.heard(now);
                 break;
             case TransportEvent::Type::kDisconnected:
                 end(m_state == State::kConnecting
@@ -135,14 +120,13 @@ int Client::tick(InputWord local_pad) {
             return 0;
         }
     }
-    if (now - m_last_heard > m_config.server_timeout_us) {
-        end("the server has been silent for " + std::to_string((now - m_last_heard) / 1000) +
+    if (m_link.silent_for(now) > m_config.server_timeout_us) {
+        end("the server has been silent for " + std::to_string(m_link.silent_for(now) / 1000) +
             " ms");
         return 0;
     }
     if (m_upload) {  // a state the server asked for (before the start too)
-        for (const auto& message : m_upload->take_messages())
-            m_transport.send(m_server, Channel::kBulk, message);
+        for (const auto& message : m_upload->take_messages()) m_link.send(Channel::kBulk, message);
         if (m_upload->done()) m_upload.reset();
     }
     if (m_state == State::kLobby || m_state == State::kJoining) {
@@ -151,20 +135,15 @@ int Client::tick(InputWord local_pad) {
             m_state == State::kJoining ? frame_time().us() * 2 : kLobbyHeartbeatUs;
         // Before the start each of the server's heartbeats is answered at once: they are
         // its round-trip samples for the first delay, and the start waits for them.
-        if (m_last_send < 0 || now - m_last_send >= period || m_answer_update) send_input();
-        m_answer_update = false;
-        if (now - m_last_stats >= kStatsIntervalUs) send_stats();
-        m_transport.flush();
+        if (m_link.heartbeat_due(now, period)) send_input();
+        if (m_link.stats_due(now)) send_stats();
+        m_link.flush();
         return 0;
     }
     if (m_state != State::kRunning) return 0;
 
     const Micros frame_us = frame_time().us();
-    if (m_copy_at >= 0 && now >= m_copy_at) {
-        m_transport.send(m_server, Channel::kInput, m_copy);
-        m_copy_at = -1;
-        ++m_stats.copies_sent;
-    }
+    m_link.send_copy(now);
     // The pad is sampled on the server's timeline, for every frame whose time has come,
     // whether or not this emulator has kept up: after a stall the inputs for the frames
     // ahead are already on their way, and catching up is limited by emulation speed
@@ -172,14 +151,14 @@ int Client::tick(InputWord local_pad) {
     while (Frame(m_sample_frame) <= Frame(scheduled_frame(now)) && may_sample_next()) {
         sample_input(m_sample_frame, local_pad);
         ++m_sample_frame;
-        if (++m_samples_since_send >= send_interval()) send_input();
+        if (m_link.count_sample(send_interval())) send_input();
     }
     const int ran = m_welcome.mode == SessionMode::kRollback && !spectator() ? run_rollback(now)
                                                                              : run_frame_lock(now);
     // Keep inputs, acknowledgements and round-trip samples flowing while stalled too. A
     // frame late, so it never doubles the frame-paced sends.
-    if (m_last_send < 0 || now - m_last_send >= (send_interval() + 1) * frame_us) send_input();
-    m_transport.flush();
+    if (m_link.send_due(now, (send_interval() + 1) * frame_us)) send_input();
+    m_link.flush();
     return ran;
 }
 
@@ -254,13 +233,11 @@ Micros Client::next_wakeup() const {
     const Micros frame_us = frame_time().us();
     // Statistics and hash reports leave with the next input datagram (at the latest one
     // frame after the send interval): no wake-up of their own.
-    Micros wake = std::min(m_last_send + (send_interval() + 1) * frame_us,
-                           m_last_heard + m_config.server_timeout_us);
+    Micros wake = m_link.next_wakeup((send_interval() + 1) * frame_us, m_config.server_timeout_us);
     // A sample held back (by the lead or an unknown keyframe delay), like a frame waiting for
     // its inputs, is woken by what arrives (the network), not by time: waking for it would
     // spin.
     if (may_sample_next()) wake = std::min(wake, frame_due_local(m_sample_frame));
-    if (m_copy_at >= 0) wake = std::min(wake, m_copy_at);
     if (m_blocked_since < 0) wake = std::min(wake, frame_due_local(m_next_frame) + run_behind_us());
     return std::max(wake, now);
 }
@@ -297,7 +274,7 @@ void Client::sample_input(std::uint32_t frame, InputWord pad) {
 }
 
 void Client::queue_control(std::vector<std::uint8_t> message) {
-    m_control_out.push_back(std::move(message));
+    m_link.queue_control(std::move(message));
 }
 
 void Client::add_lateness(Micros late) {
@@ -308,41 +285,22 @@ void Client::add_lateness(Micros late) {
 
 void Client::send_input() {
     const Micros now = m_clock.now_us();
+    const bool running = m_state == State::kRunning;
     // Reliable reports go out in the same flush as the input datagram, so ENet packs them
     // into it: sent on their own, a hash report and the statistics cost two datagrams a
     // second of headers (~120 B/s of a player's 2 KB/s upstream).
-    if (m_state == State::kRunning && now - m_last_stats >= kStatsIntervalUs) send_stats();
-    for (auto& message : m_control_out) m_transport.send(m_server, Channel::kControl, message);
-    m_control_out.clear();
+    if (running && m_link.stats_due(now)) send_stats();
     ClientInput input;
-    input.seq = m_seq++;
-    m_sent_at[input.seq] = now;
     input.confirmed_ack = static_cast<std::uint16_t>(m_confirmed_end - 1);
     input.latency_100us =
         static_cast<std::uint16_t>(std::clamp<Micros>(m_max_round_trip / 100, 0, 65535));
     m_max_round_trip = 0;
     input.late_ms = static_cast<std::uint8_t>(std::clamp<Micros>(m_max_late / 1000, 0, 255));
     m_max_late = 0;
-    input.echo_seq = m_echo_seq;
-    input.echo_hold_10us = kEchoHoldUnknown;
-    if (m_have_echo) {
-        input.echo_hold_10us = static_cast<std::uint16_t>(
-            std::clamp<Micros>((now - m_echo_at) / 10, 0, kEchoHoldUnknown));
-    }
     input.first_frame = static_cast<std::uint16_t>(m_own_acked_end);
     const std::size_t count = std::min(m_own.size(), kMaxFramesPerMessage);
     input.inputs.assign(m_own.begin(), m_own.begin() + static_cast<std::ptrdiff_t>(count));
-    std::vector<std::uint8_t> bytes = encode(input);
-    m_transport.send(m_server, Channel::kInput, bytes);
-    // On a lossy link (the server says so) the same datagram goes again a moment later,
-    // unless a newer one replaces it first.
-    m_copy_at = -1;
-    if (m_copies > 1 && m_state == State::kRunning) {
-        m_copy = std::move(bytes);
-        m_copy_at = now + kCopySpacingUs;
-    }
-    m_last_send = now;
-    m_samples_since_send = 0;
+    m_link.send_input(std::move(input), now, running);
 }
 
 void Client::answer(const Challenge& challenge) {
@@ -351,35 +309,16 @@ void Client::answer(const Challenge& challenge) {
         end(hello.error().message);
         return;
     }
-    m_transport.send(m_server, Channel::kControl, encode(hello.value()));
+    m_link.send(Channel::kControl, encode(hello.value()));
 }
 
 void Client::send_stats() {
-    ClientStats stats;
-    stats.frames_run = m_stats.frames_run;
-    stats.stall_frames = m_stats.stall_frames;
-    // RFC 6298 starts RTTVAR at half the first sample; a few samples in, the RTT means
-    // something. Until then the server hears "unknown" and waits (briefly) to start.
-    if (m_rtt.samples() >= kMinRttSamples) {
-        stats.srtt_100us =
-            static_cast<std::uint16_t>(std::clamp<Micros>(m_rtt.srtt() / 100, 1, 65535));
-        stats.rttvar_100us =
-            static_cast<std::uint16_t>(std::clamp<Micros>(m_rtt.rttvar() / 100, 0, 65535));
-    }
-    const std::uint64_t expected = m_stats.updates_received + m_stats.updates_lost;
-    stats.down_loss_permille =
-        expected ? static_cast<std::uint16_t>(m_stats.updates_lost * 1000 / expected)
-                 : std::uint16_t{0};
-    stats.down_lost = static_cast<std::uint32_t>(m_stats.updates_lost);
-    stats.clock_us =
-        std::clamp<Micros>(m_clock.now_us() + m_welcome_offset, -kMaxClockUs, kMaxClockUs);
-    m_transport.send(m_server, Channel::kControl, encode(stats));
-    m_last_stats = m_clock.now_us();
+    m_link.send_stats(m_stats.frames_run, m_stats.stall_frames);
 }
 
 void Client::handle_message(std::span<const std::uint8_t> bytes) {
     const Micros now = m_clock.now_us();
-    m_last_heard = now;
+    m_link.heard(now);
     const auto id = peek_id(bytes);
     if (!id) return;  // unknown: dropped
     switch (*id) {
@@ -395,8 +334,7 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             m_welcome = *welcome;
             m_slot = welcome->slot;
             m_players = welcome->players;
-            m_sync.seed(welcome->server_time_us, now);
-            m_welcome_offset = welcome->server_time_us - now;
+            m_link.seed_clock(welcome->server_time_us, now);
             if (!spectator()) m_handshake.welcomed(welcome->sealed_token);
             m_state = State::kLobby;  // a late joiner's Start follows at once
             emit({ClientEvent::Type::kWelcome, m_slot, 0, 0, 0, {}});
@@ -499,39 +437,7 @@ const EvidenceMask& Client::evidence_mask_at(std::uint32_t frame) const {
 
 void Client::handle_update(const ServerUpdate& update) {
     const Micros now = m_clock.now_us();
-    // A second copy (or a late one) is no news, and no measure of the round trip either.
-    const bool newest = m_update_loss.record(update.seq);
-    if (newest) {
-        m_present = update.present;
-        m_copies = update.copies;
-        m_stats.path_floor = update.path_floor;
-        m_have_echo = true;
-        m_echo_seq = update.seq;
-        m_echo_at = now;
-        m_answer_update = m_state == State::kLobby;
-    } else {
-        ++m_stats.updates_redundant;
-    }
-    m_stats.updates_received = m_update_loss.received();
-    m_stats.updates_lost = m_update_loss.lost();
-
-    // Round trip and clock offset from the echoed client time: only an echo of a time this
-    // client sent counts (before the server heard from us it echoes nothing meaningful).
-    // A saturated hold is no measure: after an outage the server may echo a time it got
-    // seconds ago, and the round trip would take the outage for the network.
-    const Micros t0 = m_sent_at[update.echo_seq];
-    if (newest && update.echo_hold_10us != kEchoHoldUnknown && t0 >= 0 &&
-        now - t0 < kEchoMaxAgeUs) {
-        const Micros hold = static_cast<Micros>(update.echo_hold_10us) * 10;
-        const Micros rtt = now - t0 - hold;
-        if (t0 <= now && rtt >= 0 && rtt < 10'000'000) {
-            m_rtt.add_sample(rtt);
-            if (m_sync.synced()) {
-                const Micros t2 = expand_time(update.server_time, m_sync.to_server(now));
-                m_sync.add_sample(t0, t2 - hold, t2, now);
-            }
-        }
-    }
+    if (m_link.on_update(update, now, m_state == State::kLobby)) m_present = update.present;
     if (m_state != State::kRunning && !(m_state == State::kJoining && m_join_header)) return;
 
     // Own inputs the server holds need not be sent again.
@@ -594,12 +500,8 @@ Micros Client::round_trip_quantile(double q) const {
 
 ClientStatsSnapshot Client::stats() const {
     ClientStatsSnapshot s = m_stats;
-    s.srtt = m_rtt.srtt();
-    s.rttvar = m_rtt.rttvar();
-    s.safe_rtt = m_rtt.safe();
-    s.clock_offset = m_sync.offset();
+    m_link.fill(s);
     s.delay = m_state == State::kRunning ? delay_at(m_next_frame) : 0;
-    s.traffic = m_transport.stats(m_server);
     return s;
 }
 

@@ -20,6 +20,7 @@
 
 #include "netplay/client/client_evidence.h"
 #include "netplay/client/client_handshake.h"
+#include "netplay/client/client_link.h"
 #include "netplay/client/client_types.h"
 #include "netplay/determinism/evidence.h"
 #include "netplay/interfaces/clock.h"
@@ -146,20 +147,16 @@ class Client {
                       std::span<const std::uint8_t> before);
     void emit(ClientEvent event) { m_events.push_back(std::move(event)); }
 
-    Transport& m_transport;
     const Clock& m_clock;
     Emulator& m_emulator;
     ClientConfig m_config;
     State m_state = State::kIdle;
-    PeerId m_server = 0;
     std::string m_end_reason;
 
     Welcome m_welcome{};
+    ClientLink m_link;
     ClientHandshake m_handshake;
     bool m_closed_by_server = false;
-    // The server clock minus this one's as the Welcome said, never corrected: what
-    // ClientStats::clock_us reports this clock in.
-    Micros m_welcome_offset = 0;
     Start m_start{};
     int m_slot = 0;
     int m_players = 0;
@@ -185,31 +182,11 @@ class Client {
     // Every frame's round trip, in 0.25 ms bins (the last one: 512 ms or more).
     static constexpr Micros kRoundTripBinUs = 250;
     std::vector<std::uint32_t> m_round_trips = std::vector<std::uint32_t>(2048, 0);
-    Micros m_max_late = 0;     // latest sample (after its time) since the last datagram
-    Micros m_last_tick = -1;   // when tick() last ran
-    bool m_tick_late = false;  // this tick came late: arrivals waited on the process
-    // The newest update (its seq) and when it arrived, echoed so the server measures its own
-    // round trip; how many copies of each datagram to send, and the copy still to go.
-    bool m_have_echo = false;
-    bool m_answer_update = false;  // before the start: echo the newest update at once
-    std::uint8_t m_echo_seq = 0;
-    Micros m_echo_at = 0;
-    std::uint8_t m_copies = 1;
-    std::vector<std::uint8_t> m_copy;
-    Micros m_copy_at = -1;
+    Micros m_max_late = 0;            // latest sample (after its time) since the last datagram
+    Micros m_last_tick = -1;          // when tick() last ran
+    bool m_tick_late = false;         // this tick came late: arrivals waited on the process
     InputWord m_carried_presses = 0;  // presses sampled while the delay was falling
 
-    RttEstimator m_rtt;
-    ClockSync m_sync;
-    std::uint8_t m_seq = 0;
-    int m_samples_since_send = 0;
-    // When each datagram seq was last sent (-1: never), to time the server's echoes of them.
-    std::array<Micros, 256> m_sent_at;
-    LossCounter m_update_loss;
-    Micros m_last_send = -1;
-    Micros m_last_stats = 0;
-    std::vector<std::vector<std::uint8_t>> m_control_out;  // queue_control()
-    Micros m_last_heard = 0;
     Micros m_blocked_since = -1;  // due time of the frame waiting for inputs
 
     // Rollback: every frame run but not yet verified (run with confirmed inputs), with the

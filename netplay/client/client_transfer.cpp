@@ -54,7 +54,7 @@ void Client::handle_state_request(const StateRequest& request) {
             upload(request.transfer_id, 0, state);
             apply_start(std::move(state));  // the same bytes the others load
         } else {
-            m_transport.send(m_server, Channel::kBulk, encode(none));
+            m_link.send(Channel::kBulk, encode(none));
         }
         return;
     }
@@ -79,14 +79,13 @@ void Client::handle_state_request(const StateRequest& request) {
             return;
         }
     }
-    m_transport.send(m_server, Channel::kBulk, encode(none));
+    m_link.send(Channel::kBulk, encode(none));
 }
 
 void Client::upload(std::uint32_t transfer_id, std::uint32_t frame,
                     const std::vector<std::uint8_t>& state) {
     m_upload.emplace(transfer_id, StatePurpose::kUpload, pack_state(state, frame));
-    for (const auto& message : m_upload->take_messages())
-        m_transport.send(m_server, Channel::kBulk, message);
+    for (const auto& message : m_upload->take_messages()) m_link.send(Channel::kBulk, message);
 }
 
 void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
@@ -167,7 +166,7 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
                         ack.error().message);
                 return;
             }
-            m_transport.send(m_server, Channel::kBulk, encode(ack.value()));
+            m_link.send(Channel::kBulk, encode(ack.value()));
             if (!m_rx.complete()) return;
             const StateHeader header = m_rx.header();
             auto raw = m_rx.finish();
@@ -246,8 +245,7 @@ void Client::apply_start(std::vector<std::uint8_t> state) {
 void Client::report_moved(std::span<const std::uint8_t> state, std::uint32_t frame,
                           std::span<const std::uint8_t> before) {
     if (spectator()) return;  // reports no hashes
-    m_transport.send(m_server, Channel::kControl,
-                     encode(probe_moved_bytes(m_emulator, state, frame, before)));
+    m_link.send(Channel::kControl, encode(probe_moved_bytes(m_emulator, state, frame, before)));
 }
 
 bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& state) {
@@ -303,7 +301,7 @@ bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& 
     report.desync_frame = m_last_desync_frame;
     report.resumed_frame = m_next_frame;
     report.regions = regions;
-    m_transport.send(m_server, Channel::kControl, encode(report));
+    m_link.send(Channel::kControl, encode(report));
     emit({ClientEvent::Type::kResynced, m_slot, frame, 0, 0,
           "resynced from the reference state of frame " + std::to_string(frame) +
               " (desync first seen at frame " + std::to_string(m_last_desync_frame) +
