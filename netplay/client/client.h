@@ -21,7 +21,10 @@
 #include "netplay/client/client_evidence.h"
 #include "netplay/client/client_handshake.h"
 #include "netplay/client/client_link.h"
+#include "netplay/client/client_timeline.h"
 #include "netplay/client/client_types.h"
+#include "netplay/client/frame_lock.h"
+#include "netplay/client/pad_sampler.h"
 #include "netplay/determinism/evidence.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/emulator.h"
@@ -53,19 +56,19 @@ class Client {
     std::optional<ClientEvent> poll_event();
 
     State state() const { return m_state; }
-    int slot() const { return m_slot; }
-    int players() const { return m_players; }
+    int slot() const { return m_welcome.slot; }
+    int players() const { return m_welcome.players; }
     SessionMode mode() const { return m_welcome.mode; }
-    std::uint32_t next_frame() const { return m_next_frame; }
+    std::uint32_t next_frame() const { return m_frames.next_frame(); }
     // Frames [0, this) ran with every player's confirmed input and will not run again
     // (rollback: the verified ones; frame lock: every frame run).
     std::uint32_t final_frames() const {
         return m_welcome.mode == SessionMode::kRollback && !spectator() ? m_verified_end
-                                                                        : m_next_frame;
+                                                                        : m_frames.next_frame();
     }
     // The next scheduled frame whose pad tick() will sample (bots and tests read their
     // scripted pad for it).
-    std::uint32_t next_sample_frame() const { return m_sample_frame; }
+    std::uint32_t next_sample_frame() const { return m_pad.next_sample_frame(); }
     int delay_at(std::uint32_t frame) const;
     ClientStatsSnapshot stats() const;
     // The q-quantile (0..1) of this client's input round trips so far (scheduled sample to
@@ -95,12 +98,10 @@ class Client {
     const EvidenceMask& evidence_mask_at(std::uint32_t frame) const;
 
   private:
-    FrameTime frame_time() const { return FrameTime(m_start.frame_time_ns); }
+    // The session's timeline on this clock, as the clock offset stands now.
+    ClientTimeline timeline() const;
     int run_frame_lock(Micros now);
     int run_rollback(Micros now);
-    void note_blocked(Micros due, Micros now);
-    void note_unblocked(Micros now);
-    void add_lateness(Micros late);
     // Rollback: the best input known now for `frame` (>= m_verified_end), predicting the
     // players whose input has not arrived; false when this client's own is not sampled yet.
     bool rollback_inputs(std::uint32_t frame, InputFrame& out, bool& predicted) const;
@@ -112,25 +113,19 @@ class Client {
                               std::uint32_t confirmed_before);
     void handle_message(std::span<const std::uint8_t> bytes);
     void handle_update(const ServerUpdate& update);
-    bool schedule_known_for(std::uint32_t frame) const;
     // Whether the next pad sample may be taken once its time comes: a player's, within the
     // lead it may run ahead of its confirmations, with its keyframe's delay known.
     bool may_sample_next() const;
     // How far behind the server's timeline frames run here: a spectator's buffer.
     Micros run_behind_us() const;
-    void sample_input(std::uint32_t frame, InputWord pad);
+    void sample_next(InputWord pad);
     void send_input();
     void answer(const Challenge& challenge);  // says Hello (ClientHandshake)
     void send_stats();
     // A reliable message that rides with the next input datagram (send_input()).
     void queue_control(std::vector<std::uint8_t> message);
-    Micros frame_due_local(std::uint32_t frame) const;
-    std::uint32_t scheduled_frame(Micros now) const;
     int send_interval() const;
     void end(const std::string& reason);
-    bool at_stop() const {
-        return m_config.stop_at_frame && Frame(m_next_frame) >= Frame(m_config.stop_at_frame);
-    }
     // State transfer, snapshots, resync.
     void after_frame(std::uint32_t frame, const InputFrame& inputs);
     void take_snapshot(std::uint32_t next_frame, std::vector<std::uint8_t> state);
@@ -158,36 +153,10 @@ class Client {
     ClientHandshake m_handshake;
     bool m_closed_by_server = false;
     Start m_start{};
-    int m_slot = 0;
-    int m_players = 0;
-    std::map<std::uint32_t, std::uint8_t> m_schedule;  // keyframe -> delay
-
-    // Confirmed inputs for frames [m_next_frame, m_next_frame + size).
-    std::deque<InputFrame> m_confirmed;
-    std::uint32_t m_confirmed_end = 0;  // every frame < this is held (contiguous)
-    std::uint32_t m_next_frame = 0;     // the next frame to run
-
-    // Own inputs not yet acknowledged: frames [m_own_acked_end, m_own_next).
-    std::deque<InputWord> m_own;
-    std::uint32_t m_own_acked_end = 0;
-    std::uint32_t m_own_next = 0;      // next frame that needs a sampled input
-    std::uint32_t m_sample_frame = 0;  // the next scheduled frame whose pad is sampled
-    InputWord m_last_sample = 0;
-    // When each own input was due to be sampled (its scheduled time, local clock), for frames
-    // [m_sample_base, m_own_next): a frame's input round trip is its confirmation's arrival
-    // minus this, which is what its due time must cover.
-    std::deque<Micros> m_sample_times;
-    std::uint32_t m_sample_base = 0;
-    Micros m_max_round_trip = 0;  // worst since the last datagram
-    // Every frame's round trip, in 0.25 ms bins (the last one: 512 ms or more).
-    static constexpr Micros kRoundTripBinUs = 250;
-    std::vector<std::uint32_t> m_round_trips = std::vector<std::uint32_t>(2048, 0);
-    Micros m_max_late = 0;            // latest sample (after its time) since the last datagram
-    Micros m_last_tick = -1;          // when tick() last ran
-    bool m_tick_late = false;         // this tick came late: arrivals waited on the process
-    InputWord m_carried_presses = 0;  // presses sampled while the delay was falling
-
-    Micros m_blocked_since = -1;  // due time of the frame waiting for inputs
+    FrameLock m_frames;
+    PadSampler m_pad;
+    Micros m_last_tick = -1;   // when tick() last ran
+    bool m_tick_late = false;  // this tick came late: arrivals waited on the process
 
     // Rollback: every frame run but not yet verified (run with confirmed inputs), with the
     // inputs it ran with and the state before it; frames [m_verified_end, m_next_frame).
@@ -207,7 +176,6 @@ class Client {
     // Each slot's inputs the server holds beyond m_confirmed_end (index = slot - 1).
     std::array<std::deque<InputWord>, kMaxPlayers> m_tails;
     // This player's own inputs from m_verified_end on (known before the server has them).
-    InputFrame m_last_confirmed;  // the newest confirmed frame's inputs (for predictions)
     std::deque<InputWord> m_own_log;
     std::uint32_t m_own_log_base = 0;
     ClientStatsSnapshot m_stats;
@@ -233,7 +201,6 @@ class Client {
     std::uint32_t m_first_frame = 0;
     ClientEvidence m_evidence;
     std::uint8_t m_present = 0;
-    bool m_own_started = true;  // false: a joiner's first sample sets where its inputs start
 };
 
 }  // namespace framelock::netplay

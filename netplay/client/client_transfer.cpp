@@ -50,7 +50,7 @@ void Client::handle_state_request(const StateRequest& request) {
         // Before the start: the session's start state, this emulator's right after power-on
         // (none when the core cannot save its state).
         std::vector<std::uint8_t> state;
-        if (request.frame == 0 && m_next_frame == 0 && m_emulator.save_state(state)) {
+        if (request.frame == 0 && m_frames.next_frame() == 0 && m_emulator.save_state(state)) {
             upload(request.transfer_id, 0, state);
             apply_start(std::move(state));  // the same bytes the others load
         } else {
@@ -66,12 +66,12 @@ void Client::handle_state_request(const StateRequest& request) {
         }
     }
     const std::uint32_t reached =
-        m_welcome.mode == SessionMode::kRollback ? m_verified_end : m_next_frame;
+        m_welcome.mode == SessionMode::kRollback ? m_verified_end : m_frames.next_frame();
     if (Frame(request.frame) > Frame(reached)) {
         m_pending_request = request;  // taken when that frame is reached
         return;
     }
-    if (request.frame == m_next_frame && m_welcome.mode != SessionMode::kRollback) {
+    if (request.frame == m_frames.next_frame() && m_welcome.mode != SessionMode::kRollback) {
         std::vector<std::uint8_t> state;
         if (m_emulator.save_state(state)) {
             take_snapshot(request.frame, state);
@@ -102,13 +102,13 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
                     m_early_bulk.assign(1, std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
                     return;
                 }
-                if (m_state != State::kLobby || m_next_frame != 0) return;
+                if (m_state != State::kLobby || m_frames.next_frame() != 0) return;
                 if (auto ok = m_rx.begin(*header); !ok) {
-                    emit({ClientEvent::Type::kStateError, m_slot, 0, 0, 0, ok.error().message});
+                    emit({ClientEvent::Type::kStateError, slot(), 0, 0, 0, ok.error().message});
                     end("the session's start state was refused: " + ok.error().message);
                     return;
                 }
-                emit({ClientEvent::Type::kJoining, m_slot, 0, 0, 0,
+                emit({ClientEvent::Type::kJoining, slot(), 0, 0, 0,
                       "receiving the session's start state (" +
                           std::to_string(header->compressed_size) + " bytes)"});
                 return;
@@ -123,7 +123,7 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
             const bool join = header->purpose == StatePurpose::kJoin;
             if (join != (m_state == State::kJoining)) return;  // not what this client waits for
             if (auto ok = m_rx.begin(*header); !ok) {
-                emit({ClientEvent::Type::kStateError, m_slot, header->frame, 0, 0,
+                emit({ClientEvent::Type::kStateError, slot(), header->frame, 0, 0,
                       ok.error().message});
                 if (join) end("the session's state was refused: " + ok.error().message);
                 return;
@@ -131,17 +131,13 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
             if (join) {
                 // Confirmed inputs from the state's frame on are collected from now.
                 m_join_header = true;
-                m_next_frame = m_confirmed_end = m_first_frame = header->frame;
-                m_confirmed.clear();
+                m_frames.join(header->frame, header->delay);
+                m_first_frame = header->frame;
                 // Frames before the state are final. (Rollback players never join late, but
                 // a server saying so must not leave the rollback bookkeeping at frame 0.)
                 m_verified_end = header->frame;
                 m_ring.clear();
-                const std::uint32_t keyframe =
-                    header->frame - header->frame % m_welcome.keyframe_interval;
-                m_schedule = {{keyframe, header->delay}};
-                m_start.delay = header->delay;
-                emit({ClientEvent::Type::kJoining, m_slot, header->frame, 0, 0,
+                emit({ClientEvent::Type::kJoining, slot(), header->frame, 0, 0,
                       "receiving the state of frame " + std::to_string(header->frame) + " (" +
                           std::to_string(header->compressed_size) + " bytes)"});
             }
@@ -159,7 +155,7 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
             const bool start = m_rx.header().purpose == StatePurpose::kStart;
             auto ack = m_rx.add(*chunk);
             if (!ack) {
-                emit({ClientEvent::Type::kStateError, m_slot, m_rx.header().frame, 0, 0,
+                emit({ClientEvent::Type::kStateError, slot(), m_rx.header().frame, 0, 0,
                       ack.error().message});
                 if (m_state == State::kJoining || start)
                     end((start ? "receiving the start state failed: " : "joining failed: ") +
@@ -172,7 +168,7 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
             auto raw = m_rx.finish();
             m_rx.reset();
             if (!raw) {
-                emit({ClientEvent::Type::kStateError, m_slot, header.frame, 0, 0,
+                emit({ClientEvent::Type::kStateError, slot(), header.frame, 0, 0,
                       raw.error().message});
                 if (m_state == State::kJoining || start)
                     end((start ? "receiving the start state failed: " : "joining failed: ") +
@@ -181,11 +177,11 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
             }
             if (start) {
                 // Only before frame 0: a start state completing later is never loaded.
-                if (m_state == State::kLobby && m_next_frame == 0)
+                if (m_state == State::kLobby && m_frames.next_frame() == 0)
                     apply_start(std::move(raw).value());
             } else if (header.purpose == StatePurpose::kJoin) {
                 apply_join(std::move(raw).value());
-            } else if (Frame(header.frame) > Frame(m_next_frame)) {
+            } else if (Frame(header.frame) > Frame(m_frames.next_frame())) {
                 m_resync_waiting.emplace(header.frame, std::move(raw).value());
             } else {
                 apply_resync(header.frame, raw.value());
@@ -213,14 +209,12 @@ void Client::apply_join(std::vector<std::uint8_t> state) {
     take_snapshot(m_first_frame, std::move(state));
     // From the present on, this player's pad is sampled like everyone's.
     const Micros now = m_clock.now_us();
-    const std::uint32_t present = scheduled_frame(now) + 1;
-    m_sample_frame = Frame(present) > Frame(m_first_frame) ? present : m_first_frame;
-    m_own_started = false;
-    m_own.clear();
+    const std::uint32_t present = timeline().scheduled_frame(now) + 1;
+    m_pad.join(Frame(present) > Frame(m_first_frame) ? present : m_first_frame);
     m_own_log.clear();
-    m_blocked_since = -1;
+    m_frames.forget_stall();
     m_state = State::kRunning;
-    emit({ClientEvent::Type::kJoined, m_slot, m_first_frame, delay_at(m_first_frame), 0,
+    emit({ClientEvent::Type::kJoined, slot(), m_first_frame, delay_at(m_first_frame), 0,
           "joined at frame " + std::to_string(m_first_frame)});
 }
 
@@ -237,7 +231,7 @@ void Client::apply_start(std::vector<std::uint8_t> state) {
     m_history_base = 0;
     const std::size_t size = state.size();
     take_snapshot(0, std::move(state));
-    emit({ClientEvent::Type::kStartLoaded, m_slot, 0, 0, 0,
+    emit({ClientEvent::Type::kStartLoaded, slot(), 0, 0, 0,
           "loaded the session's start state (" + std::to_string(size) +
               " bytes): every player starts from the same bytes"});
 }
@@ -250,12 +244,13 @@ void Client::report_moved(std::span<const std::uint8_t> state, std::uint32_t fra
 
 bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& state) {
     const auto fail = [&](const std::string& why) {
-        emit({ClientEvent::Type::kStateError, m_slot, frame, 0, 0, "resync refused: " + why});
+        emit({ClientEvent::Type::kStateError, slot(), frame, 0, 0, "resync refused: " + why});
         return false;
     };
     if (m_welcome.mode == SessionMode::kRollback) return fail("not supported in rollback sessions");
     if (Frame(frame) < Frame(m_history_base) ||
-        Frame(m_history_base) + static_cast<std::int32_t>(m_history.size()) != Frame(m_next_frame))
+        Frame(m_history_base) + static_cast<std::int32_t>(m_history.size()) !=
+            Frame(m_frames.next_frame()))
         return fail("the inputs since frame " + std::to_string(frame) + " are no longer held");
     // What differed: this client's own state of that frame against the reference.
     std::string regions;
@@ -289,7 +284,7 @@ bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& 
     m_snapshots = std::move(kept);
     take_snapshot(frame, state);
     const std::uint32_t si = m_welcome.snapshot_interval;
-    for (std::uint32_t f = frame; Frame(f) < Frame(m_next_frame); ++f) {
+    for (std::uint32_t f = frame; Frame(f) < Frame(m_frames.next_frame()); ++f) {
         m_emulator.run_frame(m_history[f - m_history_base], false);
         if (f % si == 0) {
             std::vector<std::uint8_t> snap;
@@ -299,13 +294,14 @@ bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& 
     ResyncReport report;
     report.frame = frame;
     report.desync_frame = m_last_desync_frame;
-    report.resumed_frame = m_next_frame;
+    report.resumed_frame = m_frames.next_frame();
     report.regions = regions;
     m_link.send(Channel::kControl, encode(report));
-    emit({ClientEvent::Type::kResynced, m_slot, frame, 0, 0,
+    emit({ClientEvent::Type::kResynced, slot(), frame, 0, 0,
           "resynced from the reference state of frame " + std::to_string(frame) +
               " (desync first seen at frame " + std::to_string(m_last_desync_frame) +
-              "; re-ran to frame " + std::to_string(m_next_frame) + "); differing memory: " +
+              "; re-ran to frame " + std::to_string(m_frames.next_frame()) +
+              "); differing memory: " +
               (regions.empty() ? "unknown (no own snapshot of that frame)" : regions)});
     return true;
 }
