@@ -163,6 +163,46 @@ int Client::run_frame_lock(Micros now) {
     return ran;
 }
 
+int Client::run_rollback(Micros now) {
+    const ClientTimeline timeline = this->timeline();
+    const bool memory_evidence = m_evidence.newest_is_memory();
+    m_rollback.correct(now, timeline, m_frames, m_emulator, memory_evidence);
+    settle_rollback();
+    const int ran = m_rollback.run(now, timeline, m_frames, m_emulator,
+                                   m_config.max_catch_up_frames, memory_evidence);
+    settle_rollback();
+    return ran;
+}
+
+void Client::settle_rollback() {
+    // Frames run with every input confirmed are final: report their hashes, forget them.
+    while (const auto final = m_rollback.oldest_final(m_frames)) {
+        const std::uint32_t f = final->frame;
+        if (m_welcome.hash_interval && f % m_welcome.hash_interval == 0) {
+            const std::uint64_t hash =
+                m_evidence.hash_after(f, m_emulator, final->state_after, final->memory_after);
+            queue_control(encode(m_evidence.report(f, hash)));
+        }
+        // Snapshots are of verified states only (joiners start from them).
+        const bool requested = m_pending_request && m_pending_request->frame == f + 1;
+        if (f % m_welcome.snapshot_interval == 0 || requested) {
+            std::vector<std::uint8_t> state;
+            if (final->state_after) {
+                state = *final->state_after;
+            } else {
+                m_emulator.save_state(state);
+            }
+            take_snapshot(f + 1, std::move(state));
+        }
+        m_rollback.retire_oldest(m_frames);
+        if (m_pending_request && m_pending_request->frame == m_rollback.verified_end()) {
+            const StateRequest request = *m_pending_request;
+            m_pending_request.reset();
+            handle_state_request(request);
+        }
+    }
+}
+
 int Client::send_interval() const {
     // Fixed by the server. (Batching more at long delays would keep 200 ms links under
     // 2 KB/s, but the extra frame of batching raises the measured round trip and so the
@@ -192,7 +232,7 @@ void Client::sample_next(InputWord pad) {
     const PadSampler::Sampled sampled =
         m_pad.sample(pad, m_frames.delay_at(frame), timeline().due(frame), m_clock.now_us());
     if (m_welcome.mode == SessionMode::kRollback) {
-        for (std::uint32_t i = 0; i < sampled.frames; ++i) m_own_log.push_back(sampled.word);
+        m_rollback.add_own(sampled.word, sampled.frames);
     }
 }
 
@@ -243,6 +283,7 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             if (!welcome || m_state != State::kConnecting || !m_handshake.hello_sent()) return;
             m_welcome = *welcome;
             m_frames.configure(welcome->mode, welcome->keyframe_interval);
+            m_rollback.configure(welcome->slot, welcome->players, welcome->prediction_window);
             m_link.seed_clock(welcome->server_time_us, now);
             if (!spectator()) m_handshake.welcomed(welcome->sealed_token);
             m_state = State::kLobby;  // a late joiner's Start follows at once
@@ -280,11 +321,7 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             }
             m_frames.start(start->delay);
             m_pad.start(start->delay);
-            m_ring.clear();
-            m_verified_end = 0;
-            for (auto& tail : m_tails) tail.clear();
-            m_own_log.assign(start->delay, InputWord{0});
-            m_own_log_base = 0;
+            m_rollback.start(start->delay);
             m_state = State::kRunning;
             emit({ClientEvent::Type::kStarted, slot(), 0, start->delay, 0, {}});
             return;
@@ -348,7 +385,7 @@ void Client::handle_update(const ServerUpdate& update) {
         emit({ClientEvent::Type::kDelayChanged, 0, change.frame, change.delay, 0, {}});
     m_pad.confirmed(filed.before, m_frames.confirmed_end(), now, m_tick_late);
     if (m_welcome.mode == SessionMode::kRollback)
-        rollback_merge_tails(update, filed.first, filed.before);
+        m_rollback.merge_tails(update, filed.first, filed.before, m_frames);
 }
 
 Micros Client::round_trip_quantile(double q) const {
@@ -356,8 +393,9 @@ Micros Client::round_trip_quantile(double q) const {
 }
 
 ClientStatsSnapshot Client::stats() const {
-    ClientStatsSnapshot s = m_stats;
+    ClientStatsSnapshot s;
     m_frames.fill(s);
+    m_rollback.fill(s);
     m_link.fill(s);
     s.delay = m_state == State::kRunning ? delay_at(m_frames.next_frame()) : 0;
     return s;

@@ -21,6 +21,7 @@
 #include "netplay/client/client_evidence.h"
 #include "netplay/client/client_handshake.h"
 #include "netplay/client/client_link.h"
+#include "netplay/client/client_rollback.h"
 #include "netplay/client/client_timeline.h"
 #include "netplay/client/client_types.h"
 #include "netplay/client/frame_lock.h"
@@ -63,7 +64,7 @@ class Client {
     // Frames [0, this) ran with every player's confirmed input and will not run again
     // (rollback: the verified ones; frame lock: every frame run).
     std::uint32_t final_frames() const {
-        return m_welcome.mode == SessionMode::kRollback && !spectator() ? m_verified_end
+        return m_welcome.mode == SessionMode::kRollback && !spectator() ? m_rollback.verified_end()
                                                                         : m_frames.next_frame();
     }
     // The next scheduled frame whose pad tick() will sample (bots and tests read their
@@ -102,15 +103,9 @@ class Client {
     ClientTimeline timeline() const;
     int run_frame_lock(Micros now);
     int run_rollback(Micros now);
-    // Rollback: the best input known now for `frame` (>= m_verified_end), predicting the
-    // players whose input has not arrived; false when this client's own is not sampled yet.
-    bool rollback_inputs(std::uint32_t frame, InputFrame& out, bool& predicted) const;
-    void rollback_correct(bool frame_due_now);
-    void rollback_verify();
-    // Frames [.., this) have every other player's real input (confirmed or relayed ahead).
-    std::uint32_t rollback_known_end() const;
-    void rollback_merge_tails(const ServerUpdate& update, Frame first,
-                              std::uint32_t confirmed_before);
+    // Rollback: everything learned is applied, the frames due run ahead, the final ones
+    // are settled.
+    void settle_rollback();
     void handle_message(std::span<const std::uint8_t> bytes);
     void handle_update(const ServerUpdate& update);
     // Whether the next pad sample may be taken once its time comes: a player's, within the
@@ -158,27 +153,7 @@ class Client {
     Micros m_last_tick = -1;   // when tick() last ran
     bool m_tick_late = false;  // this tick came late: arrivals waited on the process
 
-    // Rollback: every frame run but not yet verified (run with confirmed inputs), with the
-    // inputs it ran with and the state before it; frames [m_verified_end, m_next_frame).
-    // m_confirmed then holds confirmed frames from m_verified_end on.
-    struct Speculated {
-        InputFrame used;
-        InputFrame first_used;         // as first run (prediction accuracy)
-        bool predicted = false;        // as last run
-        bool first_predicted = false;  // as first run
-        std::vector<std::uint8_t> state_before;
-        std::uint64_t memory_before = 0;  // with memory as the evidence: its hash (evidence.h)
-    };
-    // Saves the machine into `s` (state, and memory hash when memory is the evidence).
-    void save_before(Speculated& s);
-    std::deque<Speculated> m_ring;
-    std::uint32_t m_verified_end = 0;
-    // Each slot's inputs the server holds beyond m_confirmed_end (index = slot - 1).
-    std::array<std::deque<InputWord>, kMaxPlayers> m_tails;
-    // This player's own inputs from m_verified_end on (known before the server has them).
-    std::deque<InputWord> m_own_log;
-    std::uint32_t m_own_log_base = 0;
-    ClientStatsSnapshot m_stats;
+    ClientRollback m_rollback;
     std::deque<ClientEvent> m_events;
 
     // Own states after every snapshot frame (frame = the next frame to run), newest last,

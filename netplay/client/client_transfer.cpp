@@ -65,8 +65,9 @@ void Client::handle_state_request(const StateRequest& request) {
             return;
         }
     }
-    const std::uint32_t reached =
-        m_welcome.mode == SessionMode::kRollback ? m_verified_end : m_frames.next_frame();
+    const std::uint32_t reached = m_welcome.mode == SessionMode::kRollback
+                                      ? m_rollback.verified_end()
+                                      : m_frames.next_frame();
     if (Frame(request.frame) > Frame(reached)) {
         m_pending_request = request;  // taken when that frame is reached
         return;
@@ -135,8 +136,7 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
                 m_first_frame = header->frame;
                 // Frames before the state are final. (Rollback players never join late, but
                 // a server saying so must not leave the rollback bookkeeping at frame 0.)
-                m_verified_end = header->frame;
-                m_ring.clear();
+                m_rollback.join(header->frame);
                 emit({ClientEvent::Type::kJoining, slot(), header->frame, 0, 0,
                       "receiving the state of frame " + std::to_string(header->frame) + " (" +
                           std::to_string(header->compressed_size) + " bytes)"});
@@ -211,7 +211,7 @@ void Client::apply_join(std::vector<std::uint8_t> state) {
     const Micros now = m_clock.now_us();
     const std::uint32_t present = timeline().scheduled_frame(now) + 1;
     m_pad.join(Frame(present) > Frame(m_first_frame) ? present : m_first_frame);
-    m_own_log.clear();
+    m_rollback.forget_own();
     m_frames.forget_stall();
     m_state = State::kRunning;
     emit({ClientEvent::Type::kJoined, slot(), m_first_frame, delay_at(m_first_frame), 0,
