@@ -14,7 +14,8 @@ Client::Client(Transport& transport, const Clock& clock, Emulator& emulator, Cli
       m_emulator(emulator),
       m_config(std::move(config)),
       m_link(transport, clock),
-      m_frames(m_config.stop_at_frame) {}
+      m_frames(m_config.stop_at_frame),
+      m_transfer(emulator, m_config.snapshots_kept) {}
 
 void Client::start() {
     m_state = State::kConnecting;
@@ -46,9 +47,51 @@ int Client::delay_at(std::uint32_t frame) const {
     return m_frames.delay_at(frame);
 }
 
+const EvidenceMask& Client::evidence_mask_at(std::uint32_t frame) const {
+    return m_evidence.mask_at(frame);
+}
+
+Micros Client::round_trip_quantile(double q) const {
+    return m_pad.round_trip_quantile(q);
+}
+
+ClientStatsSnapshot Client::stats() const {
+    ClientStatsSnapshot s;
+    m_frames.fill(s);
+    m_rollback.fill(s);
+    m_link.fill(s);
+    s.delay = m_state == State::kRunning ? delay_at(m_frames.next_frame()) : 0;
+    return s;
+}
+
 ClientTimeline Client::timeline() const {
-    return ClientTimeline(m_start.start_time_us, FrameTime(m_start.frame_time_ns),
-                          m_link.clock_offset());
+    return ClientTimeline(m_start.start_time_us, frame_time(), m_link.clock_offset());
+}
+
+ClientTransfer::Position Client::transfer_position() const {
+    ClientTransfer::Position position;
+    switch (m_state) {
+        case State::kConnecting:
+            position.stage = ClientTransfer::Stage::kConnecting;
+            break;
+        case State::kLobby:
+            position.stage = ClientTransfer::Stage::kLobby;
+            break;
+        case State::kJoining:
+            position.stage = ClientTransfer::Stage::kJoining;
+            break;
+        case State::kRunning:
+            position.stage = ClientTransfer::Stage::kRunning;
+            break;
+        case State::kIdle:
+        case State::kEnded:
+            position.stage = ClientTransfer::Stage::kOther;
+            break;
+    }
+    position.next_frame = m_frames.next_frame();
+    position.final_end = m_welcome.mode == SessionMode::kRollback ? m_rollback.verified_end()
+                                                                  : m_frames.next_frame();
+    return position;
 }
 
 bool Client::may_sample_next() const {
@@ -58,8 +101,14 @@ bool Client::may_sample_next() const {
 
 Micros Client::run_behind_us() const {
     // A spectator plays a few frames behind: a late confirmation then costs it nothing.
-    return spectator() ? FrameTime(m_start.frame_time_ns).span_us(m_config.spectator_buffer_frames)
-                       : 0;
+    return spectator() ? frame_time().span_us(m_config.spectator_buffer_frames) : 0;
+}
+
+int Client::send_interval() const {
+    // Fixed by the server. (Batching more at long delays would keep 200 ms links under
+    // 2 KB/s, but the extra frame of batching raises the measured round trip and so the
+    // delay: it needs a controller that accounts for it.)
+    return m_welcome.send_interval;
 }
 
 int Client::tick(InputWord local_pad) {
@@ -67,10 +116,8 @@ int Client::tick(InputWord local_pad) {
     // The end is final: nothing that arrives after it is read (a join whose transfer
     // failed must not be completed by the chunks still on their way).
     if (m_state == State::kEnded) return 0;
-    if (m_state == State::kRunning) {
-        const Micros frame_us = FrameTime(m_start.frame_time_ns).us();
-        m_tick_late = m_last_tick >= 0 && now - m_last_tick > frame_us + kLateTickUs;
-    }
+    if (m_state == State::kRunning)
+        m_tick_late = m_last_tick >= 0 && now - m_last_tick > frame_time().us() + kLateTickUs;
     m_last_tick = now;
     while (auto event = m_link.poll()) {
         switch (event->type) {
@@ -102,14 +149,11 @@ int Client::tick(InputWord local_pad) {
             " ms");
         return 0;
     }
-    if (m_upload) {  // a state the server asked for (before the start too)
-        for (const auto& message : m_upload->take_messages()) m_link.send(Channel::kBulk, message);
-        if (m_upload->done()) m_upload.reset();
-    }
+    m_transfer.pump(m_link);  // a state the server asked for (before the start too)
     if (m_state == State::kLobby || m_state == State::kJoining) {
         // A joiner acknowledges the frames it collects while its state arrives.
-        const Micros period = m_state == State::kJoining ? FrameTime(m_start.frame_time_ns).us() * 2
-                                                         : kLobbyHeartbeatUs;
+        const Micros period =
+            m_state == State::kJoining ? frame_time().us() * 2 : kLobbyHeartbeatUs;
         // Before the start each of the server's heartbeats is answered at once: they are
         // its round-trip samples for the first delay, and the start waits for them.
         if (m_link.heartbeat_due(now, period)) send_input();
@@ -119,7 +163,6 @@ int Client::tick(InputWord local_pad) {
     }
     if (m_state != State::kRunning) return 0;
 
-    const Micros frame_us = FrameTime(m_start.frame_time_ns).us();
     m_link.send_copy(now);
     // The pad is sampled on the server's timeline, for every frame whose time has come,
     // whether or not this emulator has kept up: after a stall the inputs for the frames
@@ -134,9 +177,33 @@ int Client::tick(InputWord local_pad) {
                                                                              : run_frame_lock(now);
     // Keep inputs, acknowledgements and round-trip samples flowing while stalled too. A
     // frame late, so it never doubles the frame-paced sends.
-    if (m_link.send_due(now, (send_interval() + 1) * frame_us)) send_input();
+    if (m_link.send_due(now, (send_interval() + 1) * frame_time().us())) send_input();
     m_link.flush();
     return ran;
+}
+
+Micros Client::next_wakeup() const {
+    const Micros now = m_clock.now_us();
+    if (m_state != State::kRunning) return now + 1000;
+    const ClientTimeline timeline = this->timeline();
+    // Statistics and hash reports leave with the next input datagram (at the latest one
+    // frame after the send interval): no wake-up of their own.
+    Micros wake =
+        m_link.next_wakeup((send_interval() + 1) * frame_time().us(), m_config.server_timeout_us);
+    // A sample held back (by the lead or an unknown keyframe delay), like a frame waiting for
+    // its inputs, is woken by what arrives (the network), not by time: waking for it would
+    // spin.
+    if (may_sample_next()) wake = std::min(wake, timeline.due(m_pad.next_sample_frame()));
+    if (!m_frames.blocked())
+        wake = std::min(wake, timeline.due(m_frames.next_frame()) + run_behind_us());
+    return std::max(wake, now);
+}
+
+void Client::sample_next(InputWord pad) {
+    const std::uint32_t frame = m_pad.next_sample_frame();
+    const PadSampler::Sampled sampled =
+        m_pad.sample(pad, m_frames.delay_at(frame), timeline().due(frame), m_clock.now_us());
+    if (m_welcome.mode == SessionMode::kRollback) m_rollback.add_own(sampled.word, sampled.frames);
 }
 
 int Client::run_frame_lock(Micros now) {
@@ -144,21 +211,14 @@ int Client::run_frame_lock(Micros now) {
     const Micros behind = run_behind_us();
     int ran = 0;
     while (ran < m_config.max_catch_up_frames) {
-        if (m_resync_waiting && m_resync_waiting->first == m_frames.next_frame()) {
-            auto waiting = std::move(*m_resync_waiting);
-            m_resync_waiting.reset();
-            apply_resync(waiting.first, waiting.second);
-        }
+        m_transfer.resync_if_due(transfer_position(), m_link, m_events);
         const auto frame = m_frames.run_next(now, timeline, behind,
                                              ran + 1 < m_config.max_catch_up_frames, m_emulator);
         if (!frame) break;
         ++ran;
-        if (m_welcome.hash_interval && frame->frame % m_welcome.hash_interval == 0 &&
-            !spectator()) {
-            queue_control(encode(
-                m_evidence.report(frame->frame, m_evidence.hash_after(frame->frame, m_emulator))));
-        }
-        after_frame(frame->frame, frame->inputs);
+        if (m_welcome.hash_interval && frame->frame % m_welcome.hash_interval == 0 && !spectator())
+            report_hash(frame->frame, m_evidence.hash_after(frame->frame, m_emulator));
+        m_transfer.after_frame(frame->frame, frame->inputs, transfer_position(), m_link);
     }
     return ran;
 }
@@ -179,65 +239,27 @@ void Client::settle_rollback() {
     while (const auto final = m_rollback.oldest_final(m_frames)) {
         const std::uint32_t f = final->frame;
         if (m_welcome.hash_interval && f % m_welcome.hash_interval == 0) {
-            const std::uint64_t hash =
-                m_evidence.hash_after(f, m_emulator, final->state_after, final->memory_after);
-            queue_control(encode(m_evidence.report(f, hash)));
+            report_hash(
+                f, m_evidence.hash_after(f, m_emulator, final->state_after, final->memory_after));
         }
         // Snapshots are of verified states only (joiners start from them).
-        const bool requested = m_pending_request && m_pending_request->frame == f + 1;
-        if (f % m_welcome.snapshot_interval == 0 || requested) {
+        if (m_transfer.wants_snapshot(f)) {
             std::vector<std::uint8_t> state;
             if (final->state_after) {
                 state = *final->state_after;
             } else {
                 m_emulator.save_state(state);
             }
-            take_snapshot(f + 1, std::move(state));
+            m_transfer.take_snapshot(f + 1, std::move(state));
         }
         m_rollback.retire_oldest(m_frames);
-        if (m_pending_request && m_pending_request->frame == m_rollback.verified_end()) {
-            const StateRequest request = *m_pending_request;
-            m_pending_request.reset();
-            handle_state_request(request);
-        }
+        m_transfer.serve_pending(transfer_position(), m_link);
     }
 }
 
-int Client::send_interval() const {
-    // Fixed by the server. (Batching more at long delays would keep 200 ms links under
-    // 2 KB/s, but the extra frame of batching raises the measured round trip and so the
-    // delay: it needs a controller that accounts for it.)
-    return m_welcome.send_interval;
-}
-
-Micros Client::next_wakeup() const {
-    const Micros now = m_clock.now_us();
-    if (m_state != State::kRunning) return now + 1000;
-    const ClientTimeline timeline = this->timeline();
-    const Micros frame_us = timeline.frame_time().us();
-    // Statistics and hash reports leave with the next input datagram (at the latest one
-    // frame after the send interval): no wake-up of their own.
-    Micros wake = m_link.next_wakeup((send_interval() + 1) * frame_us, m_config.server_timeout_us);
-    // A sample held back (by the lead or an unknown keyframe delay), like a frame waiting for
-    // its inputs, is woken by what arrives (the network), not by time: waking for it would
-    // spin.
-    if (may_sample_next()) wake = std::min(wake, timeline.due(m_pad.next_sample_frame()));
-    if (!m_frames.blocked())
-        wake = std::min(wake, timeline.due(m_frames.next_frame()) + run_behind_us());
-    return std::max(wake, now);
-}
-
-void Client::sample_next(InputWord pad) {
-    const std::uint32_t frame = m_pad.next_sample_frame();
-    const PadSampler::Sampled sampled =
-        m_pad.sample(pad, m_frames.delay_at(frame), timeline().due(frame), m_clock.now_us());
-    if (m_welcome.mode == SessionMode::kRollback) {
-        m_rollback.add_own(sampled.word, sampled.frames);
-    }
-}
-
-void Client::queue_control(std::vector<std::uint8_t> message) {
-    m_link.queue_control(std::move(message));
+void Client::report_hash(std::uint32_t frame, std::uint64_t hash) {
+    // A reliable report that rides with the next input datagram.
+    m_link.queue_control(encode(m_evidence.report(frame, hash)));
 }
 
 void Client::send_input() {
@@ -253,15 +275,6 @@ void Client::send_input() {
     m_link.send_input(std::move(input), now, running);
 }
 
-void Client::answer(const Challenge& challenge) {
-    Result<Hello> hello = m_handshake.answer(challenge, m_config);
-    if (!hello) {
-        end(hello.error().message);
-        return;
-    }
-    m_link.send(Channel::kControl, encode(hello.value()));
-}
-
 void Client::send_stats() {
     m_link.send_stats(m_frames.frames_run(), m_frames.stall_frames());
 }
@@ -275,7 +288,12 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
         case MsgId::kChallenge: {
             auto challenge = decode_challenge(bytes);
             if (!challenge || m_state != State::kConnecting || m_handshake.hello_sent()) return;
-            answer(*challenge);
+            Result<Hello> hello = m_handshake.answer(*challenge, m_config);
+            if (!hello) {
+                end(hello.error().message);
+                return;
+            }
+            m_link.send(Channel::kControl, encode(hello.value()));
             return;
         }
         case MsgId::kWelcome: {
@@ -284,15 +302,14 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             m_welcome = *welcome;
             m_frames.configure(welcome->mode, welcome->keyframe_interval);
             m_rollback.configure(welcome->slot, welcome->players, welcome->prediction_window);
+            m_transfer.configure(*welcome);
             m_link.seed_clock(welcome->server_time_us, now);
             if (!spectator()) m_handshake.welcomed(welcome->sealed_token);
             m_state = State::kLobby;  // a late joiner's Start follows at once
             emit({ClientEvent::Type::kWelcome, slot(), 0, 0, 0, {}});
             if (!m_welcome.late) {
                 // Before the start, an early state can only be the start state.
-                auto early = std::move(m_early_bulk);
-                m_early_bulk.clear();
-                for (const auto& message : early) handle_bulk(message);
+                for (const auto& message : m_transfer.take_early()) handle_bulk(message);
             }
             return;
         }
@@ -310,13 +327,11 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             if (m_welcome.late) {
                 // The session runs already: its state comes first (handle_bulk).
                 m_state = State::kJoining;
-                m_join_header = false;
+                m_transfer.expect_join();
                 m_frames.start_late(start->delay);
                 emit({ClientEvent::Type::kJoining, slot(), 0, 0, 0,
                       "waiting for the session's state"});
-                auto early = std::move(m_early_bulk);
-                m_early_bulk.clear();
-                for (const auto& message : early) handle_bulk(message);
+                for (const auto& message : m_transfer.take_early()) handle_bulk(message);
                 return;
             }
             m_frames.start(start->delay);
@@ -345,7 +360,10 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             return;
         }
         case MsgId::kStateRequest: {
-            if (auto request = decode_state_request(bytes)) handle_state_request(*request);
+            auto request = decode_state_request(bytes);
+            if (!request) return;
+            Status served = m_transfer.on_request(*request, transfer_position(), m_link, m_events);
+            if (!served) end(served.error().message);
             return;
         }
         case MsgId::kStateHeader:
@@ -359,7 +377,7 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
         }
         case MsgId::kDesync: {
             if (auto desync = decode_desync(bytes)) {
-                m_last_desync_frame = desync->frame;
+                m_transfer.note_desync(desync->frame);
                 emit({ClientEvent::Type::kDesync, 0, desync->frame, 0, desync->differing_slots,
                       "desync at frame " + std::to_string(desync->frame)});
             }
@@ -370,15 +388,12 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
     }
 }
 
-const EvidenceMask& Client::evidence_mask_at(std::uint32_t frame) const {
-    return m_evidence.mask_at(frame);
-}
-
 void Client::handle_update(const ServerUpdate& update) {
     const Micros now = m_clock.now_us();
     if (m_link.on_update(update, now, m_state == State::kLobby)) m_present = update.present;
-    if (m_state != State::kRunning && !(m_state == State::kJoining && m_join_header)) return;
-
+    if (m_state != State::kRunning &&
+        !(m_state == State::kJoining && m_transfer.join_frame_known()))
+        return;
     m_pad.acknowledge(update.input_ack);
     const FrameLock::Filed filed = m_frames.file(update);
     for (const ScheduleEntry& change : filed.delay_changes)
@@ -388,17 +403,32 @@ void Client::handle_update(const ServerUpdate& update) {
         m_rollback.merge_tails(update, filed.first, filed.before, m_frames);
 }
 
-Micros Client::round_trip_quantile(double q) const {
-    return m_pad.round_trip_quantile(q);
+void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
+    ClientTransfer::Received received =
+        m_transfer.receive(bytes, transfer_position(), m_link, m_events);
+    if (received.join_header) {
+        // Confirmed inputs from the state's frame on are collected from now; the frames
+        // before it are final.
+        m_frames.join(received.join_header->frame, received.join_header->delay);
+        m_rollback.join(received.join_header->frame);
+    }
+    if (!received.status) {
+        end(received.status.error().message);
+        return;
+    }
+    if (received.joined) joined();
 }
 
-ClientStatsSnapshot Client::stats() const {
-    ClientStatsSnapshot s;
-    m_frames.fill(s);
-    m_rollback.fill(s);
-    m_link.fill(s);
-    s.delay = m_state == State::kRunning ? delay_at(m_frames.next_frame()) : 0;
-    return s;
+void Client::joined() {
+    // From the present on, this player's pad is sampled like everyone's.
+    const std::uint32_t first = m_transfer.first_frame();
+    const std::uint32_t present = timeline().scheduled_frame(m_clock.now_us()) + 1;
+    m_pad.join(Frame(present) > Frame(first) ? present : first);
+    m_rollback.forget_own();
+    m_frames.forget_stall();
+    m_state = State::kRunning;
+    emit({ClientEvent::Type::kJoined, slot(), first, delay_at(first), 0,
+          "joined at frame " + std::to_string(first)});
 }
 
 }  // namespace framelock::netplay
