@@ -7,6 +7,16 @@
 #include "netplay/determinism/synctest.h"
 
 namespace framelock::netplay {
+namespace {
+// The answer to a request for a state this client does not hold.
+StateHeader unavailable(const StateRequest& request) {
+    StateHeader none;
+    none.transfer_id = request.transfer_id;
+    none.available = false;
+    none.frame = request.frame;
+    return none;
+}
+}  // namespace
 
 void ClientTransfer::configure(const Welcome& welcome) {
     m_slot = welcome.slot;
@@ -32,18 +42,11 @@ void ClientTransfer::after_frame(std::uint32_t frame, const InputFrame& inputs,
     // Confirmed inputs since the oldest snapshot, for re-running after a resync.
     if (m_history.empty()) m_history_base = frame;
     m_history.push_back(inputs);
-    const std::uint32_t next = frame + 1;
-    const std::uint32_t si = m_snapshot_interval;
-    const bool pending_here = m_pending_request && m_pending_request->frame == next;
-    if (frame % si == 0 || pending_here) {
+    if (wants_snapshot(frame)) {
         std::vector<std::uint8_t> state;
-        if (m_emulator.save_state(state)) take_snapshot(next, std::move(state));
+        if (m_emulator.save_state(state)) take_snapshot(frame + 1, std::move(state));
     }
-    if (pending_here) {
-        const StateRequest request = *m_pending_request;
-        m_pending_request.reset();
-        serve(request, position, link);
-    }
+    serve_pending(position, link);
 }
 
 bool ClientTransfer::wants_snapshot(std::uint32_t frame) const {
@@ -82,11 +85,7 @@ Status ClientTransfer::on_request(const StateRequest& request, const Position& p
             upload(request.transfer_id, 0, state, link);
             return load_start(std::move(state), link, events);  // the same bytes the others load
         }
-        StateHeader none;
-        none.transfer_id = request.transfer_id;
-        none.available = false;
-        none.frame = request.frame;
-        link.send(Channel::kBulk, encode(none));
+        link.send(Channel::kBulk, encode(unavailable(request)));
         return {};
     }
     if (position.stage == Stage::kRunning) serve(request, position, link);
@@ -113,11 +112,7 @@ void ClientTransfer::serve(const StateRequest& request, const Position& position
             return;
         }
     }
-    StateHeader none;
-    none.transfer_id = request.transfer_id;
-    none.available = false;
-    none.frame = request.frame;
-    link.send(Channel::kBulk, encode(none));
+    link.send(Channel::kBulk, encode(unavailable(request)));
 }
 
 void ClientTransfer::upload(std::uint32_t transfer_id, std::uint32_t frame,

@@ -64,8 +64,9 @@ class ClientTransfer {
     // Sends what the server's acknowledgements let the upload send.
     void pump(ClientLink& link);
 
-    // Frame lock: `frame` ran with its confirmed `inputs` (the position is after it): kept for
-    // a resync, snapshotted at the interval or when the server waits for that state.
+    // Frame lock: `frame` ran with its confirmed `inputs` (the position is after it): they are
+    // kept for a resync, the state after it snapshotted at the interval or when the server
+    // waits for it (and then sent).
     void after_frame(std::uint32_t frame, const InputFrame& inputs, const Position& position,
                      ClientLink& link);
     // Rollback: whether the state after final `frame` is snapshotted (take_snapshot()), and
