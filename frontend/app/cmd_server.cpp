@@ -11,7 +11,7 @@
 #include "frontend/app/commands.h"
 #include "frontend/app/lobby_adapter.h"
 #include "frontend/app/server_args.h"
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 #include "frontend/lobby_client/lobby_client.h"
 #include "frontend/session/realtime_loop.h"
 #include "frontend/session/server_runner.h"

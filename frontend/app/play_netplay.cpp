@@ -13,7 +13,7 @@
 #include "frontend/app/lobby_adapter.h"
 #include "frontend/app/room_session.h"
 #include "frontend/app/window_setup.h"
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 #include "frontend/host/input_script.h"
 #include "frontend/host/retro_emulator.h"
 #include "frontend/lobby_client/lobby_client.h"

@@ -1,6 +1,6 @@
 // The `framelock` command line: the app, its subcommands (frontend/app/commands.h, one file
 // each), and the dispatch to the one the command line chose.
-#include "frontend/cli.h"
+#include "frontend/app/cli.h"
 
 #include <CLI/CLI.hpp>
 
