@@ -16,7 +16,7 @@
 #include "bench/server_capacity/port_file.h"
 #include "bench/server_capacity/process_cpu.h"
 #include "common/child_process.h"
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 
 namespace framelock::bench::capacity {
 

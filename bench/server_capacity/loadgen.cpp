@@ -19,7 +19,7 @@
 #include "bench/server_capacity/port_file.h"
 #include "bench/server_capacity/probe_agent.h"
 #include "bench/server_capacity/process_cpu.h"
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 #include "netplay/io/enet_transport.h"
 
 namespace framelock::bench::capacity {

@@ -14,7 +14,7 @@
 
 #include "bench/server_capacity/epoll_wait.h"
 #include "bench/server_capacity/frame_times.h"
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 #include "netplay/io/enet_transport.h"
 
 namespace framelock::bench::capacity {

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "frontend/app/command_error.h"
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 
 namespace framelock::frontend::synctest {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "frontend/progress.h"
+#include "frontend/terminal/progress.h"
 #include "netplay/determinism/state_hash.h"
 #include "netplay/determinism/synctest.h"
 

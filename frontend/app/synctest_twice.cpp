@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "frontend/app/synctest_hash_log.h"
-#include "frontend/progress.h"
+#include "frontend/terminal/progress.h"
 #include "netplay/determinism/state_hash.h"
 #include "netplay/determinism/synctest.h"
 

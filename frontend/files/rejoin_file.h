@@ -23,7 +23,7 @@ class RejoinFile {
     // The first of `base`, `base`-2, `base`-3 ... that no running framelock holds.
     static Result<RejoinFile> open_free(const std::filesystem::path& base);
     // The default place for a player's token: one per server address and player name, under
-    // the state folder (config.h).
+    // the state folder (default_state_dir(), frontend/files/user_dirs.h).
     static std::filesystem::path default_path(const std::string& server_address,
                                               const std::string& player_name);
 

@@ -1,5 +1,6 @@
-// The newest events a runner logged, kept for a player's window to poll
-// (frontend/player/netplay_view.h). Threading: none.
+// The newest events a runner logged, kept until whoever shows the session polls them (the
+// player's window does: frontend/player/netplay_view.h). A session's own part: the runners
+// keep them, the rooms above poll them. Threading: none.
 #pragma once
 
 #include <cstddef>

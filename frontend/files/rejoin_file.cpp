@@ -1,4 +1,4 @@
-#include "frontend/rejoin_file.h"
+#include "frontend/files/rejoin_file.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "frontend/config.h"
+#include "frontend/files/user_dirs.h"
 
 namespace framelock::frontend {
 namespace {

@@ -1,4 +1,4 @@
-#include "frontend/replay_file.h"
+#include "frontend/files/replay_file.h"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 
 namespace framelock::frontend {
 namespace {

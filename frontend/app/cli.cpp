@@ -1,6 +1,6 @@
 // The `framelock` command line: the app, its subcommands (frontend/app/commands.h, one file
 // each), and the dispatch to the one the command line chose.
-#include "frontend/cli.h"
+#include "frontend/app/cli.h"
 
 #include <CLI/CLI.hpp>
 
@@ -28,8 +28,8 @@ int run_cli(int argc, char** argv) {
         add_synctest_command(app, argc, argv),
         add_demo_command(app),
     };
-    lobby::LobbyCommand lobby_command;
-    lobby::add_lobby_command(app, lobby_command);
+    lobby_client::LobbyCommand lobby_command;
+    lobby_client::add_lobby_command(app, lobby_command);
 
     try {
         app.parse(argc, argv);
@@ -40,7 +40,7 @@ int run_cli(int argc, char** argv) {
     for (const Subcommand& command : commands) {
         if (command.command->parsed()) return command.run();
     }
-    if (const int code = lobby::run_lobby_command(lobby_command); code >= 0) return code;
+    if (const int code = lobby_client::run_lobby_command(lobby_command); code >= 0) return code;
     return 0;
 }
 

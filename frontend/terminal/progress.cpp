@@ -1,4 +1,4 @@
-#include "frontend/progress.h"
+#include "frontend/terminal/progress.h"
 
 #include <unistd.h>
 

@@ -1,7 +1,6 @@
-#include "frontend/config.h"
+#include "frontend/app/config.h"
 
 #include <toml++/toml.h>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,13 +9,6 @@
 
 namespace framelock::frontend {
 namespace {
-
-std::string home_relative(const char* xdg_var, const char* fallback) {
-    if (const char* xdg = std::getenv(xdg_var); xdg && *xdg) return xdg;
-    if (const char* home = std::getenv("HOME"); home && *home)
-        return std::string(home) + "/" + fallback;
-    return std::string(".") + "/" + fallback;
-}
 
 Result<std::string> string_at(const toml::node& node, const std::string& source,
                               const std::string& what) {
@@ -110,18 +102,6 @@ Result<Config> load_config(const std::string& path, bool must_exist) {
     std::stringstream text;
     text << in.rdbuf();
     return parse_config(text.str(), "'" + path + "'");
-}
-
-std::string default_config_path() {
-    return home_relative("XDG_CONFIG_HOME", ".config") + "/framelock/framelock.toml";
-}
-
-std::string default_data_dir() {
-    return home_relative("XDG_DATA_HOME", ".local/share") + "/framelock";
-}
-
-std::string default_state_dir() {
-    return home_relative("XDG_STATE_HOME", ".local/state") + "/framelock";
 }
 
 }  // namespace framelock::frontend

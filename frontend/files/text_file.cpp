@@ -1,4 +1,4 @@
-#include "frontend/text_file.h"
+#include "frontend/files/text_file.h"
 
 #include <fmt/core.h>
 

@@ -23,16 +23,8 @@ struct Config {
 };
 
 Result<Config> parse_config(std::string_view text, const std::string& source_name);
-// A missing file at the default location is an empty config; a missing file the user
-// named explicitly is an error.
+// A missing file at the default location (default_config_path(), frontend/files/user_dirs.h)
+// is an empty config; a missing file the user named explicitly is an error.
 Result<Config> load_config(const std::string& path, bool must_exist);
-
-// $XDG_CONFIG_HOME/framelock/framelock.toml, or ~/.config/framelock/framelock.toml.
-std::string default_config_path();
-// $XDG_DATA_HOME/framelock, or ~/.local/share/framelock (for system/ and saves/).
-std::string default_data_dir();
-// What a player's runs leave for the next one (rejoin tokens): $XDG_STATE_HOME/framelock, or
-// ~/.local/state/framelock.
-std::string default_state_dir();
 
 }  // namespace framelock::frontend

@@ -1,4 +1,4 @@
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
