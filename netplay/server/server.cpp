@@ -1,8 +1,8 @@
 // The frame-lock server's loop (server.h): construction, update() and its wake-ups, the
 // dispatch of each message to its concern, a slot's life (set_life, the silence deadlines),
-// and the statistics. The concerns are files of their own: admission (server_admission),
-// confirmation (server_confirm), the delay's measurements (server_delay), hash votes and
-// repair (server_votes), state transfers (server_transfer).
+// and the statistics. The concerns are files of their own: admission (admission.cpp),
+// confirmation (input_book.cpp), the delay's measurements (delay_measurements.cpp), hash votes and
+// repair (hash_votes.cpp), state transfers (state_transfers.cpp).
 #include "netplay/server/server.h"
 
 #include <algorithm>

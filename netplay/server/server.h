@@ -8,9 +8,9 @@
 // One Server serves one session over its Transport (a dedicated `framelock server`
 // runs one Server per session port).
 //
-// Its code is a file per concern: server.cpp (the loop, a slot's life), server_admission
-// (who plays), server_confirm (inputs in, frames out), server_delay (the delay's
-// measurements), server_votes (hash votes, repair, evidence), server_transfer (states);
+// Its code is a file per concern: server.cpp (the loop, a slot's life), admission.cpp
+// (who plays), input_book.cpp (inputs in, frames out), delay_measurements.cpp (the delay's
+// measurements), hash_votes.cpp (hash votes, repair, evidence), state_transfers.cpp (states);
 // its settings in server_config.h, a slot's record in server_slot.h, its tuning in
 // server_tuning.h.
 #pragma once
