@@ -159,7 +159,7 @@ void Server::welcome(Slot& slot, int slot_number, bool late) {
         for (const EvidenceMask& mask : m_mask_history)
             m_transport.send(slot.peer, Channel::kControl, encode(mask));
     }
-    if (late) m_transport.send(slot.peer, Channel::kControl, encode(m_start));
+    if (late) m_transport.send(slot.peer, Channel::kControl, encode(m_schedule.start()));
 }
 
 void Server::add_spectator(PeerId peer, const Hello& hello) {
@@ -370,19 +370,12 @@ void Server::maybe_start() {
     if (!all_measured && now - m_lobby_full_since < m_config.max_lobby_rtt_wait_us) return;
 
     const int delay = m_delay.initial(worst);
-    m_start.start_time_us = now + std::max(m_config.start_lead_us, 2 * worst);
-    m_start.frame_time_ns = m_config.delay.frame_time.ns();
-    m_start.delay = static_cast<std::uint8_t>(delay);
-    m_start.players = static_cast<std::uint8_t>(m_config.players);
-    // Keyframes inside the first, pre-confirmed frames keep the starting delay; they
-    // still get entries, because a client runs a keyframe only once it holds its entry.
-    m_schedule.clear();
-    for (std::uint32_t k = 0; k < static_cast<std::uint32_t>(std::max(delay, 1));
-         k += m_config.keyframe_interval) {
-        m_schedule.push_back({k, static_cast<std::uint8_t>(delay)});
-    }
-    m_keyframes = m_schedule.size();
-    m_delay_history = {m_schedule.front()};
+    Start start;
+    start.start_time_us = now + std::max(m_config.start_lead_us, 2 * worst);
+    start.frame_time_ns = m_config.delay.frame_time.ns();
+    start.delay = static_cast<std::uint8_t>(delay);
+    start.players = static_cast<std::uint8_t>(m_config.players);
+    m_schedule.begin(start, m_config.keyframe_interval);
     // Frames before the first sampled input are neutral for everyone.
     m_confirmed_base = 0;
     m_confirmed.assign(static_cast<std::size_t>(delay), InputFrame{});
@@ -405,10 +398,10 @@ void Server::maybe_start() {
         m_slots[s].arrivals.clear();
         m_slots[s].report_from = m_confirmed_end;
         if (m_slots[s].taken())
-            m_transport.send(m_slots[s].peer, Channel::kControl, encode(m_start));
+            m_transport.send(m_slots[s].peer, Channel::kControl, encode(m_schedule.start()));
     }
     for (const Slot& spectator : m_spectators)
-        m_transport.send(spectator.peer, Channel::kControl, encode(m_start));
+        m_transport.send(spectator.peer, Channel::kControl, encode(m_schedule.start()));
     m_started = true;
     char why[160];
     std::snprintf(why, sizeof why,

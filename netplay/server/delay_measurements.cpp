@@ -111,21 +111,6 @@ bool Server::redundant(const Slot& slot) const {
     return slot.loss_seen_at >= 0 && m_clock.now_us() - slot.loss_seen_at < memory;
 }
 
-Micros Server::sample_time(std::uint32_t frame) const {
-    // The input for `frame` was sampled at the first frame s whose sample reaches it:
-    // s + delay(s) >= frame (a rising delay gives one sample to several frames, a falling
-    // one skips some). Only the newest decisions can hold it (delays are at most 60 frames).
-    std::uint32_t s = frame;
-    for (std::size_t i = m_schedule.size(); i-- > 0;) {
-        const ScheduleEntry& entry = m_schedule[i];
-        const std::uint32_t end = i + 1 < m_schedule.size() ? m_schedule[i + 1].frame : frame + 1;
-        const Frame candidate = std::max(Frame(entry.frame), Frame(frame) - entry.delay);
-        if (candidate < Frame(end)) s = candidate.value();
-        if (Frame(end) + 64 < Frame(frame)) break;
-    }
-    return m_start.start_time_us + frame_time().span_us(s);
-}
-
 void Server::note_echo(Slot& slot, const ClientInput& input) {
     if (input.echo_hold_10us == kEchoHoldUnknown) return;
     slot.update_echoed[input.echo_seq] = true;

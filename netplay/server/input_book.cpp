@@ -17,16 +17,6 @@ namespace framelock::netplay {
 
 using namespace server_tuning;
 
-Micros Server::no_wait_deadline(std::uint32_t g) const {
-    // Half the delay before g is due: inputs sampled `delay` frames ahead have half of it
-    // to arrive, the confirmation the other half to reach the players.
-    const std::int64_t frame_ns = m_start.frame_time_ns;
-    const std::int64_t due_ns = static_cast<std::int64_t>(g) * frame_ns;
-    const std::int64_t lead_ns =
-        static_cast<std::int64_t>(m_config.delay.fixed_delay) * frame_ns / 2;
-    return m_start.start_time_us + (due_ns - lead_ns) / 1000;
-}
-
 void Server::handle_input(Slot& slot, const ClientInput& input) {
     const Micros now = m_clock.now_us();
     ++slot.datagrams;
@@ -105,7 +95,7 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
         if (!stalled) {
             // How long after its scheduled sampling this input arrived: the client's uplink
             // (plus its clock's offset error, which its downlink reports carry the other way).
-            const Micros up = now - sample_time(frame.value());
+            const Micros up = now - m_schedule.sample_time(frame.value());
             while (!slot.up_min.empty() && slot.up_min.back().second >= up) slot.up_min.pop_back();
             slot.up_min.emplace_back(now, up);
             while (slot.up_min.front().first < now - kCheckWindowUs) slot.up_min.pop_front();
@@ -149,7 +139,7 @@ void Server::confirm_frames() {
         if (missing && m_config.mode == SessionMode::kNoWait) {
             // Nobody waits for anybody: at the deadline the missing players' held pads go in,
             // and what they send for this frame later counts as late.
-            if (now < no_wait_deadline(g)) return;
+            if (now < m_schedule.no_wait_deadline(g, m_config.delay.fixed_delay)) return;
             for (int s = 0; s < m_config.players; ++s) {
                 Slot& slot = m_slots[s];
                 if (Frame(slot.inputs_end) <= Frame(g)) {
@@ -177,21 +167,16 @@ void Server::confirm_frames() {
         m_blocked_since = -1;
         // The delay that holds from a keyframe is fixed before the keyframe is confirmed:
         // a client may run frame g only with its confirmation, which carries the decision.
-        if (g % m_config.keyframe_interval == 0 && !m_schedule.empty() &&
-            m_schedule.back().frame != g) {
-            const int current = m_schedule.back().delay;
+        if (m_schedule.undecided(g, m_config.keyframe_interval)) {
+            const int current = m_schedule.current_delay();
             m_delay.observe_srtt(srtt_worst());
             if (const int floor = estimate_path_floor(); floor > 0) m_path_floor = floor;
             const int delay = m_delay.decide(now, current, m_delay.target(now));
-            m_schedule.push_back({g, static_cast<std::uint8_t>(delay)});
-            ++m_keyframes;
-            if (delay != current) {
-                m_delay_history.push_back(m_schedule.back());
+            if (m_schedule.decide(g, delay))
                 emit({ServerEvent::Type::kDelayChanged, 0, g, delay, 0, {}});
-            }
         }
         InputFrame frame;
-        Confirmation info{now - sample_time(g), false};
+        Confirmation info{now - m_schedule.sample_time(g), false};
         for (int s = 0; s < m_config.players; ++s) {
             Slot& slot = m_slots[s];
             frame.pads[s] = slot.pending.front();
@@ -236,7 +221,7 @@ void Server::send_update(Slot& slot) {
     if (m_started && !slot.awaiting_state()) {
         // Frames and decisions the client may not hold yet, oldest first.
         const std::uint32_t from = std::max(slot.client_ack_end, m_confirmed_base);
-        for (const auto& entry : m_schedule) {
+        for (const auto& entry : m_schedule.entries()) {
             if (Frame(entry.frame) >= Frame(from) && update.schedule.size() < kMaxScheduleEntries) {
                 update.schedule.push_back(entry);
             }
@@ -278,15 +263,6 @@ void Server::send_update(Slot& slot) {
     }
 }
 
-std::uint8_t Server::delay_in_force(std::uint32_t frame) const {
-    std::uint8_t delay = m_schedule.empty() ? 0 : m_schedule.front().delay;
-    for (const auto& entry : m_schedule) {
-        if (Frame(entry.frame) > Frame(frame)) break;
-        delay = entry.delay;
-    }
-    return delay;
-}
-
 void Server::trim_history() {
     // Confirmed inputs are kept while a member may still need them (it has not acknowledged
     // them), and for history_frames in any case (joiners and resyncs start in the past).
@@ -308,10 +284,7 @@ void Server::trim_history() {
         m_confirmed.pop_front();
         ++m_confirmed_base;
     }
-    // Updates send decisions from the oldest frame kept on, and states carry the delay in
-    // force at a kept frame: the entry in force at m_confirmed_base is the oldest needed.
-    while (m_schedule.size() > 1 && Frame(m_schedule[1].frame) <= Frame(m_confirmed_base))
-        m_schedule.pop_front();
+    m_schedule.trim(m_confirmed_base);
 }
 
 }  // namespace framelock::netplay

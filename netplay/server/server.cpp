@@ -200,7 +200,8 @@ Micros Server::next_wakeup() const {
     if (m_blocked_since >= 0 && m_blocked_since + m_config.client_timeout_us + 1 > now)
         wake = std::min(wake, m_blocked_since + m_config.client_timeout_us + 1);
     if (m_started && m_config.mode == SessionMode::kNoWait && !ended())
-        wake = std::min(wake, no_wait_deadline(m_confirmed_end));
+        wake = std::min(wake,
+                        m_schedule.no_wait_deadline(m_confirmed_end, m_config.delay.fixed_delay));
     return std::max(wake, now);
 }
 
@@ -234,10 +235,7 @@ void Server::set_life(Slot& slot, SlotLife life) {
 }
 
 std::optional<ServerEvent> Server::poll_event() {
-    if (m_events.empty()) return std::nullopt;
-    ServerEvent event = std::move(m_events.front());
-    m_events.pop_front();
-    return event;
+    return m_events.poll();
 }
 
 Server::Slot* Server::member(PeerId peer, int& slot_number) {
@@ -255,7 +253,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
     const auto id = peek_id(bytes);
     const auto malformed = [&](const std::string& what) {
         if (who) ++who->malformed;
-        if (m_events.size() < kMaxEvents) emit({ServerEvent::Type::kMalformed, s, 0, 0, 0, what});
+        if (m_events.room()) emit({ServerEvent::Type::kMalformed, s, 0, 0, 0, what});
     };
     if (!id) {
         char text[64];
@@ -296,7 +294,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             if (!input) return;
             if (slot.spectator && !input->inputs.empty()) {
                 // Acknowledgements and clock echoes are welcome; pads are not.
-                if (!slot.refused_input && m_events.size() < kMaxEvents) {
+                if (!slot.refused_input && m_events.room()) {
                     emit({ServerEvent::Type::kRefused, 0, m_confirmed_end, 0, 0,
                           "spectator '" + slot.name + "' sent input for " +
                               std::to_string(input->inputs.size()) +

@@ -25,8 +25,11 @@
 
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
+#include "netplay/server/delay_schedule.h"
 #include "netplay/server/server_config.h"
+#include "netplay/server/server_events.h"
 #include "netplay/server/server_slot.h"
+#include "netplay/server/slot_stats.h"
 #include "netplay/timing/clock_check.h"
 #include "netplay/timing/delay_controller.h"
 #include "netplay/timing/frame_time.h"
@@ -36,56 +39,6 @@
 #include "netplay/wire/protocol.h"
 
 namespace framelock::netplay {
-
-struct SlotStats {
-    int slot = 0;
-    std::string name;
-    bool connected = false;
-    Micros srtt = 0, rttvar = 0, safe_rtt = 0;
-    std::uint32_t frames_run = 0, stall_frames = 0;
-    std::uint64_t datagrams_received = 0, datagrams_lost_up = 0;
-    std::uint64_t malformed = 0;
-    PeerStats traffic;
-    // The server's own measurement of the round trip to this client (echoes of its updates).
-    Micros server_srtt = 0, server_rttvar = 0;
-    // Round-trip reports left out of the delay: beyond what the server measured of this
-    // client's link (inflated), or covering frames a stalled process held up (hiccups).
-    std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;
-    bool redundant = false;  // datagrams on this link go twice (loss seen lately)
-    // Its clock against the server's (clock_check.h): the rate error over the newest window
-    // (0.05: 5 % fast; nullopt until measured), samples refused, and whether it is off pace.
-    std::optional<double> clock_rate_error;
-    long clock_refused = 0;
-    bool off_pace = false;
-};
-
-struct ServerEvent {
-    enum class Type {
-        kPlayerJoined,
-        kPlayerLeft,
-        kRejected,
-        kStarted,
-        kDelayChanged,
-        kDesync,
-        kMalformed,
-        kPlayerAway,  // silent or disconnected: neutral input until it is back
-        kPlayerBack,  // plays again from `frame`
-        kSpectatorJoined,
-        kSpectatorLeft,
-        kRefused,         // a request refused (spectator input, a bad state upload, ...)
-        kStateSent,       // a join/resync state went out: `frame`, `message` has the size
-        kResynced,        // a divergent player loaded the reference state (message: regions)
-        kEvidence,        // the desync evidence changed (message: which state bytes are left out)
-        kOffPace,         // no-wait: a player's clock runs too fast or slow (a speed hack?)
-        kConfigAdjusted,  // a setting outside its range was brought inside (message: which)
-    };
-    Type type;
-    int slot = 0;  // 1..8 where it applies
-    std::uint32_t frame = 0;
-    int delay = 0;
-    std::uint8_t differing_slots = 0;
-    std::string message;
-};
 
 class Server {
   public:
@@ -102,11 +55,11 @@ class Server {
     bool started() const { return m_started; }
     // Started, and every player has left since: the session is over.
     bool ended() const;
-    Micros start_time_us() const { return m_start.start_time_us; }
+    Micros start_time_us() const { return m_schedule.start().start_time_us; }
     std::uint32_t confirmed_frames() const {
         return m_confirmed_end;
     }  // frames [0, this) confirmed
-    int current_delay() const { return m_schedule.empty() ? 0 : m_schedule.back().delay; }
+    int current_delay() const { return m_schedule.current_delay(); }
     // The path floor in frames, from the server's own round trips, as estimated at the last
     // keyframe with players (0 before any): the slowest playing client's worst round trip of
     // the last 10 s, each of its one-way paths taken as half of it. For client i and players
@@ -114,9 +67,9 @@ class Server {
     // trip bounds every client's need.
     int path_floor() const { return m_path_floor; }
     // The delay from frame 0, then one entry per change: the whole session's delay.
-    const std::vector<ScheduleEntry>& schedule() const { return m_delay_history; }
+    const std::vector<ScheduleEntry>& schedule() const { return m_schedule.history(); }
     // Keyframes decided so far (one delay decision each, changed or not).
-    std::uint64_t keyframes() const { return m_keyframes; }
+    std::uint64_t keyframes() const { return m_schedule.keyframes(); }
     // Frames for which every playing slot reported a state hash and all were equal.
     std::uint64_t hash_frames_matched() const { return m_hash_frames_matched; }
     std::vector<SlotStats> slot_stats() const;
@@ -125,7 +78,7 @@ class Server {
     const InputFrame* confirmed_input(std::uint32_t frame) const;
 
   private:
-    FrameTime frame_time() const { return FrameTime(m_start.frame_time_ns); }
+    FrameTime frame_time() const { return m_schedule.frame_time(); }
     using Slot = ServerSlot;
     // The one place a slot's life changes (server_slot.h has the states and their order).
     void set_life(Slot& slot, SlotLife life);
@@ -166,8 +119,6 @@ class Server {
     void reject(PeerId peer, RejectReason reason, const std::string& message);
     void maybe_start();
     void confirm_frames();
-    // No-wait: when frame g is confirmed whatever has arrived (server clock).
-    Micros no_wait_deadline(std::uint32_t g) const;
     void send_update(Slot& slot);
     void check_hashes();
     int slot_of(PeerId peer) const;
@@ -176,7 +127,6 @@ class Server {
     Micros lobby_period(const Slot& slot) const;  // before the start: heartbeat interval
     Micros safe_rtt_worst() const;
     // Delay measurements (see delay_controller.h).
-    Micros sample_time(std::uint32_t frame) const;  // server clock: when frame's input was sampled
     // How long after the first update carrying `frame` to this client the next one carried
     // it again, when the client never echoed the first (0: it did, or no second one yet).
     static Micros resend_gap(const Slot& slot, std::uint32_t frame);
@@ -189,7 +139,7 @@ class Server {
     void note_clock(Slot& slot, int slot_number, Micros client_us, Micros now);
     bool redundant(const Slot& slot) const;
     static void note_loss(Slot& slot, Micros now);
-    void emit(ServerEvent event) { m_events.push_back(std::move(event)); }
+    void emit(ServerEvent event) { m_events.emit(std::move(event)); }
     // Late join, reconnect, state transfer.
     Slot* member(PeerId peer, int& slot_number);
     bool absent(const Slot& slot) const;  // gets neutral input without being waited for
@@ -227,7 +177,6 @@ class Server {
     void offer_start_state(Slot& member);
     // Every member holds the start state, or there is none to wait for.
     bool start_state_everywhere() const;
-    std::uint8_t delay_in_force(std::uint32_t frame) const;
     // Desync evidence (evidence.h): what a player's load moved; the mask in force at a frame.
     void handle_moved(int slot_number, const MovedBytes& moved);
     void announce_mask(std::uint32_t from_frame, const std::string& why);
@@ -254,13 +203,9 @@ class Server {
     EvidenceMask m_mask;
     std::deque<EvidenceMask> m_mask_history;  // every generation kept, with its ranges
     std::uint16_t m_mask_trimmed = 0;         // the newest generation no longer kept
-    Start m_start{};
-    // Every keyframe's decision from the oldest confirmed frame still kept (the entry in
-    // force there first): trimmed with m_confirmed, so a long session's updates do not scan
-    // an hour of keyframes and its memory stays flat.
-    std::deque<ScheduleEntry> m_schedule;
-    std::vector<ScheduleEntry> m_delay_history;  // first entry, then changes only
-    std::uint64_t m_keyframes = 0;
+    // The Start and every keyframe's decision: trimmed with m_confirmed, so a long session's
+    // updates do not scan an hour of keyframes and its memory stays flat.
+    DelaySchedule m_schedule;
     int m_path_floor = 0;
     std::uint32_t m_confirmed_end = 0;   // frames [0, this) are confirmed
     std::uint32_t m_confirmed_base = 0;  // m_confirmed[0] is this frame
@@ -280,7 +225,7 @@ class Server {
     std::map<std::uint32_t, std::array<std::uint64_t, kMaxPlayers>> m_hashes;
     std::uint64_t m_hash_frames_matched = 0;
     bool m_in_desync = false;
-    std::deque<ServerEvent> m_events;
+    ServerEvents m_events;
     std::vector<Slot> m_spectators;
     std::uint16_t m_snapshot_interval = 60;
     std::optional<Upload> m_upload;

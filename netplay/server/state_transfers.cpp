@@ -116,7 +116,7 @@ void Server::handle_bulk(Slot& slot, int slot_number, std::span<const std::uint8
                 for (Slot& spectator : m_spectators) offer_start_state(spectator);
                 return;
             }
-            packed.delay = delay_in_force(packed.frame);
+            packed.delay = m_schedule.delay_in_force(packed.frame);
             m_cached = std::move(packed);
             serve_states();
             return;
