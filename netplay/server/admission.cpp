@@ -81,30 +81,30 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
         return;
     }
     const int proven = proven_slot(hello, nonce);
-    if (proven && !m_slots[proven - 1].away() &&
-        m_clock.now_us() - m_slots[proven - 1].last_heard < m_config.link_lost_us) {
+    if (proven && !m_roster.player(proven).away() &&
+        m_clock.now_us() - m_roster.player(proven).last_heard < m_config.link_lost_us) {
         // Its token, but the slot's connection still talks: a live slot goes to nobody, the
         // token's holder included (a copy of the token is not the player).
         reject(peer, RejectReason::kSlotTaken,
-               "slot " + std::to_string(proven) + " is '" + m_slots[proven - 1].name +
+               "slot " + std::to_string(proven) + " is '" + m_roster.player(proven).name +
                    "''s, who is still playing on another connection; if that framelock has "
                    "crashed, run this again in a second");
         return;
     }
-    if (m_started) {
+    if (m_roster.started()) {
         hello_running(peer, hello, proven);
         return;
     }
     int s = proven;
     if (s > 0) {
         // Its own slot, from a new process: the old connection is gone (or about to be).
-        m_transport.disconnect(m_slots[s - 1].peer);
+        m_transport.disconnect(m_roster.player(s).peer);
         if (m_upload && m_upload->slot == s) m_upload.reset();  // asked again
     } else {
         s = hello.requested_slot;
-        if (s > 0 && m_slots[s - 1].taken()) {
+        if (s > 0 && m_roster.player(s).taken()) {
             reject(peer, RejectReason::kSlotTaken,
-                   "slot " + std::to_string(s) + " is taken by '" + m_slots[s - 1].name +
+                   "slot " + std::to_string(s) + " is taken by '" + m_roster.player(s).name +
                        "'; pick another or omit --slot (a slot is taken back only with its "
                        "rejoin token, by the framelock it was given to)");
             return;
@@ -117,11 +117,11 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
         m_config.delay.frame_time = FrameTime::from_fps_milli(hello.identity.fps_milli);
         m_delay = DelayController(m_config.delay);
     }
-    Slot& slot = m_slots[s - 1];
+    Slot& slot = m_roster.player(s);
     std::string name = proven ? slot.name : "";
     slot = Slot{};
     if (name.empty()) name = player_name(hello, s);
-    set_life(slot, SlotLife::kPlaying);
+    m_roster.set_life(slot, SlotLife::kPlaying, m_clock.now_us());
     slot.peer = peer;
     slot.name = name;
     slot.box_key = hello.box_key;
@@ -163,7 +163,7 @@ void Server::welcome(Slot& slot, int slot_number, bool late) {
 }
 
 void Server::add_spectator(PeerId peer, const Hello& hello) {
-    if (static_cast<int>(m_spectators.size()) >= m_config.max_spectators) {
+    if (static_cast<int>(m_roster.spectators().size()) >= m_config.max_spectators) {
         reject(peer, RejectReason::kFull,
                "this session takes no more spectators (" + std::to_string(m_config.max_spectators) +
                    " watching)");
@@ -180,18 +180,21 @@ void Server::add_spectator(PeerId peer, const Hello& hello) {
     spectator.name =
         unique_name(hello.player_name.empty() ? "spectator" : hello.player_name, nullptr);
     spectator.last_heard = m_clock.now_us();
-    set_life(spectator, m_started ? SlotLife::kAwaitingState : SlotLife::kWatching);
-    m_spectators.push_back(spectator);
-    welcome(m_spectators.back(), 0, m_started);
-    emit({ServerEvent::Type::kSpectatorJoined, 0, m_confirmed_end, 0, 0,
-          spectator.name + " watches" + (m_started ? " (joining a running session)" : "")});
-    if (!m_started) offer_start_state(m_spectators.back());
+    m_roster.set_life(spectator,
+                      m_roster.started() ? SlotLife::kAwaitingState : SlotLife::kWatching,
+                      m_clock.now_us());
+    m_roster.spectators().push_back(spectator);
+    welcome(m_roster.spectators().back(), 0, m_roster.started());
+    emit(
+        {ServerEvent::Type::kSpectatorJoined, 0, m_confirmed_end, 0, 0,
+         spectator.name + " watches" + (m_roster.started() ? " (joining a running session)" : "")});
+    if (!m_roster.started()) offer_start_state(m_roster.spectators().back());
 }
 
 int Server::proven_slot(const Hello& hello, const Nonce& nonce) const {
     if (!hello.rejoin_proof) return 0;
     for (int s = 1; s <= m_config.players; ++s) {
-        const Slot& slot = m_slots[s - 1];
+        const Slot& slot = m_roster.player(s);
         if (slot.in_session() && !slot.spectator &&
             same_proof(rejoin_proof(slot.token, nonce), *hello.rejoin_proof))
             return s;
@@ -227,10 +230,10 @@ bool Server::check_password(PeerId peer, const Hello& hello, const Nonce& nonce)
 
 std::string Server::unique_name(std::string wanted, const Slot* self) const {
     const auto taken = [&](const std::string& name) {
-        for (const Slot& slot : m_slots) {
+        for (const Slot& slot : m_roster.players()) {
             if (&slot != self && slot.in_session() && slot.name == name) return true;
         }
-        for (const Slot& spectator : m_spectators) {
+        for (const Slot& spectator : m_roster.spectators()) {
             if (&spectator != self && spectator.name == name) return true;
         }
         return false;
@@ -251,13 +254,13 @@ std::string Server::unique_name(std::string wanted, const Slot* self) const {
 std::string Server::player_name(const Hello& hello, int slot_number) const {
     return unique_name(
         hello.player_name.empty() ? "player " + std::to_string(slot_number) : hello.player_name,
-        &m_slots[slot_number - 1]);
+        &m_roster.player(slot_number));
 }
 
 int Server::free_slot() const {
     // Before the start a slot given up is emptied; after it, it stays (left) on the timeline.
     for (int s = 1; s <= m_config.players; ++s) {
-        if (!m_slots[s - 1].in_session()) return s;
+        if (!m_roster.player(s).in_session()) return s;
     }
     return 0;
 }
@@ -273,7 +276,7 @@ int Server::free_slot_or_reject(PeerId peer, const Hello& hello, const std::stri
 }
 
 std::string Server::name_hint(const Hello& hello) const {
-    for (const Slot& slot : m_slots) {
+    for (const Slot& slot : m_roster.players()) {
         if (slot.in_session() && !hello.player_name.empty() && slot.name == hello.player_name)
             return "; '" + hello.player_name +
                    "' plays here already, and a name is no key to a slot: after a crash, "
@@ -293,7 +296,7 @@ void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
     int s = proven;  // its own slot, proven by its token: a rejoin
     if (s == 0 && hello.requested_slot > 0) {
         s = hello.requested_slot;  // checked against the slot count by handle_hello
-        const Slot& slot = m_slots[s - 1];
+        const Slot& slot = m_roster.player(s);
         if (slot.in_session()) {
             reject(peer, RejectReason::kSlotTaken,
                    slot.away() ? "slot " + std::to_string(s) + " belongs to '" + slot.name +
@@ -309,7 +312,7 @@ void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
     if (s == 0 &&
         (s = free_slot_or_reject(peer, hello, "; watch as a spectator (--spectate)")) == 0)
         return;
-    Slot& slot = m_slots[s - 1];
+    Slot& slot = m_roster.player(s);
     const bool rejoin = slot.in_session();
     if (rejoin && slot.peer != peer) {
         // The old connection belongs to a process that is gone (or about to be).
@@ -318,7 +321,7 @@ void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
     }
     // The slot keeps its place on the timeline (inputs_end, pending): it is absent, so it
     // gets neutral input, until the joiner runs and its first input arrives.
-    set_life(slot, SlotLife::kAwaitingState);
+    m_roster.set_life(slot, SlotLife::kAwaitingState, m_clock.now_us());
     slot.peer = peer;
     slot.box_key = hello.box_key;
     if (!rejoin) slot.name = player_name(hello, s);
@@ -353,7 +356,7 @@ Micros Server::lobby_period(const Slot& slot) const {
 void Server::maybe_start() {
     const Micros now = m_clock.now_us();
     int joined = 0;
-    for (int s = 0; s < m_config.players; ++s) joined += m_slots[s].taken() ? 1 : 0;
+    for (int s = 0; s < m_config.players; ++s) joined += m_roster.player(s + 1).taken() ? 1 : 0;
     if (joined < m_config.start_players) {
         m_lobby_full_since = -1;
         return;
@@ -365,7 +368,8 @@ void Server::maybe_start() {
     // should already fit the network.
     bool all_measured = true;
     for (int s = 0; s < m_config.players; ++s)
-        all_measured &= !m_slots[s].taken() || m_slots[s].rtt.samples() >= kStartRttSamples;
+        all_measured &= !m_roster.player(s + 1).taken() ||
+                        m_roster.player(s + 1).rtt.samples() >= kStartRttSamples;
     const Micros worst = safe_rtt_worst();
     if (!all_measured && now - m_lobby_full_since < m_config.max_lobby_rtt_wait_us) return;
 
@@ -383,7 +387,7 @@ void Server::maybe_start() {
     // The evidence every player hashes from frame 0 on: sent before Start (same channel).
     if (m_config.common_start && m_start_state_refused) m_mask.kind = EvidenceKind::kMemory;
     for (int s = 0; s < m_config.players; ++s) {
-        Slot& slot = m_slots[s];
+        Slot& slot = m_roster.player(s + 1);
         if (slot.taken() && slot.start_moved && m_start_state &&
             slot.start_moved->state_size == m_start_state->raw_size)
             widen_mask(m_mask, *slot.start_moved);
@@ -393,16 +397,17 @@ void Server::maybe_start() {
         announce_mask(0, m_start_state_refused ? "the core cannot save its state"
                                                : "loading the start state moved these bytes");
     for (int s = 0; s < m_config.players; ++s) {
-        m_slots[s].inputs_end = m_confirmed_end;
-        m_slots[s].pending.clear();
-        m_slots[s].arrivals.clear();
-        m_slots[s].report_from = m_confirmed_end;
-        if (m_slots[s].taken())
-            m_transport.send(m_slots[s].peer, Channel::kControl, encode(m_schedule.start()));
+        m_roster.player(s + 1).inputs_end = m_confirmed_end;
+        m_roster.player(s + 1).pending.clear();
+        m_roster.player(s + 1).arrivals.clear();
+        m_roster.player(s + 1).report_from = m_confirmed_end;
+        if (m_roster.player(s + 1).taken())
+            m_transport.send(m_roster.player(s + 1).peer, Channel::kControl,
+                             encode(m_schedule.start()));
     }
-    for (const Slot& spectator : m_spectators)
+    for (const Slot& spectator : m_roster.spectators())
         m_transport.send(spectator.peer, Channel::kControl, encode(m_schedule.start()));
-    m_started = true;
+    m_roster.start();
     char why[160];
     std::snprintf(why, sizeof why,
                   "session started: the slowest round trip measured %.1f ms (SRTT + RTTVAR)",
@@ -418,16 +423,16 @@ void Server::activate(Slot& slot, int slot_number, std::uint32_t first_frame) {
         ++slot.inputs_end;
     }
     const bool was_away = slot.away();
-    set_life(slot, SlotLife::kPlaying);
+    m_roster.set_life(slot, SlotLife::kPlaying, m_clock.now_us());
     emit({ServerEvent::Type::kPlayerBack, slot_number, slot.inputs_end, 0, 0,
           slot.name + (was_away ? " is back" : " plays") + " from frame " +
               std::to_string(slot.inputs_end)});
 }
 
 void Server::go_away(int slot_number, const std::string& why) {
-    Slot& slot = m_slots[slot_number - 1];
+    Slot& slot = m_roster.player(slot_number);
     if (!slot.in_session() || slot.away()) return;
-    set_life(slot, SlotLife::kAway);
+    m_roster.set_life(slot, SlotLife::kAway, m_clock.now_us());
     slot.held = 0;
     slot.sender.reset();
     const std::string grace = std::to_string(m_config.reconnect_grace_us / 1'000'000);
@@ -438,33 +443,34 @@ void Server::go_away(int slot_number, const std::string& why) {
     const PlayerLeft left{static_cast<std::uint8_t>(slot_number), slot.inputs_end,
                           slot.name + ": " + why + " (may rejoin for " + grace + " s)"};
     for (int s = 0; s < m_config.players; ++s) {
-        if (s != slot_number - 1 && active(m_slots[s]))
-            m_transport.send(m_slots[s].peer, Channel::kControl, encode(left));
+        if (s != slot_number - 1 && m_roster.player(s + 1).active())
+            m_transport.send(m_roster.player(s + 1).peer, Channel::kControl, encode(left));
     }
     if (m_upload && m_upload->slot == slot_number) m_upload.reset();
     confirm_frames();
 }
 
 void Server::handle_disconnect(PeerId peer, const std::string& reason) {
-    if (const int s = slot_of(peer)) {
-        if (m_started && m_config.reconnect_grace_us > 0 && !m_slots[s - 1].awaiting_state()) {
+    if (const int s = m_roster.slot_of(peer)) {
+        if (m_roster.started() && m_config.reconnect_grace_us > 0 &&
+            !m_roster.player(s).awaiting_state()) {
             go_away(s, reason);
         } else {
             drop(s, ByeReason::kQuit, reason);
         }
         return;
     }
-    for (std::size_t i = 0; i < m_spectators.size(); ++i) {
-        if (m_spectators[i].peer != peer) continue;
+    for (std::size_t i = 0; i < m_roster.spectators().size(); ++i) {
+        if (m_roster.spectators()[i].peer != peer) continue;
         emit({ServerEvent::Type::kSpectatorLeft, 0, m_confirmed_end, 0, 0,
-              m_spectators[i].name + " (spectator): " + reason});
-        m_spectators.erase(m_spectators.begin() + static_cast<std::ptrdiff_t>(i));
+              m_roster.spectators()[i].name + " (spectator): " + reason});
+        m_roster.spectators().erase(m_roster.spectators().begin() + static_cast<std::ptrdiff_t>(i));
         return;
     }
 }
 
 void Server::drop(int slot_number, ByeReason reason, const std::string& message) {
-    Slot& slot = m_slots[slot_number - 1];
+    Slot& slot = m_roster.player(slot_number);
     if (!slot.in_session()) return;
     if (reason != ByeReason::kQuit)
         m_transport.send(slot.peer, Channel::kControl, encode(Bye{reason, message}));
@@ -472,28 +478,28 @@ void Server::drop(int slot_number, ByeReason reason, const std::string& message)
     m_transport.disconnect(slot.peer);
     emit({ServerEvent::Type::kPlayerLeft, slot_number, slot.inputs_end, 0, 0,
           slot.name + " left: " + message});
-    if (!m_started) {
+    if (!m_roster.started()) {
         slot = Slot{};
         if (m_upload && m_upload->slot == slot_number) m_upload.reset();  // asked again
         return;
     }
-    set_life(slot, SlotLife::kLeft);
+    m_roster.set_life(slot, SlotLife::kLeft, m_clock.now_us());
     slot.sender.reset();
     if (m_upload && m_upload->slot == slot_number) m_upload.reset();
     slot.left_from = slot.inputs_end;
     const PlayerLeft left{static_cast<std::uint8_t>(slot_number), slot.left_from,
                           slot.name + ": " + message};
     for (int s = 0; s < m_config.players; ++s) {
-        if (m_slots[s].in_session())
-            m_transport.send(m_slots[s].peer, Channel::kControl, encode(left));
+        if (m_roster.player(s + 1).in_session())
+            m_transport.send(m_roster.player(s + 1).peer, Channel::kControl, encode(left));
     }
     // The last player present quit: players still away have nobody to come back to.
     bool present = false;
     for (int s = 0; s < m_config.players; ++s)
-        present |= m_slots[s].in_session() && !m_slots[s].away();
+        present |= m_roster.player(s + 1).in_session() && !m_roster.player(s + 1).away();
     if (!present && reason == ByeReason::kQuit) {
         for (int s = 1; s <= m_config.players; ++s) {
-            if (m_slots[s - 1].in_session())
+            if (m_roster.player(s).in_session())
                 drop(s, ByeReason::kServerShutdown, "every other player left");
         }
     }

@@ -40,7 +40,7 @@ void Server::note_clock(Slot& slot, int slot_number, Micros client_us, Micros no
     }
     const bool off = slot.clock.off_pace();
     if (!off) slot.named_off_pace = false;
-    if (!off || slot.named_off_pace || slot_number == 0 || !m_started ||
+    if (!off || slot.named_off_pace || slot_number == 0 || !m_roster.started() ||
         m_config.mode != SessionMode::kNoWait)
         return;
     // In no-wait mode the server's clock decides when an input applies: a client running
@@ -62,7 +62,7 @@ void Server::note_clock(Slot& slot, int slot_number, Micros client_us, Micros no
 Micros Server::srtt_worst() const {
     Micros worst = 0;
     for (int s = 0; s < m_config.players; ++s) {
-        const Slot& slot = m_slots[s];
+        const Slot& slot = m_roster.player(s + 1);
         if (slot.in_session() && !slot.away()) worst = std::max(worst, slot.rtt.srtt());
     }
     return worst;
@@ -75,7 +75,7 @@ Micros Server::safe_rtt_worst() const {
     // its floor.
     Micros worst = 0;
     for (int s = 0; s < m_config.players; ++s) {
-        const Slot& slot = m_slots[s];
+        const Slot& slot = m_roster.player(s + 1);
         if (slot.in_session()) worst = std::max(worst, slot.rtt.srtt() + slot.rtt.rttvar());
     }
     return worst;
@@ -85,8 +85,8 @@ int Server::estimate_path_floor() const {
     const Micros now = m_clock.now_us();
     Micros worst = 0;
     for (int s = 0; s < m_config.players; ++s) {
-        const Slot& slot = m_slots[s];
-        if (!active(slot)) continue;
+        const Slot& slot = m_roster.player(s + 1);
+        if (!slot.active()) continue;
         // The window's maximum is its front, once the expired ones are skipped.
         for (const auto& [at, rtt] : slot.rtt_max) {
             if (at >= now - kCheckWindowUs) {
@@ -116,7 +116,9 @@ void Server::note_echo(Slot& slot, const ClientInput& input) {
     slot.update_echoed[input.echo_seq] = true;
     // A state on its way fills the link: echoes queued behind it measure the transfer, not
     // the path the first delay must cover.
-    if (!m_started && (slot.sender || (m_upload && &m_slots[m_upload->slot - 1] == &slot))) return;
+    if (!m_roster.started() &&
+        (slot.sender || (m_upload && &m_roster.player(m_upload->slot) == &slot)))
+        return;
     const Micros sent = slot.update_sent_at[input.echo_seq];
     const Micros now = m_clock.now_us();
     const Micros rtt = now - sent - static_cast<Micros>(input.echo_hold_10us) * 10;

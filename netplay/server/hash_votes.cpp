@@ -17,9 +17,9 @@ namespace framelock::netplay {
 using namespace server_tuning;
 
 void Server::handle_hash(int slot_number, const HashReport& report) {
-    if (!m_started || Frame(report.frame) >= Frame(m_confirmed_end) + 1)
+    if (!m_roster.started() || Frame(report.frame) >= Frame(m_confirmed_end) + 1)
         return;  // not a frame anyone ran
-    Slot& slot = m_slots[slot_number - 1];
+    Slot& slot = m_roster.player(slot_number);
     if (!slot.any_hash || Frame(report.frame) > Frame(slot.last_hash_frame)) {
         slot.last_hash_frame = report.frame;
         slot.any_hash = true;
@@ -45,8 +45,8 @@ void Server::check_hashes() {
         const auto& hashes = it->second;
         bool complete = true;
         for (int s = 0; s < m_config.players; ++s) {
-            const Slot& slot = m_slots[s];
-            const bool expected = active(slot) && !slot.resync_pending &&
+            const Slot& slot = m_roster.player(s + 1);
+            const bool expected = slot.active() && !slot.resync_pending &&
                                   Frame(frame) >= Frame(slot.hash_from) &&
                                   Frame(frame) >= Frame(slot.hash_valid_from);
             if (expected && hashes[s] == 0) complete = false;
@@ -90,8 +90,9 @@ void Server::check_hashes() {
             desync.differing_slots = differing;
             desync.hashes.assign(hashes.begin(), hashes.begin() + m_config.players);
             for (int s = 0; s < m_config.players; ++s) {
-                if (m_slots[s].in_session()) {
-                    m_transport.send(m_slots[s].peer, Channel::kControl, encode(desync));
+                if (m_roster.player(s + 1).in_session()) {
+                    m_transport.send(m_roster.player(s + 1).peer, Channel::kControl,
+                                     encode(desync));
                 }
             }
             std::string who;
@@ -128,8 +129,8 @@ void Server::start_repair(std::uint32_t desync_frame, std::uint8_t slots, int re
 }
 
 void Server::handle_moved(int slot_number, const MovedBytes& moved) {
-    Slot& slot = m_slots[slot_number - 1];
-    if (!m_started) {
+    Slot& slot = m_roster.player(slot_number);
+    if (!m_roster.started()) {
         // A report of the start state's load each, the latest counting (the host's may come
         // before its upload is complete, and another player's state may replace a refused
         // upload); checked against the start state and taken in at the start.
@@ -167,10 +168,11 @@ void Server::announce_mask(std::uint32_t from_frame, const std::string& why) {
     }
     const auto message = encode(m_mask);
     for (int s = 0; s < m_config.players; ++s) {
-        if (m_slots[s].in_session()) m_transport.send(m_slots[s].peer, Channel::kControl, message);
+        if (m_roster.player(s + 1).in_session())
+            m_transport.send(m_roster.player(s + 1).peer, Channel::kControl, message);
     }
     // Spectators report nothing, but their hash logs compare with the players'.
-    for (const Slot& spectator : m_spectators)
+    for (const Slot& spectator : m_roster.spectators())
         m_transport.send(spectator.peer, Channel::kControl, message);
     emit({ServerEvent::Type::kEvidence, 0, from_frame, 0, 0,
           m_mask.kind == EvidenceKind::kMemory
@@ -196,7 +198,7 @@ bool Server::moved_everywhere() const {
     // Only loads of the common start state are probed before the start.
     if (!m_config.common_start || m_start_state_refused) return true;
     for (int s = 0; s < m_config.players; ++s) {
-        if (m_slots[s].taken() && !m_slots[s].moved_reported) return false;
+        if (m_roster.player(s + 1).taken() && !m_roster.player(s + 1).moved_reported) return false;
     }
     return true;
 }

@@ -28,23 +28,19 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
         slot.last_client_seq_at = now;
         note_echo(slot, input);
     }
-    if (!m_started) return;
+    if (!m_roster.started()) return;
     // An input round trip includes the wait for every player's input: while a player is
     // going away (its silence, before the slot turns neutral) or away with the session
     // paused, that wait is the absence, not the network, and must not raise the delay.
     // Nor does what an away player reports as it comes back: after a network outage its
     // first datagram carries the round trip of a frame confirmed before the outage and
     // heard of only after it (activate() below starts the settling time for the others).
-    bool absence = m_absence_changed_at >= 0 && now - m_absence_changed_at < kAbsenceSettleUs;
-    absence |= slot.away();
-    if (m_config.pause_on_drop) {
-        for (int s = 0; s < m_config.players; ++s) absence |= m_slots[s].away();
-    }
+    const bool absence = m_roster.unsettled(slot, now);
     const Frame acked = expand_frame(input.confirmed_ack, Frame(m_confirmed_end));
     const std::uint32_t ack_end = acked.value() + 1;
     if (newest && !slot.spectator) {
         int number = 0;
-        member(slot.peer, number);
+        m_roster.member(slot.peer, number);
         if (input.latency_100us && !absence && number)
             note_round_trip_report(slot, number, input, ack_end);
         if (Frame(ack_end) <= Frame(m_confirmed_end) && Frame(ack_end) > Frame(slot.report_from))
@@ -54,10 +50,10 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
         slot.client_ack_end = ack_end;
     }
     const std::uint32_t first = expand_frame(input.first_frame, Frame(slot.inputs_end)).value();
-    if ((slot.life == SlotLife::kJoining || slot.away()) && !slot.spectator &&
+    if ((slot.life() == SlotLife::kJoining || slot.away()) && !slot.spectator &&
         !input.inputs.empty()) {
         int number = 0;
-        member(slot.peer, number);
+        m_roster.member(slot.peer, number);
         // activate() fills the gap up to `first` with neutral input: never further than an
         // input may run ahead, or the frames between would all be confirmed at once.
         if (Frame(first) - Frame(m_confirmed_end) >
@@ -85,7 +81,7 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
         if (frame > Frame(slot.inputs_end)) break;     // a gap: the next datagram repeats it
         if (frame - Frame(m_confirmed_end) > static_cast<std::int32_t>(m_config.max_frames_ahead)) {
             ++slot.malformed;
-            emit({ServerEvent::Type::kMalformed, slot_of(slot.peer), frame.value(), 0, 0,
+            emit({ServerEvent::Type::kMalformed, m_roster.slot_of(slot.peer), frame.value(), 0, 0,
                   "input too far ahead of the session dropped"});
             break;
         }
@@ -110,27 +106,28 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
 void Server::confirm_frames() {
     const Micros now = m_clock.now_us();
     // With nobody left playing there is nothing to confirm (and no end to neutral frames).
-    if (ended()) return;
+    if (m_roster.ended()) return;
     // Likewise with every player absent at once (all away, or away and joining): nobody's
     // input bounds the loop below, which would confirm neutral frames until memory runs
     // out. Confirmation resumes when a player is back (activate() fills its gap).
     bool anyone_playing = false;
-    for (int s = 0; s < m_config.players; ++s) anyone_playing |= !absent(m_slots[s]);
+    for (int s = 0; s < m_config.players; ++s)
+        anyone_playing |= !m_roster.absent(m_roster.player(s + 1));
     if (!anyone_playing) return;
     for (;;) {
         const std::uint32_t g = m_confirmed_end;
         // Absent slots (never joined, gone, away, joining) get neutral input without
         // anyone waiting for them.
         for (int s = 0; s < m_config.players; ++s) {
-            Slot& slot = m_slots[s];
-            if (absent(slot) && Frame(slot.inputs_end) <= Frame(g)) {
+            Slot& slot = m_roster.player(s + 1);
+            if (m_roster.absent(slot) && Frame(slot.inputs_end) <= Frame(g)) {
                 slot.pending.push_back(0);
                 slot.inputs_end = g + 1;
             }
         }
         int missing = 0, missing_count = 0;
         for (int s = 0; s < m_config.players; ++s) {
-            const Slot& slot = m_slots[s];
+            const Slot& slot = m_roster.player(s + 1);
             if (Frame(slot.inputs_end) <= Frame(g)) {
                 missing = s + 1;
                 ++missing_count;
@@ -141,7 +138,7 @@ void Server::confirm_frames() {
             // and what they send for this frame later counts as late.
             if (now < m_schedule.no_wait_deadline(g, m_config.delay.fixed_delay)) return;
             for (int s = 0; s < m_config.players; ++s) {
-                Slot& slot = m_slots[s];
+                Slot& slot = m_roster.player(s + 1);
                 if (Frame(slot.inputs_end) <= Frame(g)) {
                     slot.pending.push_back(slot.away() ? InputWord{0} : slot.held);
                     slot.inputs_end = g + 1;
@@ -154,7 +151,7 @@ void Server::confirm_frames() {
             // still talks: the others play on. (An away player, with pause_on_drop, has its
             // grace period instead.)
             if (m_blocked_since < 0) m_blocked_since = now;
-            if (missing_count == 1 && !m_slots[missing - 1].away() &&
+            if (missing_count == 1 && !m_roster.player(missing).away() &&
                 now - m_blocked_since > m_config.client_timeout_us) {
                 char why[96];
                 std::snprintf(why, sizeof why, "no input for frame %u for %.1f s", g,
@@ -178,7 +175,7 @@ void Server::confirm_frames() {
         InputFrame frame;
         Confirmation info{now - m_schedule.sample_time(g), false};
         for (int s = 0; s < m_config.players; ++s) {
-            Slot& slot = m_slots[s];
+            Slot& slot = m_roster.player(s + 1);
             frame.pads[s] = slot.pending.front();
             if (!slot.away()) slot.held = frame.pads[s];
             slot.pending.pop_front();
@@ -213,12 +210,12 @@ void Server::send_update(Slot& slot) {
     update.copies = redundant(slot) ? 2 : 1;
     update.path_floor = static_cast<std::uint8_t>(path_floor());
     for (int s = 0; s < m_config.players; ++s) {
-        const Slot& other = m_slots[s];
+        const Slot& other = m_roster.player(s + 1);
         if (other.in_session() && !other.away() && !other.awaiting_state())
             update.present |= static_cast<std::uint8_t>(1u << s);
     }
     std::pair<std::uint32_t, std::uint32_t> carried{0, 0};  // confirmed frames [first, end)
-    if (m_started && !slot.awaiting_state()) {
+    if (m_roster.started() && !slot.awaiting_state()) {
         // Frames and decisions the client may not hold yet, oldest first.
         const std::uint32_t from = std::max(slot.client_ack_end, m_confirmed_base);
         for (const auto& entry : m_schedule.entries()) {
@@ -239,8 +236,8 @@ void Server::send_update(Slot& slot) {
             // Everyone's inputs beyond confirmation, so predictions are corrected early.
             update.tails.resize(static_cast<std::size_t>(m_config.players));
             for (int s = 0; s < m_config.players; ++s) {
-                const Slot& other = m_slots[s];
-                if (absent(other)) continue;
+                const Slot& other = m_roster.player(s + 1);
+                if (m_roster.absent(other)) continue;
                 const std::size_t n = std::min(other.pending.size(), kMaxFramesPerMessage);
                 update.tails[s].assign(other.pending.begin(),
                                        other.pending.begin() + static_cast<std::ptrdiff_t>(n));
@@ -274,8 +271,8 @@ void Server::trim_history() {
                 static_cast<std::int32_t>(4 * m_config.history_frames))
             keep_from = member.client_ack_end;
     };
-    for (int s = 0; s < m_config.players; ++s) hold(m_slots[s]);
-    for (const Slot& spectator : m_spectators) hold(spectator);
+    for (int s = 0; s < m_config.players; ++s) hold(m_roster.player(s + 1));
+    for (const Slot& spectator : m_roster.spectators()) hold(spectator);
     if (m_cached && Frame(m_cached->frame) < Frame(keep_from) &&
         Frame(m_confirmed_end) - Frame(m_cached->frame) <
             static_cast<std::int32_t>(4 * m_snapshot_interval + 1))

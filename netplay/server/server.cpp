@@ -23,7 +23,8 @@ Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
     : m_transport(transport),
       m_clock(clock),
       m_config(normalized(config, m_config_adjusted)),
-      m_delay(m_config.delay) {
+      m_delay(m_config.delay),
+      m_roster(m_config) {
     // A setting outside its range (session_limits.h) is said, never changed in silence.
     for (std::string& what : m_config_adjusted)
         emit({ServerEvent::Type::kConfigAdjusted, 0, 0, 0, 0, std::move(what)});
@@ -44,13 +45,6 @@ Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
     if (!m_config.spectator_password.empty())
         m_spectator_key =
             derive_password_key(m_config.spectator_password, m_salt, m_config.password_kdf);
-}
-
-int Server::slot_of(PeerId peer) const {
-    for (int s = 0; s < m_config.players; ++s) {
-        if (m_slots[s].in_session() && m_slots[s].peer == peer) return s + 1;
-    }
-    return 0;
 }
 
 void Server::update() {
@@ -91,52 +85,53 @@ void Server::update() {
         it = m_pending.erase(it);
     }
     for (int s = 1; s <= m_config.players; ++s) {
-        Slot& slot = m_slots[s - 1];
+        Slot& slot = m_roster.player(s);
         if (!slot.in_session()) continue;
-        const SilenceDeadline deadline = silence_deadline(slot);
+        const Roster::SilenceDeadline deadline = m_roster.silence_deadline(slot);
         if (now <= deadline.at) continue;
         char why[96];
         switch (deadline.then) {
-            case SilenceDeadline::Then::kDrop:
+            case Roster::SilenceDeadline::Then::kDrop:
                 std::snprintf(why, sizeof why, "no data for %.1f s", (now - slot.last_heard) / 1e6);
                 drop(s, ByeReason::kTimeout, why);
                 break;
-            case SilenceDeadline::Then::kGoAway:
+            case Roster::SilenceDeadline::Then::kGoAway:
                 std::snprintf(why, sizeof why, "no data for %.1f s", (now - slot.last_heard) / 1e6);
                 go_away(s, why);
                 break;
-            case SilenceDeadline::Then::kGraceOver:
+            case Roster::SilenceDeadline::Then::kGraceOver:
                 std::snprintf(why, sizeof why, "did not come back within %.0f s",
                               m_config.reconnect_grace_us / 1e6);
                 drop(s, ByeReason::kTimeout, why);
                 break;
-            case SilenceDeadline::Then::kDropJoining:
+            case Roster::SilenceDeadline::Then::kDropJoining:
                 drop(s, ByeReason::kTimeout, "silent while joining");
                 break;
         }
     }
-    for (std::size_t i = 0; i < m_spectators.size();) {
-        if (now - m_spectators[i].last_heard > m_config.client_timeout_us) {
-            m_transport.send(m_spectators[i].peer, Channel::kControl,
+    for (std::size_t i = 0; i < m_roster.spectators().size();) {
+        if (now - m_roster.spectators()[i].last_heard > m_config.client_timeout_us) {
+            m_transport.send(m_roster.spectators()[i].peer, Channel::kControl,
                              encode(Bye{ByeReason::kTimeout, "no data from you"}));
-            m_transport.disconnect(m_spectators[i].peer);
+            m_transport.disconnect(m_roster.spectators()[i].peer);
             emit({ServerEvent::Type::kSpectatorLeft, 0, m_confirmed_end, 0, 0,
-                  m_spectators[i].name + " (spectator) timed out"});
-            m_spectators.erase(m_spectators.begin() + static_cast<std::ptrdiff_t>(i));
+                  m_roster.spectators()[i].name + " (spectator) timed out"});
+            m_roster.spectators().erase(m_roster.spectators().begin() +
+                                        static_cast<std::ptrdiff_t>(i));
         } else {
             ++i;
         }
     }
-    if (!m_started) {
+    if (!m_roster.started()) {
         prepare_start_state();
         pump_senders();
         maybe_start();
         for (int s = 0; s < m_config.players; ++s) {
-            Slot& slot = m_slots[s];
+            Slot& slot = m_roster.player(s + 1);
             if (slot.taken() && now - slot.last_update_sent >= lobby_period(slot))
                 send_update(slot);
         }
-        for (Slot& spectator : m_spectators) {
+        for (Slot& spectator : m_roster.spectators()) {
             if (now - spectator.last_update_sent >= kLobbyHeartbeatUs) send_update(spectator);
         }
         // Out now, not at the next datagram: the lobby's round trips set the first delay (a
@@ -147,7 +142,7 @@ void Server::update() {
     confirm_frames();
     serve_states();
     for (int s = 0; s < m_config.players; ++s) {
-        Slot& slot = m_slots[s];
+        Slot& slot = m_roster.player(s + 1);
         if (slot.copy_at >= 0 && now >= slot.copy_at && slot.in_session()) {
             m_transport.send(slot.peer, Channel::kInput, slot.copy);
             slot.copy_at = -1;
@@ -158,11 +153,11 @@ void Server::update() {
         m_confirmed_end > m_last_sent_end ||
         (m_config.mode == SessionMode::kRollback && m_inputs_seen != m_last_sent_inputs);
     for (int s = 0; s < m_config.players; ++s) {
-        Slot& slot = m_slots[s];
+        Slot& slot = m_roster.player(s + 1);
         if (!slot.in_session()) continue;
         if (news || now - slot.last_update_sent >= quiet_period) send_update(slot);
     }
-    for (Slot& spectator : m_spectators) {
+    for (Slot& spectator : m_roster.spectators()) {
         if (news || now - spectator.last_update_sent >= quiet_period) send_update(spectator);
     }
     pump_senders();
@@ -178,19 +173,21 @@ Micros Server::next_wakeup() const {
     const Micros now = m_clock.now_us();
     Micros wake = now + kLobbyHeartbeatUs;
     for (int s = 0; s < m_config.players; ++s) {
-        const Slot& slot = m_slots[s];
+        const Slot& slot = m_roster.player(s + 1);
         if (!slot.in_session()) continue;
-        const Micros period =
-            m_started ? kQuietUpdateFrames * m_config.delay.frame_time.us() : lobby_period(slot);
+        const Micros period = m_roster.started()
+                                  ? kQuietUpdateFrames * m_config.delay.frame_time.us()
+                                  : lobby_period(slot);
         if (slot.copy_at >= 0) wake = std::min(wake, slot.copy_at);
         wake = std::min(wake, slot.last_update_sent + period);
         // The one deadline update() holds this slot to now (a deadline already passed and
         // still included would make the caller spin, e.g. an away player's old silence).
-        wake = std::min(wake, silence_deadline(slot).at + 1);
+        wake = std::min(wake, m_roster.silence_deadline(slot).at + 1);
     }
-    for (const Slot& spectator : m_spectators) {
-        const Micros period =
-            m_started ? kQuietUpdateFrames * m_config.delay.frame_time.us() : kLobbyHeartbeatUs;
+    for (const Slot& spectator : m_roster.spectators()) {
+        const Micros period = m_roster.started()
+                                  ? kQuietUpdateFrames * m_config.delay.frame_time.us()
+                                  : kLobbyHeartbeatUs;
         wake = std::min({wake, spectator.last_update_sent + period,
                          spectator.last_heard + m_config.client_timeout_us + 1});
     }
@@ -199,57 +196,19 @@ Micros Server::next_wakeup() const {
     // change that arrives as a message or is one of the deadlines above.
     if (m_blocked_since >= 0 && m_blocked_since + m_config.client_timeout_us + 1 > now)
         wake = std::min(wake, m_blocked_since + m_config.client_timeout_us + 1);
-    if (m_started && m_config.mode == SessionMode::kNoWait && !ended())
+    if (m_roster.started() && m_config.mode == SessionMode::kNoWait && !m_roster.ended())
         wake = std::min(wake,
                         m_schedule.no_wait_deadline(m_confirmed_end, m_config.delay.fixed_delay));
     return std::max(wake, now);
-}
-
-Server::SilenceDeadline Server::silence_deadline(const Slot& slot) const {
-    using Then = SilenceDeadline::Then;
-    if (!m_started || m_config.reconnect_grace_us <= 0)
-        return {slot.last_heard + m_config.client_timeout_us, Then::kDrop};
-    switch (slot.life) {
-        case SlotLife::kAway:
-            return {slot.away_since + m_config.reconnect_grace_us, Then::kGraceOver};
-        case SlotLife::kAwaitingState:
-            return {slot.last_heard + m_config.client_timeout_us, Then::kDropJoining};
-        default:
-            return {slot.last_heard + m_config.link_lost_us, Then::kGoAway};
-    }
-}
-
-void Server::set_life(Slot& slot, SlotLife life) {
-    const SlotLife from = slot.life;
-    const Micros now = m_clock.now_us();
-    if (life == SlotLife::kAway) {
-        slot.away_from = from;
-        slot.away_since = now;
-    }
-    slot.life = life;
-    // Who plays changed: the round trips reported around it measure the change, not the
-    // network (handle_input). A joiner loading its state changes nothing yet.
-    if (m_started && !slot.spectator &&
-        !(from == SlotLife::kAwaitingState && life == SlotLife::kJoining))
-        m_absence_changed_at = now;
 }
 
 std::optional<ServerEvent> Server::poll_event() {
     return m_events.poll();
 }
 
-Server::Slot* Server::member(PeerId peer, int& slot_number) {
-    slot_number = slot_of(peer);
-    if (slot_number) return &m_slots[slot_number - 1];
-    for (Slot& spectator : m_spectators) {
-        if (spectator.peer == peer) return &spectator;
-    }
-    return nullptr;
-}
-
 void Server::handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes) {
     int s = 0;
-    Slot* who = member(peer, s);
+    Slot* who = m_roster.member(peer, s);
     const auto id = peek_id(bytes);
     const auto malformed = [&](const std::string& what) {
         if (who) ++who->malformed;
@@ -359,7 +318,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
                 m_transport.disconnect(peer);
                 emit({ServerEvent::Type::kSpectatorLeft, 0, m_confirmed_end, 0, 0,
                       slot.name + " (spectator) left: " + why});
-                std::erase_if(m_spectators, [&](const Slot& x) { return x.peer == peer; });
+                std::erase_if(m_roster.spectators(), [&](const Slot& x) { return x.peer == peer; });
             }
             return;
         }
@@ -369,44 +328,15 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
     malformed("unexpected message id dropped");
 }
 
-bool Server::ended() const {
-    if (!m_started) return false;
-    for (int s = 0; s < m_config.players; ++s) {
-        if (m_slots[s].in_session()) return false;
-    }
-    return true;
-}
-
-bool Server::absent(const Slot& slot) const {
-    switch (slot.life) {
-        case SlotLife::kPlaying:
-        case SlotLife::kWatching:
-            return false;
-        // Paused for an away player, unless it never played since it (re)joined.
-        case SlotLife::kAway:
-            return !m_config.pause_on_drop || slot.away_from != SlotLife::kPlaying;
-        case SlotLife::kEmpty:
-        case SlotLife::kAwaitingState:
-        case SlotLife::kJoining:
-        case SlotLife::kLeft:
-            break;
-    }
-    return true;
-}
-
-bool Server::active(const Slot& slot) const {
-    return slot.life == SlotLife::kPlaying && !slot.spectator;
-}
-
 std::vector<SlotStats> Server::slot_stats() const {
     std::vector<SlotStats> out;
     for (int s = 0; s < m_config.players; ++s) {
-        const Slot& slot = m_slots[s];
+        const Slot& slot = m_roster.player(s + 1);
         if (!slot.taken()) continue;
         SlotStats st;
         st.slot = s + 1;
         st.name = slot.name;
-        st.connected = slot.life != SlotLife::kLeft;
+        st.connected = slot.life() != SlotLife::kLeft;
         st.srtt = slot.srtt;
         st.rttvar = slot.rttvar;
         st.safe_rtt = slot.srtt + 4 * slot.rttvar;

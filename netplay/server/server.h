@@ -26,6 +26,7 @@
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
 #include "netplay/server/delay_schedule.h"
+#include "netplay/server/roster.h"
 #include "netplay/server/server_config.h"
 #include "netplay/server/server_events.h"
 #include "netplay/server/server_slot.h"
@@ -52,9 +53,9 @@ class Server {
 
     std::optional<ServerEvent> poll_event();
 
-    bool started() const { return m_started; }
+    bool started() const { return m_roster.started(); }
     // Started, and every player has left since: the session is over.
-    bool ended() const;
+    bool ended() const { return m_roster.ended(); }
     Micros start_time_us() const { return m_schedule.start().start_time_us; }
     std::uint32_t confirmed_frames() const {
         return m_confirmed_end;
@@ -73,23 +74,13 @@ class Server {
     // Frames for which every playing slot reported a state hash and all were equal.
     std::uint64_t hash_frames_matched() const { return m_hash_frames_matched; }
     std::vector<SlotStats> slot_stats() const;
-    int spectators() const { return static_cast<int>(m_spectators.size()); }
+    int spectators() const { return static_cast<int>(m_roster.spectators().size()); }
     std::uint16_t snapshot_interval() const { return m_snapshot_interval; }
     const InputFrame* confirmed_input(std::uint32_t frame) const;
 
   private:
     FrameTime frame_time() const { return m_schedule.frame_time(); }
     using Slot = ServerSlot;
-    // The one place a slot's life changes (server_slot.h has the states and their order).
-    void set_life(Slot& slot, SlotLife life);
-    // When a member that stays silent is dealt with, and how (update() acts on it,
-    // next_wakeup() wakes for it).
-    struct SilenceDeadline {
-        enum class Then { kDrop, kGoAway, kGraceOver, kDropJoining };
-        Micros at = 0;
-        Then then = Then::kDrop;
-    };
-    SilenceDeadline silence_deadline(const Slot& slot) const;
     // A connection that was sent a Challenge and has not said Hello yet.
     struct Pending {
         Nonce nonce{};
@@ -121,7 +112,6 @@ class Server {
     void confirm_frames();
     void send_update(Slot& slot);
     void check_hashes();
-    int slot_of(PeerId peer) const;
     // The server's own round-trip measurements over the slots playing.
     Micros srtt_worst() const;
     Micros lobby_period(const Slot& slot) const;  // before the start: heartbeat interval
@@ -141,9 +131,6 @@ class Server {
     static void note_loss(Slot& slot, Micros now);
     void emit(ServerEvent event) { m_events.emit(std::move(event)); }
     // Late join, reconnect, state transfer.
-    Slot* member(PeerId peer, int& slot_number);
-    bool absent(const Slot& slot) const;  // gets neutral input without being waited for
-    bool active(const Slot& slot) const;  // playing: reports hashes, may serve states
     // The player slot whose rejoin token the Hello proves (0: none).
     int proven_slot(const Hello& hello, const Nonce& nonce) const;
     // Whether the Hello proves the password its role needs; rejects the peer if not.
@@ -189,10 +176,9 @@ class Server {
     std::vector<std::string> m_config_adjusted;  // normalized() fills it before m_config
     ServerConfig m_config;
     DelayController m_delay;
-    std::array<Slot, kMaxPlayers> m_slots{};
+    Roster m_roster;
     std::optional<SessionIdentity> m_identity;
     std::string m_content_name;
-    bool m_started = false;
     Micros m_lobby_full_since = -1;
     // The session's start state (common_start) once uploaded; refused: the core cannot save
     // its state, so every player starts from its own power-on state.
@@ -226,7 +212,6 @@ class Server {
     std::uint64_t m_hash_frames_matched = 0;
     bool m_in_desync = false;
     ServerEvents m_events;
-    std::vector<Slot> m_spectators;
     std::uint16_t m_snapshot_interval = 60;
     std::optional<Upload> m_upload;
     StateReceiver m_upload_rx;
@@ -238,8 +223,7 @@ class Server {
     Salt m_salt{};
     std::optional<PasswordKey> m_player_key, m_spectator_key;
     std::map<PeerId, Pending> m_pending;
-    int m_bad_reference = 0;           // the slot whose last upload failed: asked last
-    Micros m_absence_changed_at = -1;  // a player last went away or came back
+    int m_bad_reference = 0;  // the slot whose last upload failed: asked last
 };
 
 }  // namespace framelock::netplay

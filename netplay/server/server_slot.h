@@ -1,4 +1,4 @@
-// The server's record of one slot: a player's (Server::m_slots) or a spectator's, with its
+// The server's record of one slot: a player's (Roster::players()) or a spectator's, with its
 // life as one explicit state (SlotLife) and what the server measures and owes it.
 #pragma once
 
@@ -21,6 +21,8 @@
 
 namespace framelock::netplay {
 
+class Roster;
+
 // A slot's life. A player's: kEmpty -> kPlaying (joined before the start) or
 // kAwaitingState (joined a running session, or took its slot back) -> kJoining (holds the
 // state: neutral input until its first input) -> kPlaying <-> kAway (silent or
@@ -38,18 +40,18 @@ enum class SlotLife : std::uint8_t {
 };
 
 struct ServerSlot {
-    // Where the slot is in its life: changed by Server::set_life() only.
-    SlotLife life = SlotLife::kEmpty;
-    // In kAway: what it was before (an away joiner never played: it is not waited for).
-    SlotLife away_from = SlotLife::kPlaying;
-    // A spectator's slot (Server::m_spectators): its life is kAwaitingState, then kWatching.
-    bool spectator = false;
-
-    bool taken() const { return life != SlotLife::kEmpty; }
+    // Where the slot is in its life: changed by Roster::set_life() only.
+    SlotLife life() const { return m_life; }
+    bool taken() const { return m_life != SlotLife::kEmpty; }
     // Taken and not left: a member of the session (away ones too).
-    bool in_session() const { return life != SlotLife::kEmpty && life != SlotLife::kLeft; }
-    bool away() const { return life == SlotLife::kAway; }
-    bool awaiting_state() const { return life == SlotLife::kAwaitingState; }
+    bool in_session() const { return m_life != SlotLife::kEmpty && m_life != SlotLife::kLeft; }
+    bool away() const { return m_life == SlotLife::kAway; }
+    bool awaiting_state() const { return m_life == SlotLife::kAwaitingState; }
+    // Playing: reports hashes, may serve states.
+    bool active() const { return m_life == SlotLife::kPlaying && !spectator; }
+
+    // A spectator's slot (Roster::spectators()): its life is kAwaitingState, then kWatching.
+    bool spectator = false;
 
     PeerId peer = 0;
     std::string name;
@@ -103,7 +105,6 @@ struct ServerSlot {
     std::vector<std::uint8_t> copy;
     Micros copy_at = -1;
     // Late join, reconnect, spectators.
-    Micros away_since = 0;              // in kAway: since when
     bool refused_input = false;         // spectator: refusal already reported
     std::uint32_t hash_from = 0;        // reports hashes from this frame on
     std::uint32_t hash_valid_from = 0;  // resynced: earlier hashes were the old state's
@@ -127,6 +128,14 @@ struct ServerSlot {
     ClockCheck clock;
     bool clock_refusal_reported = false;
     bool named_off_pace = false;
+
+  private:
+    friend class Roster;
+    SlotLife m_life = SlotLife::kEmpty;
+    // In kAway: what it was before (an away joiner never played: it is not waited for), and
+    // since when.
+    SlotLife m_away_from = SlotLife::kPlaying;
+    Micros m_away_since = 0;
 };
 
 }  // namespace framelock::netplay

@@ -19,10 +19,10 @@ using namespace server_tuning;
 void Server::request_state(std::uint32_t frame, int prefer_slot) {
     // Ask one playing slot: the preferred one, else the lowest (the host) that did not just
     // fail, else any.
-    int reference = prefer_slot && active(m_slots[prefer_slot - 1]) ? prefer_slot : 0;
+    int reference = prefer_slot && m_roster.player(prefer_slot).active() ? prefer_slot : 0;
     for (int pass = 0; pass < 2 && !reference; ++pass) {
         for (int s = 1; s <= m_config.players && !reference; ++s) {
-            if (active(m_slots[s - 1]) && (pass == 1 || s != m_bad_reference)) reference = s;
+            if (m_roster.player(s).active() && (pass == 1 || s != m_bad_reference)) reference = s;
         }
     }
     if (!reference) return;  // nobody to ask: asked again on the next update
@@ -33,7 +33,7 @@ void Server::request_state(std::uint32_t frame, int prefer_slot) {
     upload.asked_at = m_clock.now_us();
     m_upload = upload;
     m_upload_rx.reset();
-    m_transport.send(m_slots[reference - 1].peer, Channel::kControl,
+    m_transport.send(m_roster.player(reference).peer, Channel::kControl,
                      encode(StateRequest{upload.id, frame}));
 }
 
@@ -63,7 +63,7 @@ void Server::handle_bulk(Slot& slot, int slot_number, std::span<const std::uint8
                       "unrequested state from " + slot.name + " dropped"});
                 return;
             }
-            if (!header->available && !m_started) {
+            if (!header->available && !m_roster.started()) {
                 // The core cannot save its state: no common start.
                 m_upload.reset();
                 m_start_state_refused = true;
@@ -104,7 +104,7 @@ void Server::handle_bulk(Slot& slot, int slot_number, std::span<const std::uint8
             m_upload.reset();
             m_upload_rx.reset();
             m_bad_reference = 0;
-            if (!m_started) {
+            if (!m_roster.started()) {
                 // The start state: to every other member (its source loaded it already).
                 emit({ServerEvent::Type::kStateSent, slot_number, 0, 0, 0,
                       "start state from " + slot.name + " (" + std::to_string(packed.raw_size) +
@@ -112,8 +112,9 @@ void Server::handle_bulk(Slot& slot, int slot_number, std::span<const std::uint8
                           " compressed) to every player"});
                 m_start_state = std::move(packed);
                 slot.start_loaded = true;  // it loaded the bytes it sent
-                for (int s = 0; s < m_config.players; ++s) offer_start_state(m_slots[s]);
-                for (Slot& spectator : m_spectators) offer_start_state(spectator);
+                for (int s = 0; s < m_config.players; ++s)
+                    offer_start_state(m_roster.player(s + 1));
+                for (Slot& spectator : m_roster.spectators()) offer_start_state(spectator);
                 return;
             }
             packed.delay = m_schedule.delay_in_force(packed.frame);
@@ -130,7 +131,7 @@ bool Server::expire_upload(const char* what) {
     if (!m_upload || m_clock.now_us() - m_upload->asked_at <= m_config.state_request_timeout_us)
         return false;
     emit({ServerEvent::Type::kRefused, m_upload->slot, m_upload->frame, 0, 0,
-          std::string("no ") + what + " from " + m_slots[m_upload->slot - 1].name + " within " +
+          std::string("no ") + what + " from " + m_roster.player(m_upload->slot).name + " within " +
               std::to_string(m_config.state_request_timeout_us / 1000) + " ms; asking again"});
     m_bad_reference = m_upload->slot;
     m_upload.reset();
@@ -153,7 +154,8 @@ void Server::serve_states() {
             need_join_state = true;
             return;
         }
-        set_life(member, member.spectator ? SlotLife::kWatching : SlotLife::kJoining);
+        m_roster.set_life(member, member.spectator ? SlotLife::kWatching : SlotLife::kJoining,
+                          m_clock.now_us());
         member.client_ack_end = m_cached->frame;
         member.hash_from = m_cached->frame;
         member.moved_due.emplace(m_cached->frame, m_cached->raw_size);
@@ -163,13 +165,13 @@ void Server::serve_states() {
                   std::to_string(m_cached->raw_size) + " bytes, " +
                   std::to_string(m_cached->compressed->size()) + " compressed) to " + member.name});
     };
-    for (int s = 1; s <= m_config.players; ++s) serve(m_slots[s - 1], s);
-    for (Slot& spectator : m_spectators) serve(spectator, 0);
+    for (int s = 1; s <= m_config.players; ++s) serve(m_roster.player(s), s);
+    for (Slot& spectator : m_roster.spectators()) serve(spectator, 0);
     if (m_repair && !m_repair->sent && m_cached &&
         Frame(m_cached->frame) >= Frame(m_repair->state_frame)) {
         for (int s = 1; s <= m_config.players; ++s) {
-            Slot& slot = m_slots[s - 1];
-            if (!(m_repair->slots & (1u << (s - 1))) || !active(slot)) continue;
+            Slot& slot = m_roster.player(s);
+            if (!(m_repair->slots & (1u << (s - 1))) || !slot.active()) continue;
             slot.moved_due.emplace(m_cached->frame, m_cached->raw_size);
             slot.sender.emplace(m_next_transfer_id++, StatePurpose::kResync, *m_cached);
             // Its hashes compare again once it reports having loaded the state.
@@ -185,8 +187,8 @@ void Server::serve_states() {
         // Done when every target has loaded it (or is gone).
         bool pending = false;
         for (int s = 1; s <= m_config.players; ++s) {
-            Slot& slot = m_slots[s - 1];
-            if (!active(slot)) slot.resync_pending = false;
+            Slot& slot = m_roster.player(s);
+            if (!slot.active()) slot.resync_pending = false;
             pending |= slot.resync_pending;
         }
         if (!pending) m_repair.reset();
@@ -199,11 +201,11 @@ void Server::serve_states() {
         // hash report; without one yet, the next snapshot ahead.
         int reference = 0;
         for (int s = 1; s <= m_config.players && !reference; ++s) {
-            if (active(m_slots[s - 1]) && s != m_bad_reference) reference = s;
+            if (m_roster.player(s).active() && s != m_bad_reference) reference = s;
         }
         std::uint32_t frame = (m_confirmed_end + si - 1) / si * si + 1;
-        if (reference && m_slots[reference - 1].any_hash) {
-            const std::uint32_t h = m_slots[reference - 1].last_hash_frame;
+        if (reference && m_roster.player(reference).any_hash) {
+            const std::uint32_t h = m_roster.player(reference).last_hash_frame;
             frame = h - h % si + 1;
         }
         request_state(frame, reference);
@@ -217,7 +219,8 @@ void Server::prepare_start_state() {
 }
 
 void Server::offer_start_state(Slot& member) {
-    if (m_started || !m_start_state || !member.in_session() || member.start_loaded || member.sender)
+    if (m_roster.started() || !m_start_state || !member.in_session() || member.start_loaded ||
+        member.sender)
         return;
     member.sender.emplace(m_next_transfer_id++, StatePurpose::kStart, *m_start_state);
 }
@@ -226,9 +229,9 @@ bool Server::start_state_everywhere() const {
     if (!m_config.common_start || m_start_state_refused) return true;
     if (!m_start_state) return false;
     for (int s = 0; s < m_config.players; ++s) {
-        if (m_slots[s].taken() && !m_slots[s].start_loaded) return false;
+        if (m_roster.player(s + 1).taken() && !m_roster.player(s + 1).start_loaded) return false;
     }
-    for (const Slot& spectator : m_spectators) {
+    for (const Slot& spectator : m_roster.spectators()) {
         if (!spectator.start_loaded) return false;
     }
     return true;
@@ -244,8 +247,8 @@ void Server::pump_senders() {
         if (member.sender->purpose() == StatePurpose::kStart) member.start_loaded = true;
         member.sender.reset();
     };
-    for (int s = 0; s < m_config.players; ++s) pump(m_slots[s]);
-    for (Slot& spectator : m_spectators) pump(spectator);
+    for (int s = 0; s < m_config.players; ++s) pump(m_roster.player(s + 1));
+    for (Slot& spectator : m_roster.spectators()) pump(spectator);
 }
 
 }  // namespace framelock::netplay
