@@ -99,7 +99,7 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
     if (s > 0) {
         // Its own slot, from a new process: the old connection is gone (or about to be).
         m_transport.disconnect(m_roster.player(s).peer);
-        if (m_upload && m_upload->slot == s) m_upload.reset();  // asked again
+        m_transfers.forget_upload_from(s);  // asked again
     } else {
         s = hello.requested_slot;
         if (s > 0 && m_roster.player(s).taken()) {
@@ -131,7 +131,7 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
     emit({ServerEvent::Type::kPlayerJoined, s, 0, 0, 0,
           slot.name + (proven ? " rejoined from a new process: " : " joined: ") +
               describe(hello.identity, hello.content_name)});
-    offer_start_state(slot);
+    m_transfers.offer_start_state(slot, m_roster.started());
 }
 
 void Server::welcome(Slot& slot, int slot_number, bool late) {
@@ -147,7 +147,7 @@ void Server::welcome(Slot& slot, int slot_number, bool late) {
         m_config.mode == SessionMode::kRollback ? m_config.prediction_window : 0;
     welcome.role = slot.spectator ? Role::kSpectator : Role::kPlayer;
     welcome.late = late;
-    welcome.snapshot_interval = m_snapshot_interval;
+    welcome.snapshot_interval = m_transfers.snapshot_interval();
     welcome.name = slot.name;
     if (!slot.spectator) {
         slot.token = random_array<kRejoinTokenBytes>();
@@ -188,7 +188,8 @@ void Server::add_spectator(PeerId peer, const Hello& hello) {
     emit(
         {ServerEvent::Type::kSpectatorJoined, 0, m_confirmed_end, 0, 0,
          spectator.name + " watches" + (m_roster.started() ? " (joining a running session)" : "")});
-    if (!m_roster.started()) offer_start_state(m_roster.spectators().back());
+    if (!m_roster.started())
+        m_transfers.offer_start_state(m_roster.spectators().back(), m_roster.started());
 }
 
 int Server::proven_slot(const Hello& hello, const Nonce& nonce) const {
@@ -317,7 +318,7 @@ void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
     if (rejoin && slot.peer != peer) {
         // The old connection belongs to a process that is gone (or about to be).
         m_transport.disconnect(slot.peer);
-        if (m_upload && m_upload->slot == s) m_upload.reset();  // asked again, of another
+        m_transfers.forget_upload_from(s);  // asked again, of another
     }
     // The slot keeps its place on the timeline (inputs_end, pending): it is absent, so it
     // gets neutral input, until the joiner runs and its first input arrives.
@@ -338,7 +339,7 @@ void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
     slot.last_client_seq_at = -1;
     slot.srtt = slot.rttvar = 0;
     slot.held = 0;
-    slot.sender.reset();
+    m_transfers.stop_sending(slot.transfer);
     slot.hash_from = slot.hash_valid_from = 0;
     slot.any_hash = false;
     slot.clock = ClockCheck(m_config.clock_check);  // a new process, a new clock
@@ -363,7 +364,9 @@ void Server::maybe_start() {
     }
     if (m_lobby_full_since < 0) m_lobby_full_since = now;
     // The start state's transfer overlaps the round-trip measurements below.
-    if (!start_state_everywhere() || !moved_everywhere()) return;
+    if (!m_transfers.start_state_everywhere(m_roster.players(), m_roster.spectators()) ||
+        !moved_everywhere())
+        return;
     // Wait (briefly) until every client has measured its round trip: the first delay
     // should already fit the network.
     bool all_measured = true;
@@ -385,17 +388,19 @@ void Server::maybe_start() {
     m_confirmed.assign(static_cast<std::size_t>(delay), InputFrame{});
     m_confirmed_end = static_cast<std::uint32_t>(delay);
     // The evidence every player hashes from frame 0 on: sent before Start (same channel).
-    if (m_config.common_start && m_start_state_refused) m_mask.kind = EvidenceKind::kMemory;
+    if (m_config.common_start && m_transfers.start_state_refused())
+        m_mask.kind = EvidenceKind::kMemory;
     for (int s = 0; s < m_config.players; ++s) {
         Slot& slot = m_roster.player(s + 1);
-        if (slot.taken() && slot.start_moved && m_start_state &&
-            slot.start_moved->state_size == m_start_state->raw_size)
+        if (slot.taken() && slot.start_moved && m_transfers.start_state_size() &&
+            slot.start_moved->state_size == *m_transfers.start_state_size())
             widen_mask(m_mask, *slot.start_moved);
         slot.start_moved.reset();
     }
     if (m_mask.kind == EvidenceKind::kMemory || !m_mask.ranges.empty())
-        announce_mask(0, m_start_state_refused ? "the core cannot save its state"
-                                               : "loading the start state moved these bytes");
+        announce_mask(0, m_transfers.start_state_refused()
+                             ? "the core cannot save its state"
+                             : "loading the start state moved these bytes");
     for (int s = 0; s < m_config.players; ++s) {
         m_roster.player(s + 1).inputs_end = m_confirmed_end;
         m_roster.player(s + 1).pending.clear();
@@ -434,7 +439,7 @@ void Server::go_away(int slot_number, const std::string& why) {
     if (!slot.in_session() || slot.away()) return;
     m_roster.set_life(slot, SlotLife::kAway, m_clock.now_us());
     slot.held = 0;
-    slot.sender.reset();
+    m_transfers.stop_sending(slot.transfer);
     const std::string grace = std::to_string(m_config.reconnect_grace_us / 1'000'000);
     emit({ServerEvent::Type::kPlayerAway, slot_number, slot.inputs_end, 0, 0,
           slot.name + " is away (" + why + "); " +
@@ -446,7 +451,7 @@ void Server::go_away(int slot_number, const std::string& why) {
         if (s != slot_number - 1 && m_roster.player(s + 1).active())
             m_transport.send(m_roster.player(s + 1).peer, Channel::kControl, encode(left));
     }
-    if (m_upload && m_upload->slot == slot_number) m_upload.reset();
+    m_transfers.forget_upload_from(slot_number);
     confirm_frames();
 }
 
@@ -480,12 +485,12 @@ void Server::drop(int slot_number, ByeReason reason, const std::string& message)
           slot.name + " left: " + message});
     if (!m_roster.started()) {
         slot = Slot{};
-        if (m_upload && m_upload->slot == slot_number) m_upload.reset();  // asked again
+        m_transfers.forget_upload_from(slot_number);  // asked again
         return;
     }
     m_roster.set_life(slot, SlotLife::kLeft, m_clock.now_us());
-    slot.sender.reset();
-    if (m_upload && m_upload->slot == slot_number) m_upload.reset();
+    m_transfers.stop_sending(slot.transfer);
+    m_transfers.forget_upload_from(slot_number);
     slot.left_from = slot.inputs_end;
     const PlayerLeft left{static_cast<std::uint8_t>(slot_number), slot.left_from,
                           slot.name + ": " + message};

@@ -19,7 +19,7 @@ using namespace server_tuning;
 void Server::note_clock(Slot& slot, int slot_number, Micros client_us, Micros now) {
     // A state on its way to or from the client delays what it sends: the measurement starts
     // again after the transfer.
-    if (slot.sender || slot.awaiting_state() || (m_upload && m_upload->slot == slot_number))
+    if (m_transfers.busy(slot.transfer, slot_number) || slot.awaiting_state())
         slot.clock.restart_window();
     const ClockCheck::Verdict verdict = slot.clock.add(now, client_us);
     if (verdict == ClockCheck::Verdict::kIgnored) return;
@@ -111,14 +111,12 @@ bool Server::redundant(const Slot& slot) const {
     return slot.loss_seen_at >= 0 && m_clock.now_us() - slot.loss_seen_at < memory;
 }
 
-void Server::note_echo(Slot& slot, const ClientInput& input) {
+void Server::note_echo(Slot& slot, int slot_number, const ClientInput& input) {
     if (input.echo_hold_10us == kEchoHoldUnknown) return;
     slot.update_echoed[input.echo_seq] = true;
     // A state on its way fills the link: echoes queued behind it measure the transfer, not
     // the path the first delay must cover.
-    if (!m_roster.started() &&
-        (slot.sender || (m_upload && &m_roster.player(m_upload->slot) == &slot)))
-        return;
+    if (!m_roster.started() && m_transfers.busy(slot.transfer, slot_number)) return;
     const Micros sent = slot.update_sent_at[input.echo_seq];
     const Micros now = m_clock.now_us();
     const Micros rtt = now - sent - static_cast<Micros>(input.echo_hold_10us) * 10;

@@ -31,7 +31,7 @@ void Server::handle_hash(int slot_number, const HashReport& report) {
         return;
     }
     // Reports of the state a resync replaces (sent before it was loaded) compare nothing.
-    if (slot.resync_pending || Frame(report.frame) < Frame(slot.hash_valid_from) ||
+    if (slot.transfer.resyncing() || Frame(report.frame) < Frame(slot.hash_valid_from) ||
         Frame(report.frame) < Frame(slot.hash_from))
         return;
     m_hashes[report.frame][slot_number - 1] = report.hash;
@@ -46,7 +46,7 @@ void Server::check_hashes() {
         bool complete = true;
         for (int s = 0; s < m_config.players; ++s) {
             const Slot& slot = m_roster.player(s + 1);
-            const bool expected = slot.active() && !slot.resync_pending &&
+            const bool expected = slot.active() && !slot.transfer.resyncing() &&
                                   Frame(frame) >= Frame(slot.hash_from) &&
                                   Frame(frame) >= Frame(slot.hash_valid_from);
             if (expected && hashes[s] == 0) complete = false;
@@ -104,28 +104,14 @@ void Server::check_hashes() {
                       " differ from " + (best > 1 ? "the majority" : "the host") +
                       " (reference: slot " + std::to_string(reference_slot) + ")"});
         }
-        if (differing && !m_repair && m_config.repair_desyncs &&
+        if (differing && !m_transfers.repairing() && m_config.repair_desyncs &&
             m_config.mode != SessionMode::kRollback && reference_slot) {
-            start_repair(frame, differing, reference_slot);
+            m_transfers.start_repair(frame, differing, reference_slot, m_roster.players());
         }
         m_in_desync = differing != 0;
         if (complete && !differing) ++m_hash_frames_matched;
         m_hashes.erase(it);
     }
-}
-
-void Server::start_repair(std::uint32_t desync_frame, std::uint8_t slots, int reference) {
-    // The first snapshot at or after the divergence: the divergent players still hold
-    // their own state of that frame, to name the memory that differs.
-    const std::uint32_t si = m_snapshot_interval;
-    const std::uint32_t snap = (desync_frame + si - 1) / si * si;
-    Repair repair;
-    repair.desync_frame = desync_frame;
-    repair.state_frame = snap + 1;  // the state after `snap`: the next frame to run
-    repair.slots = slots;
-    repair.reference = reference;
-    m_repair = repair;
-    request_state(repair.state_frame, reference);
 }
 
 void Server::handle_moved(int slot_number, const MovedBytes& moved) {
@@ -196,7 +182,7 @@ std::uint16_t Server::mask_generation_at(std::uint32_t frame) const {
 
 bool Server::moved_everywhere() const {
     // Only loads of the common start state are probed before the start.
-    if (!m_config.common_start || m_start_state_refused) return true;
+    if (!m_config.common_start || m_transfers.start_state_refused()) return true;
     for (int s = 0; s < m_config.players; ++s) {
         if (m_roster.player(s + 1).taken() && !m_roster.player(s + 1).moved_reported) return false;
     }

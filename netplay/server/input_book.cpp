@@ -26,7 +26,9 @@ void Server::handle_input(Slot& slot, const ClientInput& input) {
     if (newest) {
         slot.last_client_seq = input.seq;
         slot.last_client_seq_at = now;
-        note_echo(slot, input);
+        int number = 0;
+        m_roster.member(slot.peer, number);
+        note_echo(slot, number, input);
     }
     if (!m_roster.started()) return;
     // An input round trip includes the wait for every player's input: while a player is
@@ -273,10 +275,9 @@ void Server::trim_history() {
     };
     for (int s = 0; s < m_config.players; ++s) hold(m_roster.player(s + 1));
     for (const Slot& spectator : m_roster.spectators()) hold(spectator);
-    if (m_cached && Frame(m_cached->frame) < Frame(keep_from) &&
-        Frame(m_confirmed_end) - Frame(m_cached->frame) <
-            static_cast<std::int32_t>(4 * m_snapshot_interval + 1))
-        keep_from = m_cached->frame;
+    if (const std::optional<std::uint32_t> state = m_transfers.state_to_keep(m_confirmed_end);
+        state && Frame(*state) < Frame(keep_from))
+        keep_from = *state;
     while (Frame(m_confirmed_base) < Frame(keep_from) && !m_confirmed.empty()) {
         m_confirmed.pop_front();
         ++m_confirmed_base;

@@ -24,20 +24,12 @@ Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
       m_clock(clock),
       m_config(normalized(config, m_config_adjusted)),
       m_delay(m_config.delay),
-      m_roster(m_config) {
+      m_roster(m_config),
+      m_transfers(m_transport, m_clock, m_config, m_events) {
     // A setting outside its range (session_limits.h) is said, never changed in silence.
     for (std::string& what : m_config_adjusted)
         emit({ServerEvent::Type::kConfigAdjusted, 0, 0, 0, 0, std::move(what)});
     m_config_adjusted.clear();
-    // Snapshots fall on keyframes (a joiner needs that keyframe's delay) and on hash frames
-    // (a resync compares a hashed state), at least half a second apart.
-    const std::uint32_t key = m_config.keyframe_interval;
-    const std::uint32_t hash = std::max<std::uint32_t>(m_config.hash_interval, 1);
-    std::uint32_t step = std::lcm(key, hash);
-    std::uint32_t interval = step;
-    const std::uint32_t wanted = std::max<std::uint32_t>(m_config.snapshot_interval, 30);
-    while (interval < wanted) interval += step;
-    m_snapshot_interval = static_cast<std::uint16_t>(std::min<std::uint32_t>(interval, 60000));
     // Derived once here, so that a join costs the server a hash, not a derivation.
     m_salt = random_array<kSaltBytes>();
     if (!m_config.password.empty())
@@ -123,8 +115,8 @@ void Server::update() {
         }
     }
     if (!m_roster.started()) {
-        prepare_start_state();
-        pump_senders();
+        m_transfers.prepare_start_state(m_roster.players());
+        m_transfers.pump(m_roster.players(), m_roster.spectators());
         maybe_start();
         for (int s = 0; s < m_config.players; ++s) {
             Slot& slot = m_roster.player(s + 1);
@@ -160,7 +152,7 @@ void Server::update() {
     for (Slot& spectator : m_roster.spectators()) {
         if (news || now - spectator.last_update_sent >= quiet_period) send_update(spectator);
     }
-    pump_senders();
+    m_transfers.pump(m_roster.players(), m_roster.spectators());
     trim_history();
     m_last_sent_end = m_confirmed_end;
     m_last_sent_inputs = m_inputs_seen;
@@ -191,7 +183,8 @@ Micros Server::next_wakeup() const {
         wake = std::min({wake, spectator.last_update_sent + period,
                          spectator.last_heard + m_config.client_timeout_us + 1});
     }
-    if (m_upload) wake = std::min(wake, m_upload->asked_at + m_config.state_request_timeout_us + 1);
+    if (const std::optional<Micros> expiry = m_transfers.upload_expiry())
+        wake = std::min(wake, *expiry);
     // Passed without a drop (the missing player is away, or several are missing): what can
     // change that arrives as a message or is one of the deadlines above.
     if (m_blocked_since >= 0 && m_blocked_since + m_config.client_timeout_us + 1 > now)
@@ -292,13 +285,24 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         case MsgId::kStateAck:
             if (channel != Channel::kBulk) break;
             slot.last_heard = now;
-            handle_bulk(slot, s, bytes);
+            switch (m_transfers.handle_bulk(slot, s, bytes, m_roster.started(), m_confirmed_end,
+                                            m_schedule, m_roster.players(),
+                                            m_roster.spectators())) {
+                case StateTransfers::Bulk::kTaken:
+                    break;
+                case StateTransfers::Bulk::kMalformed:
+                    ++slot.malformed;
+                    break;
+                case StateTransfers::Bulk::kCached:
+                    serve_states();
+                    break;
+            }
             return;
         case MsgId::kResyncReport: {
             auto report = decode_resync_report(bytes);
             if (!report || !s) return malformed("malformed ResyncReport dropped");
             slot.last_heard = now;
-            slot.resync_pending = false;
+            m_transfers.resynced(slot.transfer);
             // Never earlier than a mask its load widened says (handle_moved, just before).
             if (Frame(report->resumed_frame) > Frame(slot.hash_valid_from))
                 slot.hash_valid_from = report->resumed_frame;
@@ -358,6 +362,21 @@ std::vector<SlotStats> Server::slot_stats() const {
         out.push_back(st);
     }
     return out;
+}
+
+void Server::serve_states() {
+    const Micros now = m_clock.now_us();
+    for (const StateTransfers::Served& served : m_transfers.serve(
+             m_roster.players(), m_roster.spectators(), m_confirmed_base, m_confirmed_end)) {
+        Slot& member = *served.member;
+        if (served.purpose == StatePurpose::kJoin) {
+            m_roster.set_life(member, member.spectator ? SlotLife::kWatching : SlotLife::kJoining,
+                              now);
+            member.client_ack_end = served.frame;
+            member.hash_from = served.frame;
+        }
+        member.moved_due.emplace(served.frame, served.size);
+    }
 }
 
 const InputFrame* Server::confirmed_input(std::uint32_t frame) const {

@@ -31,6 +31,7 @@
 #include "netplay/server/server_events.h"
 #include "netplay/server/server_slot.h"
 #include "netplay/server/slot_stats.h"
+#include "netplay/server/state_transfers.h"
 #include "netplay/timing/clock_check.h"
 #include "netplay/timing/delay_controller.h"
 #include "netplay/timing/frame_time.h"
@@ -75,7 +76,7 @@ class Server {
     std::uint64_t hash_frames_matched() const { return m_hash_frames_matched; }
     std::vector<SlotStats> slot_stats() const;
     int spectators() const { return static_cast<int>(m_roster.spectators().size()); }
-    std::uint16_t snapshot_interval() const { return m_snapshot_interval; }
+    std::uint16_t snapshot_interval() const { return m_transfers.snapshot_interval(); }
     const InputFrame* confirmed_input(std::uint32_t frame) const;
 
   private:
@@ -85,20 +86,6 @@ class Server {
     struct Pending {
         Nonce nonce{};
         Micros since = 0;
-    };
-    struct Upload {
-        int slot = 0;
-        std::uint32_t id = 0;
-        std::uint32_t frame = 0;
-        Micros asked_at = 0;
-    };
-    struct Repair {
-        std::uint32_t desync_frame = 0;
-        std::uint32_t state_frame = 0;
-        std::uint8_t slots = 0;  // bit s-1: slot s gets the state
-        int reference = 0;
-        int attempts = 0;
-        bool sent = false;
     };
 
     void handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes);
@@ -123,7 +110,7 @@ class Server {
     int estimate_path_floor() const;  // see path_floor()
     void note_round_trip_report(Slot& slot, int slot_number, const ClientInput& input,
                                 std::uint32_t ack_end);
-    void note_echo(Slot& slot, const ClientInput& input);
+    void note_echo(Slot& slot, int slot_number, const ClientInput& input);
     // A ClientStats clock reading (clock_check.h): refused, or measured; names a player whose
     // clock is off pace in no-wait mode.
     void note_clock(Slot& slot, int slot_number, Micros client_us, Micros now);
@@ -150,20 +137,10 @@ class Server {
     void go_away(int slot_number, const std::string& why);
     void activate(Slot& slot, int slot_number, std::uint32_t first_frame);
     void welcome(Slot& slot, int slot_number, bool late);
-    void handle_bulk(Slot& slot, int slot_number, std::span<const std::uint8_t> bytes);
-    void request_state(std::uint32_t frame, int prefer_slot);
+    // Sends states where they are wanted (StateTransfers::serve) and takes each member that
+    // got one from there.
     void serve_states();
-    // Gives up on an upload asked for longer than state_request_timeout_us ago (an event
-    // naming `what` and the player, who is not asked first again): whether it did.
-    bool expire_upload(const char* what);
-    void pump_senders();
     void trim_history();
-    void start_repair(std::uint32_t desync_frame, std::uint8_t slots, int reference);
-    // Before the start: asks for the start state, and sends it once it is here.
-    void prepare_start_state();
-    void offer_start_state(Slot& member);
-    // Every member holds the start state, or there is none to wait for.
-    bool start_state_everywhere() const;
     // Desync evidence (evidence.h): what a player's load moved; the mask in force at a frame.
     void handle_moved(int slot_number, const MovedBytes& moved);
     void announce_mask(std::uint32_t from_frame, const std::string& why);
@@ -175,15 +152,13 @@ class Server {
     const Clock& m_clock;
     std::vector<std::string> m_config_adjusted;  // normalized() fills it before m_config
     ServerConfig m_config;
+    ServerEvents m_events;
     DelayController m_delay;
     Roster m_roster;
+    StateTransfers m_transfers;
     std::optional<SessionIdentity> m_identity;
     std::string m_content_name;
     Micros m_lobby_full_since = -1;
-    // The session's start state (common_start) once uploaded; refused: the core cannot save
-    // its state, so every player starts from its own power-on state.
-    std::optional<PackedState> m_start_state;
-    bool m_start_state_refused = false;
     // The desync evidence mask: the union of what players' loads moved; generation 0 (the
     // whole state) until one moved anything. Each generation's first frame, oldest first.
     EvidenceMask m_mask;
@@ -211,19 +186,11 @@ class Server {
     std::map<std::uint32_t, std::array<std::uint64_t, kMaxPlayers>> m_hashes;
     std::uint64_t m_hash_frames_matched = 0;
     bool m_in_desync = false;
-    ServerEvents m_events;
-    std::uint16_t m_snapshot_interval = 60;
-    std::optional<Upload> m_upload;
-    StateReceiver m_upload_rx;
-    std::optional<PackedState> m_cached;
-    std::uint32_t m_next_transfer_id = 1;
-    std::optional<Repair> m_repair;
     // The join handshake (join_proof.h): the salt and the keys derived from the passwords,
     // and each connection's Challenge until it says Hello.
     Salt m_salt{};
     std::optional<PasswordKey> m_player_key, m_spectator_key;
     std::map<PeerId, Pending> m_pending;
-    int m_bad_reference = 0;  // the slot whose last upload failed: asked last
 };
 
 }  // namespace framelock::netplay

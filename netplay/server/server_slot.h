@@ -22,6 +22,7 @@
 namespace framelock::netplay {
 
 class Roster;
+class StateTransfers;
 
 // A slot's life. A player's: kEmpty -> kPlaying (joined before the start) or
 // kAwaitingState (joined a running session, or took its slot back) -> kJoining (holds the
@@ -37,6 +38,20 @@ enum class SlotLife : std::uint8_t {
     kAway,
     kLeft,
     kWatching,
+};
+
+// State transfers' record of a member (state_transfers.h): the state on its way to it.
+class TransferRecord {
+  public:
+    bool sending() const { return m_sender.has_value(); }
+    // It was sent a reference state and has not reported loading it: its hashes wait.
+    bool resyncing() const { return m_resync_pending; }
+
+  private:
+    friend class StateTransfers;
+    std::optional<StateSender> m_sender;
+    bool m_start_loaded = false;    // holds the session's start state (common_start)
+    bool m_resync_pending = false;  // a reference state is on its way to it
 };
 
 struct ServerSlot {
@@ -110,8 +125,6 @@ struct ServerSlot {
     std::uint32_t hash_valid_from = 0;  // resynced: earlier hashes were the old state's
     std::uint32_t last_hash_frame = 0;
     bool any_hash = false;
-    bool resync_pending = false;  // a reference state is on its way to it
-    bool start_loaded = false;    // holds the session's start state (common_start)
     // It said which bytes its load of the start state moved; hash reports it sent under a
     // mask not in force at their frame.
     bool moved_reported = false;
@@ -120,7 +133,7 @@ struct ServerSlot {
     // Only such a report is taken, once: a player cannot widen the mask at will.
     std::optional<std::pair<std::uint32_t, std::uint32_t>> moved_due;
     std::optional<MovedBytes> start_moved;  // before the start: its load of the start state
-    std::optional<StateSender> sender;
+    TransferRecord transfer;
     // Players: the secret that takes this slot back (a new one with every Welcome).
     RejoinToken token{};
     BoxPublicKey box_key{};  // its connection's (Hello::box_key): the token is sealed to it
