@@ -156,7 +156,7 @@ void Server::welcome(Slot& slot, int slot_number, bool late) {
     m_transport.send(slot.peer, Channel::kControl, encode(welcome));
     // Every mask kept, oldest first: a joiner's first frame may come before the newest.
     if (late) {
-        for (const EvidenceMask& mask : m_mask_history)
+        for (const EvidenceMask& mask : m_votes.masks())
             m_transport.send(slot.peer, Channel::kControl, encode(mask));
     }
     if (late) m_transport.send(slot.peer, Channel::kControl, encode(m_schedule.start()));
@@ -340,8 +340,7 @@ void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
     slot.srtt = slot.rttvar = 0;
     slot.held = 0;
     m_transfers.stop_sending(slot.transfer);
-    slot.hash_from = slot.hash_valid_from = 0;
-    slot.any_hash = false;
+    m_votes.new_connection(slot.votes);
     slot.clock = ClockCheck(m_config.clock_check);  // a new process, a new clock
     slot.clock_refusal_reported = slot.named_off_pace = false;
     welcome(slot, s, true);
@@ -365,7 +364,7 @@ void Server::maybe_start() {
     if (m_lobby_full_since < 0) m_lobby_full_since = now;
     // The start state's transfer overlaps the round-trip measurements below.
     if (!m_transfers.start_state_everywhere(m_roster.players(), m_roster.spectators()) ||
-        !moved_everywhere())
+        !m_votes.moved_everywhere(m_roster.players(), m_transfers.start_state_refused()))
         return;
     // Wait (briefly) until every client has measured its round trip: the first delay
     // should already fit the network.
@@ -388,19 +387,8 @@ void Server::maybe_start() {
     m_confirmed.assign(static_cast<std::size_t>(delay), InputFrame{});
     m_confirmed_end = static_cast<std::uint32_t>(delay);
     // The evidence every player hashes from frame 0 on: sent before Start (same channel).
-    if (m_config.common_start && m_transfers.start_state_refused())
-        m_mask.kind = EvidenceKind::kMemory;
-    for (int s = 0; s < m_config.players; ++s) {
-        Slot& slot = m_roster.player(s + 1);
-        if (slot.taken() && slot.start_moved && m_transfers.start_state_size() &&
-            slot.start_moved->state_size == *m_transfers.start_state_size())
-            widen_mask(m_mask, *slot.start_moved);
-        slot.start_moved.reset();
-    }
-    if (m_mask.kind == EvidenceKind::kMemory || !m_mask.ranges.empty())
-        announce_mask(0, m_transfers.start_state_refused()
-                             ? "the core cannot save its state"
-                             : "loading the start state moved these bytes");
+    m_votes.start(m_roster.players(), m_roster.spectators(), m_transfers.start_state_size(),
+                  m_transfers.start_state_refused());
     for (int s = 0; s < m_config.players; ++s) {
         m_roster.player(s + 1).inputs_end = m_confirmed_end;
         m_roster.player(s + 1).pending.clear();

@@ -25,6 +25,7 @@ Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
       m_config(normalized(config, m_config_adjusted)),
       m_delay(m_config.delay),
       m_roster(m_config),
+      m_votes(m_transport, m_config, m_events),
       m_transfers(m_transport, m_clock, m_config, m_events) {
     // A setting outside its range (session_limits.h) is said, never changed in silence.
     for (std::string& what : m_config_adjusted)
@@ -260,12 +261,17 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             return;
         }
         case MsgId::kHashReport:
-            if (auto report = heard(decode_hash_report(bytes), "HashReport"); report && s)
-                handle_hash(s, *report);
+            if (auto report = heard(decode_hash_report(bytes), "HashReport"); report && s) {
+                if (m_votes.file(slot, s, *report, m_roster.started(), m_confirmed_end))
+                    check_hashes();
+            }
             return;
         case MsgId::kMovedBytes:
-            if (auto moved = heard(decode_moved_bytes(bytes), "MovedBytes"); moved && s)
-                handle_moved(s, *moved);
+            if (auto moved = heard(decode_moved_bytes(bytes), "MovedBytes"); moved && s) {
+                if (!m_votes.handle_moved(slot, *moved, m_roster.started(), m_confirmed_end,
+                                          m_roster.players(), m_roster.spectators()))
+                    ++slot.malformed;
+            }
             return;
         case MsgId::kClientStats: {
             auto stats = heard(decode_client_stats(bytes), "ClientStats");
@@ -303,9 +309,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             if (!report || !s) return malformed("malformed ResyncReport dropped");
             slot.last_heard = now;
             m_transfers.resynced(slot.transfer);
-            // Never earlier than a mask its load widened says (handle_moved, just before).
-            if (Frame(report->resumed_frame) > Frame(slot.hash_valid_from))
-                slot.hash_valid_from = report->resumed_frame;
+            m_votes.resumed(slot.votes, report->resumed_frame);
             emit({ServerEvent::Type::kResynced, s, report->frame, 0, 0,
                   slot.name + " loaded the reference state of frame " +
                       std::to_string(report->frame) + " (first differing hash: frame " +
@@ -364,6 +368,15 @@ std::vector<SlotStats> Server::slot_stats() const {
     return out;
 }
 
+void Server::check_hashes() {
+    while (const std::optional<HashVotes::Verdict> verdict =
+               m_votes.settle(m_roster.players(), m_confirmed_end, frame_time())) {
+        if (verdict->repair && !m_transfers.repairing())
+            m_transfers.start_repair(verdict->frame, verdict->differing, verdict->reference,
+                                     m_roster.players());
+    }
+}
+
 void Server::serve_states() {
     const Micros now = m_clock.now_us();
     for (const StateTransfers::Served& served : m_transfers.serve(
@@ -373,9 +386,9 @@ void Server::serve_states() {
             m_roster.set_life(member, member.spectator ? SlotLife::kWatching : SlotLife::kJoining,
                               now);
             member.client_ack_end = served.frame;
-            member.hash_from = served.frame;
+            m_votes.count_from(member.votes, served.frame);
         }
-        member.moved_due.emplace(served.frame, served.size);
+        m_votes.owe_moved(member.votes, served.frame, served.size);
     }
 }
 

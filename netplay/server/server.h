@@ -26,6 +26,7 @@
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
 #include "netplay/server/delay_schedule.h"
+#include "netplay/server/hash_votes.h"
 #include "netplay/server/roster.h"
 #include "netplay/server/server_config.h"
 #include "netplay/server/server_events.h"
@@ -73,7 +74,7 @@ class Server {
     // Keyframes decided so far (one delay decision each, changed or not).
     std::uint64_t keyframes() const { return m_schedule.keyframes(); }
     // Frames for which every playing slot reported a state hash and all were equal.
-    std::uint64_t hash_frames_matched() const { return m_hash_frames_matched; }
+    std::uint64_t hash_frames_matched() const { return m_votes.frames_matched(); }
     std::vector<SlotStats> slot_stats() const;
     int spectators() const { return static_cast<int>(m_roster.spectators().size()); }
     std::uint16_t snapshot_interval() const { return m_transfers.snapshot_interval(); }
@@ -91,13 +92,13 @@ class Server {
     void handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes);
     void handle_hello(PeerId peer, const Hello& hello);
     void handle_input(Slot& slot, const ClientInput& input);
-    void handle_hash(int slot_number, const HashReport& report);
     void handle_disconnect(PeerId peer, const std::string& reason);
     void drop(int slot_number, ByeReason reason, const std::string& message);
     void reject(PeerId peer, RejectReason reason, const std::string& message);
     void maybe_start();
     void confirm_frames();
     void send_update(Slot& slot);
+    // Settles the hash votes that can be, and starts the repairs they call for.
     void check_hashes();
     // The server's own round-trip measurements over the slots playing.
     Micros srtt_worst() const;
@@ -141,12 +142,6 @@ class Server {
     // got one from there.
     void serve_states();
     void trim_history();
-    // Desync evidence (evidence.h): what a player's load moved; the mask in force at a frame.
-    void handle_moved(int slot_number, const MovedBytes& moved);
-    void announce_mask(std::uint32_t from_frame, const std::string& why);
-    std::uint16_t mask_generation_at(std::uint32_t frame) const;
-    // Every player said what its load of the start state moved (or none will).
-    bool moved_everywhere() const;
 
     Transport& m_transport;
     const Clock& m_clock;
@@ -155,15 +150,11 @@ class Server {
     ServerEvents m_events;
     DelayController m_delay;
     Roster m_roster;
+    HashVotes m_votes;
     StateTransfers m_transfers;
     std::optional<SessionIdentity> m_identity;
     std::string m_content_name;
     Micros m_lobby_full_since = -1;
-    // The desync evidence mask: the union of what players' loads moved; generation 0 (the
-    // whole state) until one moved anything. Each generation's first frame, oldest first.
-    EvidenceMask m_mask;
-    std::deque<EvidenceMask> m_mask_history;  // every generation kept, with its ranges
-    std::uint16_t m_mask_trimmed = 0;         // the newest generation no longer kept
     // The Start and every keyframe's decision: trimmed with m_confirmed, so a long session's
     // updates do not scan an hour of keyframes and its memory stays flat.
     DelaySchedule m_schedule;
@@ -183,9 +174,6 @@ class Server {
     std::uint32_t m_last_sent_end = 0;
     std::uint64_t m_inputs_seen = 0, m_last_sent_inputs = 0;  // rollback: any input news
     Micros m_blocked_since = -1;  // since when confirmation waits on the same frame
-    std::map<std::uint32_t, std::array<std::uint64_t, kMaxPlayers>> m_hashes;
-    std::uint64_t m_hash_frames_matched = 0;
-    bool m_in_desync = false;
     // The join handshake (join_proof.h): the salt and the keys derived from the passwords,
     // and each connection's Challenge until it says Hello.
     Salt m_salt{};

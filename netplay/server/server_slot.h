@@ -23,6 +23,7 @@ namespace framelock::netplay {
 
 class Roster;
 class StateTransfers;
+class HashVotes;
 
 // A slot's life. A player's: kEmpty -> kPlaying (joined before the start) or
 // kAwaitingState (joined a running session, or took its slot back) -> kJoining (holds the
@@ -52,6 +53,31 @@ class TransferRecord {
     std::optional<StateSender> m_sender;
     bool m_start_loaded = false;    // holds the session's start state (common_start)
     bool m_resync_pending = false;  // a reference state is on its way to it
+};
+
+// Hash votes' record of a player (hash_votes.h): from when its hashes count, and the
+// evidence it owes.
+class VoteRecord {
+  public:
+    // The newest frame it reported a hash for (nullopt: none since it joined).
+    std::optional<std::uint32_t> last_hash() const {
+        return m_any_hash ? std::optional<std::uint32_t>(m_last_hash_frame) : std::nullopt;
+    }
+
+  private:
+    friend class HashVotes;
+    std::uint32_t m_hash_from = 0;        // reports hashes from this frame on
+    std::uint32_t m_hash_valid_from = 0;  // resynced: earlier hashes were the old state's
+    std::uint32_t m_last_hash_frame = 0;
+    bool m_any_hash = false;
+    // It said which bytes its load of the start state moved; hash reports it sent under a
+    // mask not in force at their frame.
+    bool m_moved_reported = false;
+    std::uint64_t m_reports_other_mask = 0;
+    // The state it was sent (start, join, resync) whose MovedBytes it owes: (frame, size).
+    // Only such a report is taken, once: a player cannot widen the mask at will.
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> m_moved_due;
+    std::optional<MovedBytes> m_start_moved;  // before the start: its load of the start state
 };
 
 struct ServerSlot {
@@ -120,19 +146,8 @@ struct ServerSlot {
     std::vector<std::uint8_t> copy;
     Micros copy_at = -1;
     // Late join, reconnect, spectators.
-    bool refused_input = false;         // spectator: refusal already reported
-    std::uint32_t hash_from = 0;        // reports hashes from this frame on
-    std::uint32_t hash_valid_from = 0;  // resynced: earlier hashes were the old state's
-    std::uint32_t last_hash_frame = 0;
-    bool any_hash = false;
-    // It said which bytes its load of the start state moved; hash reports it sent under a
-    // mask not in force at their frame.
-    bool moved_reported = false;
-    std::uint64_t reports_other_mask = 0;
-    // The state it was sent (start, join, resync) whose MovedBytes it owes: (frame, size).
-    // Only such a report is taken, once: a player cannot widen the mask at will.
-    std::optional<std::pair<std::uint32_t, std::uint32_t>> moved_due;
-    std::optional<MovedBytes> start_moved;  // before the start: its load of the start state
+    bool refused_input = false;  // spectator: refusal already reported
+    VoteRecord votes;
     TransferRecord transfer;
     // Players: the secret that takes this slot back (a new one with every Welcome).
     RejoinToken token{};

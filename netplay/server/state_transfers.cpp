@@ -234,9 +234,9 @@ std::vector<StateTransfers::Served> StateTransfers::serve(std::span<ServerSlot> 
             if (players[s - 1].active() && s != m_bad_reference) reference = s;
         }
         std::uint32_t frame = (confirmed_end + si - 1) / si * si + 1;
-        if (reference && players[reference - 1].any_hash) {
-            const std::uint32_t h = players[reference - 1].last_hash_frame;
-            frame = h - h % si + 1;
+        if (reference) {
+            if (const std::optional<std::uint32_t> h = players[reference - 1].votes.last_hash())
+                frame = *h - *h % si + 1;
         }
         request_state(frame, reference, players);
     }
