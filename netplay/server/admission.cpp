@@ -186,7 +186,7 @@ void Server::add_spectator(PeerId peer, const Hello& hello) {
     m_roster.spectators().push_back(spectator);
     welcome(m_roster.spectators().back(), 0, m_roster.started());
     emit(
-        {ServerEvent::Type::kSpectatorJoined, 0, m_confirmed_end, 0, 0,
+        {ServerEvent::Type::kSpectatorJoined, 0, m_book.confirmed_end(), 0, 0,
          spectator.name + " watches" + (m_roster.started() ? " (joining a running session)" : "")});
     if (!m_roster.started())
         m_transfers.offer_start_state(m_roster.spectators().back(), m_roster.started());
@@ -338,15 +338,15 @@ void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
     slot.loss_seen_at = slot.loss_gap = -1;
     slot.last_client_seq_at = -1;
     slot.srtt = slot.rttvar = 0;
-    slot.held = 0;
+    m_book.forget_held(slot.inputs);
     m_transfers.stop_sending(slot.transfer);
     m_votes.new_connection(slot.votes);
     slot.clock = ClockCheck(m_config.clock_check);  // a new process, a new clock
     slot.clock_refusal_reported = slot.named_off_pace = false;
     welcome(slot, s, true);
-    emit({ServerEvent::Type::kPlayerJoined, s, m_confirmed_end, 0, 0,
+    emit({ServerEvent::Type::kPlayerJoined, s, m_book.confirmed_end(), 0, 0,
           name + (rejoin ? " rejoins" : " joins the running session") + " at frame " +
-              std::to_string(m_confirmed_end)});
+              std::to_string(m_book.confirmed_end())});
 }
 
 Micros Server::lobby_period(const Slot& slot) const {
@@ -382,18 +382,12 @@ void Server::maybe_start() {
     start.delay = static_cast<std::uint8_t>(delay);
     start.players = static_cast<std::uint8_t>(m_config.players);
     m_schedule.begin(start, m_config.keyframe_interval);
-    // Frames before the first sampled input are neutral for everyone.
-    m_confirmed_base = 0;
-    m_confirmed.assign(static_cast<std::size_t>(delay), InputFrame{});
-    m_confirmed_end = static_cast<std::uint32_t>(delay);
+    m_book.start(delay, m_roster.players());
     // The evidence every player hashes from frame 0 on: sent before Start (same channel).
     m_votes.start(m_roster.players(), m_roster.spectators(), m_transfers.start_state_size(),
                   m_transfers.start_state_refused());
     for (int s = 0; s < m_config.players; ++s) {
-        m_roster.player(s + 1).inputs_end = m_confirmed_end;
-        m_roster.player(s + 1).pending.clear();
-        m_roster.player(s + 1).arrivals.clear();
-        m_roster.player(s + 1).report_from = m_confirmed_end;
+        m_roster.player(s + 1).report_from = m_book.confirmed_end();
         if (m_roster.player(s + 1).taken())
             m_transport.send(m_roster.player(s + 1).peer, Channel::kControl,
                              encode(m_schedule.start()));
@@ -411,29 +405,26 @@ void Server::maybe_start() {
 void Server::activate(Slot& slot, int slot_number, std::uint32_t first_frame) {
     // Its own inputs start at first_frame: frames before it (not yet confirmed) stay
     // neutral, and what it sent for frames already confirmed is dropped.
-    while (Frame(slot.inputs_end) < Frame(first_frame)) {
-        slot.pending.push_back(0);
-        ++slot.inputs_end;
-    }
+    m_book.fill_to(slot.inputs, first_frame);
     const bool was_away = slot.away();
     m_roster.set_life(slot, SlotLife::kPlaying, m_clock.now_us());
-    emit({ServerEvent::Type::kPlayerBack, slot_number, slot.inputs_end, 0, 0,
+    emit({ServerEvent::Type::kPlayerBack, slot_number, slot.inputs.inputs_end(), 0, 0,
           slot.name + (was_away ? " is back" : " plays") + " from frame " +
-              std::to_string(slot.inputs_end)});
+              std::to_string(slot.inputs.inputs_end())});
 }
 
 void Server::go_away(int slot_number, const std::string& why) {
     Slot& slot = m_roster.player(slot_number);
     if (!slot.in_session() || slot.away()) return;
     m_roster.set_life(slot, SlotLife::kAway, m_clock.now_us());
-    slot.held = 0;
+    m_book.forget_held(slot.inputs);
     m_transfers.stop_sending(slot.transfer);
     const std::string grace = std::to_string(m_config.reconnect_grace_us / 1'000'000);
-    emit({ServerEvent::Type::kPlayerAway, slot_number, slot.inputs_end, 0, 0,
+    emit({ServerEvent::Type::kPlayerAway, slot_number, slot.inputs.inputs_end(), 0, 0,
           slot.name + " is away (" + why + "); " +
               (m_config.pause_on_drop ? "the session waits" : "neutral input meanwhile") +
               ", rejoin possible for " + grace + " s"});
-    const PlayerLeft left{static_cast<std::uint8_t>(slot_number), slot.inputs_end,
+    const PlayerLeft left{static_cast<std::uint8_t>(slot_number), slot.inputs.inputs_end(),
                           slot.name + ": " + why + " (may rejoin for " + grace + " s)"};
     for (int s = 0; s < m_config.players; ++s) {
         if (s != slot_number - 1 && m_roster.player(s + 1).active())
@@ -455,7 +446,7 @@ void Server::handle_disconnect(PeerId peer, const std::string& reason) {
     }
     for (std::size_t i = 0; i < m_roster.spectators().size(); ++i) {
         if (m_roster.spectators()[i].peer != peer) continue;
-        emit({ServerEvent::Type::kSpectatorLeft, 0, m_confirmed_end, 0, 0,
+        emit({ServerEvent::Type::kSpectatorLeft, 0, m_book.confirmed_end(), 0, 0,
               m_roster.spectators()[i].name + " (spectator): " + reason});
         m_roster.spectators().erase(m_roster.spectators().begin() + static_cast<std::ptrdiff_t>(i));
         return;
@@ -469,7 +460,7 @@ void Server::drop(int slot_number, ByeReason reason, const std::string& message)
         m_transport.send(slot.peer, Channel::kControl, encode(Bye{reason, message}));
     m_transport.flush();
     m_transport.disconnect(slot.peer);
-    emit({ServerEvent::Type::kPlayerLeft, slot_number, slot.inputs_end, 0, 0,
+    emit({ServerEvent::Type::kPlayerLeft, slot_number, slot.inputs.inputs_end(), 0, 0,
           slot.name + " left: " + message});
     if (!m_roster.started()) {
         slot = Slot{};
@@ -479,8 +470,8 @@ void Server::drop(int slot_number, ByeReason reason, const std::string& message)
     m_roster.set_life(slot, SlotLife::kLeft, m_clock.now_us());
     m_transfers.stop_sending(slot.transfer);
     m_transfers.forget_upload_from(slot_number);
-    slot.left_from = slot.inputs_end;
-    const PlayerLeft left{static_cast<std::uint8_t>(slot_number), slot.left_from,
+    m_book.leave(slot.inputs);
+    const PlayerLeft left{static_cast<std::uint8_t>(slot_number), slot.inputs.left_from(),
                           slot.name + ": " + message};
     for (int s = 0; s < m_config.players; ++s) {
         if (m_roster.player(s + 1).in_session())

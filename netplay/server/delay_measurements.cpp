@@ -27,7 +27,7 @@ void Server::note_clock(Slot& slot, int slot_number, Micros client_us, Micros no
         // Reported once: a client whose clock is broken would otherwise fill the log.
         if (!slot.clock_refusal_reported) {
             slot.clock_refusal_reported = true;
-            emit({ServerEvent::Type::kRefused, slot_number, m_confirmed_end, 0, 0,
+            emit({ServerEvent::Type::kRefused, slot_number, m_book.confirmed_end(), 0, 0,
                   slot.name +
                       (verdict == ClockCheck::Verdict::kBackwards
                            ? "'s clock went backwards"
@@ -53,7 +53,7 @@ void Server::note_clock(Slot& slot, int slot_number, Micros client_us, Micros no
                   "broken clock",
                   slot.name.c_str(), std::abs(error) * 100, error > 0 ? "faster" : "slower",
                   m_config.clock_check.window_us / 1e6);
-    emit({ServerEvent::Type::kOffPace, slot_number, m_confirmed_end, 0, 0, text});
+    emit({ServerEvent::Type::kOffPace, slot_number, m_book.confirmed_end(), 0, 0, text});
     if (m_config.kick_off_pace)
         drop(slot_number, ByeReason::kRejected,
              std::string(text) + "; removed (--kick-speed-hack)");
@@ -167,15 +167,16 @@ void Server::note_round_trip_report(Slot& slot, int slot_number, const ClientInp
         slot.up_min.pop_front();
     if (slot.rtt_max.empty() || slot.up_min.empty()) return;  // nothing to check it against
     const std::uint32_t from = slot.report_from;
-    if (!(Frame(from) < Frame(ack_end)) || Frame(from) < Frame(m_info_base) ||
-        Frame(ack_end) > Frame(m_info_base) + static_cast<std::int32_t>(m_info.size()))
+    const ConfirmationLog& confirmations = m_book.confirmations();
+    if (!(Frame(from) < Frame(ack_end)) || !confirmations.find(from) ||
+        !confirmations.find(ack_end - 1))
         return;
     // A frame whose first update was lost (both copies) reached the client with the next
     // update that carried it: that wait is the network's too (a stall the delay must see),
     // and the server knows its length.
     Micros confirmed_late = 0;
     for (std::uint32_t f = from; Frame(f) < Frame(ack_end); ++f) {
-        const Confirmation& info = m_info[f - m_info_base];
+        const Confirmation& info = *confirmations.find(f);
         if (info.stalled) {
             ++slot.reports_hiccup;
             return;
@@ -190,6 +191,17 @@ void Server::note_round_trip_report(Slot& slot, int slot_number, const ClientInp
     }
     ++slot.reports_used;
     m_delay.add_round_trip(now, slot_number, reported);
+}
+
+void Server::note_uplink(Slot& slot, std::uint32_t from, std::uint32_t end, Micros now) {
+    for (std::uint32_t f = from; Frame(f) < Frame(end); ++f) {
+        // How long after its scheduled sampling this input arrived: the client's uplink
+        // (plus its clock's offset error, which its downlink reports carry the other way).
+        const Micros up = now - m_schedule.sample_time(f);
+        while (!slot.up_min.empty() && slot.up_min.back().second >= up) slot.up_min.pop_back();
+        slot.up_min.emplace_back(now, up);
+        while (slot.up_min.front().first < now - kCheckWindowUs) slot.up_min.pop_front();
+    }
 }
 
 }  // namespace framelock::netplay

@@ -62,6 +62,14 @@ bool Roster::absent(const ServerSlot& slot) const {
     return true;
 }
 
+std::uint8_t Roster::absent_mask() const {
+    std::uint8_t bits = 0;
+    for (int s = 0; s < m_config.players; ++s) {
+        if (absent(m_players[s])) bits |= static_cast<std::uint8_t>(1u << s);
+    }
+    return bits;
+}
+
 std::uint8_t Roster::present() const {
     std::uint8_t bits = 0;
     for (int s = 0; s < m_config.players; ++s) {

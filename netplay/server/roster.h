@@ -48,6 +48,8 @@ class Roster {
     // Gets neutral input without being waited for (with pause_on_drop, an away player that
     // played is waited for).
     bool absent(const ServerSlot& slot) const;
+    // Bit s-1: player slot s is absent().
+    std::uint8_t absent_mask() const;
     // Bit s-1: player slot s is in the session, neither away nor waiting for its state.
     std::uint8_t present() const;
     // Whether a round trip a player reports now measures a change of who plays rather than the

@@ -26,7 +26,8 @@ Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
       m_delay(m_config.delay),
       m_roster(m_config),
       m_votes(m_transport, m_config, m_events),
-      m_transfers(m_transport, m_clock, m_config, m_events) {
+      m_transfers(m_transport, m_clock, m_config, m_events),
+      m_book(m_config) {
     // A setting outside its range (session_limits.h) is said, never changed in silence.
     for (std::string& what : m_config_adjusted)
         emit({ServerEvent::Type::kConfigAdjusted, 0, 0, 0, 0, std::move(what)});
@@ -107,7 +108,7 @@ void Server::update() {
             m_transport.send(m_roster.spectators()[i].peer, Channel::kControl,
                              encode(Bye{ByeReason::kTimeout, "no data from you"}));
             m_transport.disconnect(m_roster.spectators()[i].peer);
-            emit({ServerEvent::Type::kSpectatorLeft, 0, m_confirmed_end, 0, 0,
+            emit({ServerEvent::Type::kSpectatorLeft, 0, m_book.confirmed_end(), 0, 0,
                   m_roster.spectators()[i].name + " (spectator) timed out"});
             m_roster.spectators().erase(m_roster.spectators().begin() +
                                         static_cast<std::ptrdiff_t>(i));
@@ -142,9 +143,7 @@ void Server::update() {
         }
     }
     const Micros quiet_period = kQuietUpdateFrames * m_config.delay.frame_time.us();
-    const bool news =
-        m_confirmed_end > m_last_sent_end ||
-        (m_config.mode == SessionMode::kRollback && m_inputs_seen != m_last_sent_inputs);
+    const bool news = m_book.news();
     for (int s = 0; s < m_config.players; ++s) {
         Slot& slot = m_roster.player(s + 1);
         if (!slot.in_session()) continue;
@@ -155,8 +154,7 @@ void Server::update() {
     }
     m_transfers.pump(m_roster.players(), m_roster.spectators());
     trim_history();
-    m_last_sent_end = m_confirmed_end;
-    m_last_sent_inputs = m_inputs_seen;
+    m_book.updates_sent();
     m_transport.flush();
 }
 
@@ -188,11 +186,12 @@ Micros Server::next_wakeup() const {
         wake = std::min(wake, *expiry);
     // Passed without a drop (the missing player is away, or several are missing): what can
     // change that arrives as a message or is one of the deadlines above.
-    if (m_blocked_since >= 0 && m_blocked_since + m_config.client_timeout_us + 1 > now)
-        wake = std::min(wake, m_blocked_since + m_config.client_timeout_us + 1);
+    if (const Micros blocked = m_book.blocked_since();
+        blocked >= 0 && blocked + m_config.client_timeout_us + 1 > now)
+        wake = std::min(wake, blocked + m_config.client_timeout_us + 1);
     if (m_roster.started() && m_config.mode == SessionMode::kNoWait && !m_roster.ended())
-        wake = std::min(wake,
-                        m_schedule.no_wait_deadline(m_confirmed_end, m_config.delay.fixed_delay));
+        wake = std::min(
+            wake, m_schedule.no_wait_deadline(m_book.confirmed_end(), m_config.delay.fixed_delay));
     return std::max(wake, now);
 }
 
@@ -248,7 +247,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             if (slot.spectator && !input->inputs.empty()) {
                 // Acknowledgements and clock echoes are welcome; pads are not.
                 if (!slot.refused_input && m_events.room()) {
-                    emit({ServerEvent::Type::kRefused, 0, m_confirmed_end, 0, 0,
+                    emit({ServerEvent::Type::kRefused, 0, m_book.confirmed_end(), 0, 0,
                           "spectator '" + slot.name + "' sent input for " +
                               std::to_string(input->inputs.size()) +
                               " frame(s): spectators cannot play; ignored"});
@@ -257,18 +256,18 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
                 ++slot.malformed;
                 input->inputs.clear();
             }
-            handle_input(slot, *input);
+            handle_input(slot, s, *input);
             return;
         }
         case MsgId::kHashReport:
             if (auto report = heard(decode_hash_report(bytes), "HashReport"); report && s) {
-                if (m_votes.file(slot, s, *report, m_roster.started(), m_confirmed_end))
+                if (m_votes.file(slot, s, *report, m_roster.started(), m_book.confirmed_end()))
                     check_hashes();
             }
             return;
         case MsgId::kMovedBytes:
             if (auto moved = heard(decode_moved_bytes(bytes), "MovedBytes"); moved && s) {
-                if (!m_votes.handle_moved(slot, *moved, m_roster.started(), m_confirmed_end,
+                if (!m_votes.handle_moved(slot, *moved, m_roster.started(), m_book.confirmed_end(),
                                           m_roster.players(), m_roster.spectators()))
                     ++slot.malformed;
             }
@@ -291,8 +290,8 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         case MsgId::kStateAck:
             if (channel != Channel::kBulk) break;
             slot.last_heard = now;
-            switch (m_transfers.handle_bulk(slot, s, bytes, m_roster.started(), m_confirmed_end,
-                                            m_schedule, m_roster.players(),
+            switch (m_transfers.handle_bulk(slot, s, bytes, m_roster.started(),
+                                            m_book.confirmed_end(), m_schedule, m_roster.players(),
                                             m_roster.spectators())) {
                 case StateTransfers::Bulk::kTaken:
                     break;
@@ -324,7 +323,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
                 drop(s, ByeReason::kQuit, why);
             } else {
                 m_transport.disconnect(peer);
-                emit({ServerEvent::Type::kSpectatorLeft, 0, m_confirmed_end, 0, 0,
+                emit({ServerEvent::Type::kSpectatorLeft, 0, m_book.confirmed_end(), 0, 0,
                       slot.name + " (spectator) left: " + why});
                 std::erase_if(m_roster.spectators(), [&](const Slot& x) { return x.peer == peer; });
             }
@@ -370,7 +369,7 @@ std::vector<SlotStats> Server::slot_stats() const {
 
 void Server::check_hashes() {
     while (const std::optional<HashVotes::Verdict> verdict =
-               m_votes.settle(m_roster.players(), m_confirmed_end, frame_time())) {
+               m_votes.settle(m_roster.players(), m_book.confirmed_end(), frame_time())) {
         if (verdict->repair && !m_transfers.repairing())
             m_transfers.start_repair(verdict->frame, verdict->differing, verdict->reference,
                                      m_roster.players());
@@ -379,13 +378,14 @@ void Server::check_hashes() {
 
 void Server::serve_states() {
     const Micros now = m_clock.now_us();
-    for (const StateTransfers::Served& served : m_transfers.serve(
-             m_roster.players(), m_roster.spectators(), m_confirmed_base, m_confirmed_end)) {
+    for (const StateTransfers::Served& served :
+         m_transfers.serve(m_roster.players(), m_roster.spectators(), m_book.confirmed_base(),
+                           m_book.confirmed_end())) {
         Slot& member = *served.member;
         if (served.purpose == StatePurpose::kJoin) {
             m_roster.set_life(member, member.spectator ? SlotLife::kWatching : SlotLife::kJoining,
                               now);
-            member.client_ack_end = served.frame;
+            m_book.restart_at(member.inputs, served.frame);
             m_votes.count_from(member.votes, served.frame);
         }
         m_votes.owe_moved(member.votes, served.frame, served.size);
@@ -393,9 +393,118 @@ void Server::serve_states() {
 }
 
 const InputFrame* Server::confirmed_input(std::uint32_t frame) const {
-    if (Frame(frame) < Frame(m_confirmed_base) || Frame(frame) >= Frame(m_confirmed_end))
-        return nullptr;
-    return &m_confirmed[frame - m_confirmed_base];
+    return m_book.confirmed_input(frame);
+}
+
+void Server::handle_input(Slot& slot, int slot_number, const ClientInput& input) {
+    const Micros now = m_clock.now_us();
+    ++slot.datagrams;
+    const bool newest = slot.up_loss.record(input.seq);
+    if (slot.up_loss.lost() > slot.up_lost_seen) note_loss(slot, now);
+    slot.up_lost_seen = slot.up_loss.lost();
+    if (newest) {
+        slot.last_client_seq = input.seq;
+        slot.last_client_seq_at = now;
+        note_echo(slot, slot_number, input);
+    }
+    if (!m_roster.started()) return;
+    const std::uint32_t ack_end = m_book.ack_end(input);
+    if (newest && !slot.spectator) {
+        if (input.latency_100us && slot_number && !m_roster.unsettled(slot, now))
+            note_round_trip_report(slot, slot_number, input, ack_end);
+        if (Frame(ack_end) <= Frame(m_book.confirmed_end()) &&
+            Frame(ack_end) > Frame(slot.report_from))
+            slot.report_from = ack_end;
+    }
+    m_book.note_ack(slot.inputs, ack_end);
+    const std::uint32_t first = m_book.first_frame(slot.inputs, input);
+    if ((slot.life() == SlotLife::kJoining || slot.away()) && !slot.spectator &&
+        !input.inputs.empty()) {
+        // activate() fills the gap up to `first` with neutral input: never further than an
+        // input may run ahead, or the frames between would all be confirmed at once.
+        if (m_book.too_far(first)) {
+            ++slot.malformed;
+            emit({ServerEvent::Type::kMalformed, slot_number, first, 0, 0,
+                  "input too far ahead of the session dropped"});
+            return;
+        }
+        activate(slot, slot_number, first);
+    }
+    const bool stalled = input.late_ms >= kStalledMs;
+    const InputBook::Filed filed = m_book.file(slot.inputs, input, first, now, stalled);
+    if (!stalled) note_uplink(slot, filed.from, filed.end, now);
+    if (filed.too_far) {
+        ++slot.malformed;
+        emit({ServerEvent::Type::kMalformed, slot_number, *filed.too_far, 0, 0,
+              "input too far ahead of the session dropped"});
+    }
+}
+
+void Server::confirm_frames() {
+    // With nobody left playing there is nothing to confirm (and no end to neutral frames).
+    if (m_roster.ended()) return;
+    const Micros now = m_clock.now_us();
+    const std::uint8_t absent = m_roster.absent_mask();
+    for (;;) {
+        const InputBook::Step step = m_book.confirm(m_roster.players(), absent, m_schedule, now);
+        switch (step.kind) {
+            case InputBook::Step::Kind::kKeyframe:
+                decide_delay(step.frame, now);
+                continue;
+            case InputBook::Step::Kind::kStuck:
+                drop(step.slot, ByeReason::kTimeout, step.why);  // confirms what it can
+                return;
+            case InputBook::Step::Kind::kWaiting:
+                return;
+        }
+    }
+}
+
+void Server::decide_delay(std::uint32_t keyframe, Micros now) {
+    const int current = m_schedule.current_delay();
+    m_delay.observe_srtt(srtt_worst());
+    if (const int floor = estimate_path_floor(); floor > 0) m_path_floor = floor;
+    const int delay = m_delay.decide(now, current, m_delay.target(now));
+    if (m_schedule.decide(keyframe, delay))
+        emit({ServerEvent::Type::kDelayChanged, 0, keyframe, delay, 0, {}});
+}
+
+void Server::send_update(Slot& slot) {
+    const Micros now = m_clock.now_us();
+    ServerUpdate update;
+    update.seq = slot.next_update_seq++;
+    update.server_time = static_cast<std::uint32_t>(now);
+    update.echo_seq = slot.last_client_seq;
+    update.echo_hold_10us = slot.last_client_seq_at < 0
+                                ? kEchoHoldUnknown
+                                : static_cast<std::uint16_t>(std::clamp<Micros>(
+                                      (now - slot.last_client_seq_at) / 10, 0, kEchoHoldUnknown));
+    update.players = static_cast<std::uint8_t>(m_config.players);
+    update.copies = redundant(slot) ? 2 : 1;
+    update.path_floor = static_cast<std::uint8_t>(path_floor());
+    update.present = m_roster.present();
+    const std::pair<std::uint32_t, std::uint32_t> carried = m_book.write(
+        update, slot, m_roster.players(), m_roster.absent_mask(), m_schedule, m_roster.started());
+    std::vector<std::uint8_t> bytes = encode(update);
+    m_transport.send(slot.peer, Channel::kInput, bytes);
+    slot.update_sent_at[update.seq] = now;
+    slot.update_frames[update.seq] = carried;
+    slot.update_echoed[update.seq] = false;
+    slot.last_update_sent = now;
+    // On a lossy link the same datagram goes again a moment later, unless a newer one
+    // replaces it first: a lost update then costs a couple of milliseconds, not a frame.
+    if (update.copies > 1) {
+        slot.copy = std::move(bytes);
+        slot.copy_at = now + kCopySpacingUs;
+    } else {
+        slot.copy_at = -1;
+    }
+}
+
+void Server::trim_history() {
+    m_book.trim(m_roster.players(), m_roster.spectators(),
+                m_transfers.state_to_keep(m_book.confirmed_end()));
+    m_schedule.trim(m_book.confirmed_base());
 }
 
 }  // namespace framelock::netplay

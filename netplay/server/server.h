@@ -27,6 +27,7 @@
 #include "netplay/interfaces/transport.h"
 #include "netplay/server/delay_schedule.h"
 #include "netplay/server/hash_votes.h"
+#include "netplay/server/input_book.h"
 #include "netplay/server/roster.h"
 #include "netplay/server/server_config.h"
 #include "netplay/server/server_events.h"
@@ -60,7 +61,7 @@ class Server {
     bool ended() const { return m_roster.ended(); }
     Micros start_time_us() const { return m_schedule.start().start_time_us; }
     std::uint32_t confirmed_frames() const {
-        return m_confirmed_end;
+        return m_book.confirmed_end();
     }  // frames [0, this) confirmed
     int current_delay() const { return m_schedule.current_delay(); }
     // The path floor in frames, from the server's own round trips, as estimated at the last
@@ -91,12 +92,14 @@ class Server {
 
     void handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes);
     void handle_hello(PeerId peer, const Hello& hello);
-    void handle_input(Slot& slot, const ClientInput& input);
+    void handle_input(Slot& slot, int slot_number, const ClientInput& input);
     void handle_disconnect(PeerId peer, const std::string& reason);
     void drop(int slot_number, ByeReason reason, const std::string& message);
     void reject(PeerId peer, RejectReason reason, const std::string& message);
     void maybe_start();
+    // Confirms what the input book can, deciding the delay at each keyframe on the way.
     void confirm_frames();
+    void decide_delay(std::uint32_t keyframe, Micros now);
     void send_update(Slot& slot);
     // Settles the hash votes that can be, and starts the repairs they call for.
     void check_hashes();
@@ -112,6 +115,8 @@ class Server {
     void note_round_trip_report(Slot& slot, int slot_number, const ClientInput& input,
                                 std::uint32_t ack_end);
     void note_echo(Slot& slot, int slot_number, const ClientInput& input);
+    // Inputs for [from, end) filed at `now`: how late after their sampling they arrived.
+    void note_uplink(Slot& slot, std::uint32_t from, std::uint32_t end, Micros now);
     // A ClientStats clock reading (clock_check.h): refused, or measured; names a player whose
     // clock is off pace in no-wait mode.
     void note_clock(Slot& slot, int slot_number, Micros client_us, Micros now);
@@ -152,6 +157,7 @@ class Server {
     Roster m_roster;
     HashVotes m_votes;
     StateTransfers m_transfers;
+    InputBook m_book;
     std::optional<SessionIdentity> m_identity;
     std::string m_content_name;
     Micros m_lobby_full_since = -1;
@@ -159,21 +165,6 @@ class Server {
     // updates do not scan an hour of keyframes and its memory stays flat.
     DelaySchedule m_schedule;
     int m_path_floor = 0;
-    std::uint32_t m_confirmed_end = 0;   // frames [0, this) are confirmed
-    std::uint32_t m_confirmed_base = 0;  // m_confirmed[0] is this frame
-    std::deque<InputFrame> m_confirmed;  // kept while some client may still need them
-    // The newest confirmed frames (from m_info_base on): how long after its sampling each was
-    // confirmed, and whether a stalled process held it up. Round-trip reports are checked
-    // against them.
-    struct Confirmation {
-        Micros lateness = 0;
-        bool stalled = false;
-    };
-    std::deque<Confirmation> m_info;
-    std::uint32_t m_info_base = 0;
-    std::uint32_t m_last_sent_end = 0;
-    std::uint64_t m_inputs_seen = 0, m_last_sent_inputs = 0;  // rollback: any input news
-    Micros m_blocked_since = -1;  // since when confirmation waits on the same frame
     // The join handshake (join_proof.h): the salt and the keys derived from the passwords,
     // and each connection's Challenge until it says Hello.
     Salt m_salt{};

@@ -23,6 +23,7 @@ namespace framelock::netplay {
 
 class Roster;
 class StateTransfers;
+class InputBook;
 class HashVotes;
 
 // A slot's life. A player's: kEmpty -> kPlaying (joined before the start) or
@@ -39,6 +40,32 @@ enum class SlotLife : std::uint8_t {
     kAway,
     kLeft,
     kWatching,
+};
+
+// The input book's record of a member (input_book.h): its inputs filed and not yet
+// confirmed, and what it acknowledged.
+class InputLane {
+  public:
+    std::uint32_t inputs_end() const { return m_inputs_end; }  // inputs held for [.., this)
+    std::uint32_t left_from() const { return m_left_from; }    // after leaving: neutral from here
+
+  private:
+    friend class InputBook;
+    std::uint32_t m_inputs_end = 0;      // inputs held for frames [.., m_inputs_end)
+    std::deque<InputWord> m_pending;     // inputs for [confirmed_end, m_inputs_end)
+    std::uint32_t m_left_from = 0;       // after leaving: neutral input from here
+    std::uint32_t m_client_ack_end = 0;  // the client holds confirmed frames [0, this)
+    // No-wait: the pad used while this slot's input is late, and the newest frame whose
+    // input arrived (late inputs newer than it replace the held pad).
+    InputWord m_held = 0;
+    std::uint32_t m_newest_input = 0;
+    bool m_any_input = false;
+    struct Arrival {
+        std::uint32_t frame = 0;
+        Micros at = 0;
+        bool stalled = false;  // the client's process sampled it late (a hiccup)
+    };
+    std::deque<Arrival> m_arrivals;  // inputs held and not yet confirmed
 };
 
 // State transfers' record of a member (state_transfers.h): the state on its way to it.
@@ -96,10 +123,6 @@ struct ServerSlot {
 
     PeerId peer = 0;
     std::string name;
-    std::uint32_t inputs_end = 0;      // inputs held for frames [.., inputs_end)
-    std::deque<InputWord> pending;     // inputs for [m_confirmed_end, inputs_end)
-    std::uint32_t left_from = 0;       // after leaving: neutral input from here
-    std::uint32_t client_ack_end = 0;  // the client holds confirmed frames [0, this)
     std::uint8_t last_client_seq = 0;  // the newest ClientInput, echoed in updates
     Micros last_client_seq_at = -1;    // when it arrived (-1: none yet)
     Micros last_heard = 0;
@@ -109,11 +132,6 @@ struct ServerSlot {
     std::uint32_t frames_run = 0, stall_frames = 0;
     std::uint64_t datagrams = 0, malformed = 0;
     LossCounter up_loss;
-    // No-wait: the pad used while this slot's input is late, and the newest frame whose
-    // input arrived (late inputs newer than it replace the held pad).
-    InputWord held = 0;
-    std::uint32_t newest_input = 0;
-    bool any_input = false;
     std::uint16_t down_loss_permille = 0;
     // The delay's measurements (handle_input): the server's own round trip to the client,
     // its recent worst, and the earliest an input arrived after its scheduled sample time
@@ -127,13 +145,7 @@ struct ServerSlot {
     std::array<bool, 256> update_echoed{};
     std::deque<std::pair<Micros, Micros>> rtt_max;  // (time, rtt), decreasing rtt
     std::deque<std::pair<Micros, Micros>> up_min;   // (time, lateness), increasing
-    struct Arrival {
-        std::uint32_t frame = 0;
-        Micros at = 0;
-        bool stalled = false;  // the client's process sampled it late (a hiccup)
-    };
-    std::deque<Arrival> arrivals;   // inputs held and not yet confirmed
-    std::uint32_t report_from = 0;  // the next report covers frames from here
+    std::uint32_t report_from = 0;                  // the next report covers frames from here
     std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;
     // Redundancy: loss last seen on this link (either direction), how long before its
     // newest loss event the loss before it was seen (-1: none; losses within
@@ -147,6 +159,7 @@ struct ServerSlot {
     Micros copy_at = -1;
     // Late join, reconnect, spectators.
     bool refused_input = false;  // spectator: refusal already reported
+    InputLane inputs;
     VoteRecord votes;
     TransferRecord transfer;
     // Players: the secret that takes this slot back (a new one with every Welcome).
