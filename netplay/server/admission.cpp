@@ -115,7 +115,7 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
         m_identity = hello.identity;
         m_content_name = hello.content_name;
         m_config.delay.frame_time = FrameTime::from_fps_milli(hello.identity.fps_milli);
-        m_delay = DelayController(m_config.delay);
+        m_measure.restart_controller(m_config.delay);
     }
     Slot& slot = m_roster.player(s);
     std::string name = proven ? slot.name : "";
@@ -125,7 +125,7 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
     slot.peer = peer;
     slot.name = name;
     slot.box_key = hello.box_key;
-    slot.clock = ClockCheck(m_config.clock_check);
+    m_measure.new_link(slot.link);
     slot.last_heard = m_clock.now_us();
     welcome(slot, s, false);
     emit({ServerEvent::Type::kPlayerJoined, s, 0, 0, 0,
@@ -328,29 +328,14 @@ void Server::hello_running(PeerId peer, const Hello& hello, int proven) {
     if (!rejoin) slot.name = player_name(hello, s);
     const std::string& name = slot.name;
     slot.last_heard = m_clock.now_us();
-    slot.last_update_sent = 0;
-    slot.next_update_seq = 0;
-    slot.update_frames.fill({0, 0});
-    slot.update_echoed.fill(false);
-    slot.up_lost_seen = slot.down_lost_seen = 0;
-    slot.copy_at = -1;
-    slot.up_loss = LossCounter{};
-    slot.loss_seen_at = slot.loss_gap = -1;
-    slot.last_client_seq_at = -1;
-    slot.srtt = slot.rttvar = 0;
+    m_measure.new_connection(slot.link);
     m_book.forget_held(slot.inputs);
     m_transfers.stop_sending(slot.transfer);
     m_votes.new_connection(slot.votes);
-    slot.clock = ClockCheck(m_config.clock_check);  // a new process, a new clock
-    slot.clock_refusal_reported = slot.named_off_pace = false;
     welcome(slot, s, true);
     emit({ServerEvent::Type::kPlayerJoined, s, m_book.confirmed_end(), 0, 0,
           name + (rejoin ? " rejoins" : " joins the running session") + " at frame " +
               std::to_string(m_book.confirmed_end())});
-}
-
-Micros Server::lobby_period(const Slot& slot) const {
-    return slot.rtt.samples() < kStartRttSamples ? kLobbyMeasureUs : kLobbyHeartbeatUs;
 }
 
 void Server::maybe_start() {
@@ -368,14 +353,11 @@ void Server::maybe_start() {
         return;
     // Wait (briefly) until every client has measured its round trip: the first delay
     // should already fit the network.
-    bool all_measured = true;
-    for (int s = 0; s < m_config.players; ++s)
-        all_measured &= !m_roster.player(s + 1).taken() ||
-                        m_roster.player(s + 1).rtt.samples() >= kStartRttSamples;
-    const Micros worst = safe_rtt_worst();
+    const bool all_measured = m_measure.measured(m_roster.players());
+    const Micros worst = m_measure.safe_rtt_worst(m_roster.players());
     if (!all_measured && now - m_lobby_full_since < m_config.max_lobby_rtt_wait_us) return;
 
-    const int delay = m_delay.initial(worst);
+    const int delay = m_measure.initial_delay(worst);
     Start start;
     start.start_time_us = now + std::max(m_config.start_lead_us, 2 * worst);
     start.frame_time_ns = m_config.delay.frame_time.ns();
@@ -386,8 +368,8 @@ void Server::maybe_start() {
     // The evidence every player hashes from frame 0 on: sent before Start (same channel).
     m_votes.start(m_roster.players(), m_roster.spectators(), m_transfers.start_state_size(),
                   m_transfers.start_state_refused());
+    m_measure.start(m_roster.players(), m_book.confirmed_end());
     for (int s = 0; s < m_config.players; ++s) {
-        m_roster.player(s + 1).report_from = m_book.confirmed_end();
         if (m_roster.player(s + 1).taken())
             m_transport.send(m_roster.player(s + 1).peer, Channel::kControl,
                              encode(m_schedule.start()));

@@ -23,7 +23,7 @@ Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
     : m_transport(transport),
       m_clock(clock),
       m_config(normalized(config, m_config_adjusted)),
-      m_delay(m_config.delay),
+      m_measure(m_config, m_events),
       m_roster(m_config),
       m_votes(m_transport, m_config, m_events),
       m_transfers(m_transport, m_clock, m_config, m_events),
@@ -122,11 +122,13 @@ void Server::update() {
         maybe_start();
         for (int s = 0; s < m_config.players; ++s) {
             Slot& slot = m_roster.player(s + 1);
-            if (slot.taken() && now - slot.last_update_sent >= lobby_period(slot))
+            if (slot.taken() &&
+                now - slot.link.last_update_sent() >= m_measure.lobby_period(slot.link))
                 send_update(slot);
         }
         for (Slot& spectator : m_roster.spectators()) {
-            if (now - spectator.last_update_sent >= kLobbyHeartbeatUs) send_update(spectator);
+            if (now - spectator.link.last_update_sent() >= kLobbyHeartbeatUs)
+                send_update(spectator);
         }
         // Out now, not at the next datagram: the lobby's round trips set the first delay (a
         // heartbeat left waiting in the queue read as 60 ms more of network).
@@ -137,20 +139,19 @@ void Server::update() {
     serve_states();
     for (int s = 0; s < m_config.players; ++s) {
         Slot& slot = m_roster.player(s + 1);
-        if (slot.copy_at >= 0 && now >= slot.copy_at && slot.in_session()) {
-            m_transport.send(slot.peer, Channel::kInput, slot.copy);
-            slot.copy_at = -1;
-        }
+        if (!slot.in_session()) continue;
+        if (const std::vector<std::uint8_t>* copy = m_measure.due_copy(slot.link, now))
+            m_transport.send(slot.peer, Channel::kInput, *copy);
     }
     const Micros quiet_period = kQuietUpdateFrames * m_config.delay.frame_time.us();
     const bool news = m_book.news();
     for (int s = 0; s < m_config.players; ++s) {
         Slot& slot = m_roster.player(s + 1);
         if (!slot.in_session()) continue;
-        if (news || now - slot.last_update_sent >= quiet_period) send_update(slot);
+        if (news || now - slot.link.last_update_sent() >= quiet_period) send_update(slot);
     }
     for (Slot& spectator : m_roster.spectators()) {
-        if (news || now - spectator.last_update_sent >= quiet_period) send_update(spectator);
+        if (news || now - spectator.link.last_update_sent() >= quiet_period) send_update(spectator);
     }
     m_transfers.pump(m_roster.players(), m_roster.spectators());
     trim_history();
@@ -168,9 +169,9 @@ Micros Server::next_wakeup() const {
         if (!slot.in_session()) continue;
         const Micros period = m_roster.started()
                                   ? kQuietUpdateFrames * m_config.delay.frame_time.us()
-                                  : lobby_period(slot);
-        if (slot.copy_at >= 0) wake = std::min(wake, slot.copy_at);
-        wake = std::min(wake, slot.last_update_sent + period);
+                                  : m_measure.lobby_period(slot.link);
+        if (slot.link.copy_at() >= 0) wake = std::min(wake, slot.link.copy_at());
+        wake = std::min(wake, slot.link.last_update_sent() + period);
         // The one deadline update() holds this slot to now (a deadline already passed and
         // still included would make the caller spin, e.g. an away player's old silence).
         wake = std::min(wake, m_roster.silence_deadline(slot).at + 1);
@@ -179,7 +180,7 @@ Micros Server::next_wakeup() const {
         const Micros period = m_roster.started()
                                   ? kQuietUpdateFrames * m_config.delay.frame_time.us()
                                   : kLobbyHeartbeatUs;
-        wake = std::min({wake, spectator.last_update_sent + period,
+        wake = std::min({wake, spectator.link.last_update_sent() + period,
                          spectator.last_heard + m_config.client_timeout_us + 1});
     }
     if (const std::optional<Micros> expiry = m_transfers.upload_expiry())
@@ -275,14 +276,12 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         case MsgId::kClientStats: {
             auto stats = heard(decode_client_stats(bytes), "ClientStats");
             if (!stats) return;
-            slot.frames_run = stats->frames_run;
-            slot.stall_frames = stats->stall_frames;
-            slot.down_loss_permille = stats->down_loss_permille;
-            slot.srtt = static_cast<Micros>(stats->srtt_100us) * 100;
-            slot.rttvar = static_cast<Micros>(stats->rttvar_100us) * 100;
-            if (stats->down_lost > slot.down_lost_seen) note_loss(slot, now);
-            slot.down_lost_seen = stats->down_lost;
-            note_clock(slot, s, stats->clock_us, now);
+            const bool transfer_on_link =
+                m_transfers.busy(slot.transfer, s) || slot.awaiting_state();
+            if (const std::optional<std::string> kick =
+                    m_measure.note_stats(slot.link, s, slot.name, *stats, now, transfer_on_link,
+                                         m_roster.started(), m_book.confirmed_end()))
+                drop(s, ByeReason::kRejected, *kick);
             return;
         }
         case MsgId::kStateHeader:
@@ -344,24 +343,9 @@ std::vector<SlotStats> Server::slot_stats() const {
         st.slot = s + 1;
         st.name = slot.name;
         st.connected = slot.life() != SlotLife::kLeft;
-        st.srtt = slot.srtt;
-        st.rttvar = slot.rttvar;
-        st.safe_rtt = slot.srtt + 4 * slot.rttvar;
-        st.frames_run = slot.frames_run;
-        st.stall_frames = slot.stall_frames;
-        st.datagrams_received = slot.datagrams;
-        st.datagrams_lost_up = slot.up_loss.lost();
+        m_measure.fill(slot.link, st, m_clock.now_us());
         st.malformed = slot.malformed;
         st.traffic = m_transport.stats(slot.peer);
-        st.server_srtt = slot.rtt.srtt();
-        st.server_rttvar = slot.rtt.rttvar();
-        st.reports_used = slot.reports_used;
-        st.reports_inflated = slot.reports_inflated;
-        st.reports_hiccup = slot.reports_hiccup;
-        st.redundant = redundant(slot);
-        st.clock_rate_error = slot.clock.rate_error();
-        st.clock_refused = slot.clock.refused();
-        st.off_pace = slot.clock.off_pace();
         out.push_back(st);
     }
     return out;
@@ -398,23 +382,15 @@ const InputFrame* Server::confirmed_input(std::uint32_t frame) const {
 
 void Server::handle_input(Slot& slot, int slot_number, const ClientInput& input) {
     const Micros now = m_clock.now_us();
-    ++slot.datagrams;
-    const bool newest = slot.up_loss.record(input.seq);
-    if (slot.up_loss.lost() > slot.up_lost_seen) note_loss(slot, now);
-    slot.up_lost_seen = slot.up_loss.lost();
-    if (newest) {
-        slot.last_client_seq = input.seq;
-        slot.last_client_seq_at = now;
-        note_echo(slot, slot_number, input);
-    }
+    const bool newest = m_measure.note_datagram(
+        slot.link, input, now, !m_roster.started() && m_transfers.busy(slot.transfer, slot_number));
     if (!m_roster.started()) return;
     const std::uint32_t ack_end = m_book.ack_end(input);
     if (newest && !slot.spectator) {
         if (input.latency_100us && slot_number && !m_roster.unsettled(slot, now))
-            note_round_trip_report(slot, slot_number, input, ack_end);
-        if (Frame(ack_end) <= Frame(m_book.confirmed_end()) &&
-            Frame(ack_end) > Frame(slot.report_from))
-            slot.report_from = ack_end;
+            m_measure.note_report(slot.link, slot_number, input, ack_end, m_book.confirmations(),
+                                  now);
+        m_measure.note_acked(slot.link, ack_end, m_book.confirmed_end());
     }
     m_book.note_ack(slot.inputs, ack_end);
     const std::uint32_t first = m_book.first_frame(slot.inputs, input);
@@ -430,9 +406,9 @@ void Server::handle_input(Slot& slot, int slot_number, const ClientInput& input)
         }
         activate(slot, slot_number, first);
     }
-    const bool stalled = input.late_ms >= kStalledMs;
+    const bool stalled = DelayMeasurements::stalled(input);
     const InputBook::Filed filed = m_book.file(slot.inputs, input, first, now, stalled);
-    if (!stalled) note_uplink(slot, filed.from, filed.end, now);
+    if (!stalled) m_measure.note_uplink(slot.link, filed.from, filed.end, m_schedule, now);
     if (filed.too_far) {
         ++slot.malformed;
         emit({ServerEvent::Type::kMalformed, slot_number, *filed.too_far, 0, 0,
@@ -461,10 +437,8 @@ void Server::confirm_frames() {
 }
 
 void Server::decide_delay(std::uint32_t keyframe, Micros now) {
-    const int current = m_schedule.current_delay();
-    m_delay.observe_srtt(srtt_worst());
-    if (const int floor = estimate_path_floor(); floor > 0) m_path_floor = floor;
-    const int delay = m_delay.decide(now, current, m_delay.target(now));
+    const int delay = m_measure.decide(now, m_schedule.current_delay(), m_roster.players(),
+                                       m_schedule.frame_time());
     if (m_schedule.decide(keyframe, delay))
         emit({ServerEvent::Type::kDelayChanged, 0, keyframe, delay, 0, {}});
 }
@@ -472,33 +446,14 @@ void Server::decide_delay(std::uint32_t keyframe, Micros now) {
 void Server::send_update(Slot& slot) {
     const Micros now = m_clock.now_us();
     ServerUpdate update;
-    update.seq = slot.next_update_seq++;
-    update.server_time = static_cast<std::uint32_t>(now);
-    update.echo_seq = slot.last_client_seq;
-    update.echo_hold_10us = slot.last_client_seq_at < 0
-                                ? kEchoHoldUnknown
-                                : static_cast<std::uint16_t>(std::clamp<Micros>(
-                                      (now - slot.last_client_seq_at) / 10, 0, kEchoHoldUnknown));
+    m_measure.stamp(slot.link, update, now);
     update.players = static_cast<std::uint8_t>(m_config.players);
-    update.copies = redundant(slot) ? 2 : 1;
-    update.path_floor = static_cast<std::uint8_t>(path_floor());
     update.present = m_roster.present();
     const std::pair<std::uint32_t, std::uint32_t> carried = m_book.write(
         update, slot, m_roster.players(), m_roster.absent_mask(), m_schedule, m_roster.started());
     std::vector<std::uint8_t> bytes = encode(update);
     m_transport.send(slot.peer, Channel::kInput, bytes);
-    slot.update_sent_at[update.seq] = now;
-    slot.update_frames[update.seq] = carried;
-    slot.update_echoed[update.seq] = false;
-    slot.last_update_sent = now;
-    // On a lossy link the same datagram goes again a moment later, unless a newer one
-    // replaces it first: a lost update then costs a couple of milliseconds, not a frame.
-    if (update.copies > 1) {
-        slot.copy = std::move(bytes);
-        slot.copy_at = now + kCopySpacingUs;
-    } else {
-        slot.copy_at = -1;
-    }
+    m_measure.sent(slot.link, update, carried, std::move(bytes), now);
 }
 
 void Server::trim_history() {

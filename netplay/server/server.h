@@ -25,6 +25,7 @@
 
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
+#include "netplay/server/delay_measurements.h"
 #include "netplay/server/delay_schedule.h"
 #include "netplay/server/hash_votes.h"
 #include "netplay/server/input_book.h"
@@ -69,7 +70,7 @@ class Server {
     // the last 10 s, each of its one-way paths taken as half of it. For client i and players
     // j, an ideal pipeline needs j's uplink plus i's downlink, so the slowest player's round
     // trip bounds every client's need.
-    int path_floor() const { return m_path_floor; }
+    int path_floor() const { return m_measure.path_floor(); }
     // The delay from frame 0, then one entry per change: the whole session's delay.
     const std::vector<ScheduleEntry>& schedule() const { return m_schedule.history(); }
     // Keyframes decided so far (one delay decision each, changed or not).
@@ -103,25 +104,6 @@ class Server {
     void send_update(Slot& slot);
     // Settles the hash votes that can be, and starts the repairs they call for.
     void check_hashes();
-    // The server's own round-trip measurements over the slots playing.
-    Micros srtt_worst() const;
-    Micros lobby_period(const Slot& slot) const;  // before the start: heartbeat interval
-    Micros safe_rtt_worst() const;
-    // Delay measurements (see delay_controller.h).
-    // How long after the first update carrying `frame` to this client the next one carried
-    // it again, when the client never echoed the first (0: it did, or no second one yet).
-    static Micros resend_gap(const Slot& slot, std::uint32_t frame);
-    int estimate_path_floor() const;  // see path_floor()
-    void note_round_trip_report(Slot& slot, int slot_number, const ClientInput& input,
-                                std::uint32_t ack_end);
-    void note_echo(Slot& slot, int slot_number, const ClientInput& input);
-    // Inputs for [from, end) filed at `now`: how late after their sampling they arrived.
-    void note_uplink(Slot& slot, std::uint32_t from, std::uint32_t end, Micros now);
-    // A ClientStats clock reading (clock_check.h): refused, or measured; names a player whose
-    // clock is off pace in no-wait mode.
-    void note_clock(Slot& slot, int slot_number, Micros client_us, Micros now);
-    bool redundant(const Slot& slot) const;
-    static void note_loss(Slot& slot, Micros now);
     void emit(ServerEvent event) { m_events.emit(std::move(event)); }
     // Late join, reconnect, state transfer.
     // The player slot whose rejoin token the Hello proves (0: none).
@@ -153,7 +135,7 @@ class Server {
     std::vector<std::string> m_config_adjusted;  // normalized() fills it before m_config
     ServerConfig m_config;
     ServerEvents m_events;
-    DelayController m_delay;
+    DelayMeasurements m_measure;
     Roster m_roster;
     HashVotes m_votes;
     StateTransfers m_transfers;
@@ -164,7 +146,6 @@ class Server {
     // The Start and every keyframe's decision: trimmed with m_confirmed, so a long session's
     // updates do not scan an hour of keyframes and its memory stays flat.
     DelaySchedule m_schedule;
-    int m_path_floor = 0;
     // The join handshake (join_proof.h): the salt and the keys derived from the passwords,
     // and each connection's Challenge until it says Hello.
     Salt m_salt{};

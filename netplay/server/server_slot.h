@@ -23,6 +23,7 @@ namespace framelock::netplay {
 
 class Roster;
 class StateTransfers;
+class DelayMeasurements;
 class InputBook;
 class HashVotes;
 
@@ -82,6 +83,55 @@ class TransferRecord {
     bool m_resync_pending = false;  // a reference state is on its way to it
 };
 
+// The delay measurements' record of a member (delay_measurements.h): what the server
+// measures of its link and what it reports of itself.
+class LinkRecord {
+  public:
+    Micros last_update_sent() const { return m_last_update_sent; }
+    Micros copy_at() const { return m_copy_at; }  // the last update's copy goes then (-1: none)
+
+  private:
+    friend class DelayMeasurements;
+    std::uint8_t m_last_client_seq = 0;  // the newest ClientInput, echoed in updates
+    Micros m_last_client_seq_at = -1;    // when it arrived (-1: none yet)
+    Micros m_last_update_sent = 0;
+    std::uint8_t m_next_update_seq = 0;
+    // The client's own measurement (ClientStats), 0 = unknown, and what else it reports.
+    Micros m_client_srtt = 0, m_client_rttvar = 0;
+    std::uint32_t m_frames_run = 0, m_stall_frames = 0;
+    std::uint16_t m_down_loss_permille = 0;
+    std::uint64_t m_datagrams = 0;
+    LossCounter m_up_loss;
+    // The server's own round trip to the client, its recent worst, and the earliest an input
+    // arrived after its scheduled sample time lately (both over kCheckWindowUs), for checking
+    // what the client reports.
+    RttEstimator m_rtt;
+    std::array<Micros, 256> m_update_sent_at{};  // by ServerUpdate::seq
+    // The confirmed frames each update carried, [first, end) by ServerUpdate::seq, and
+    // whether the client echoed it: a frame whose first update never came back may have
+    // reached the client only in the next one (resend_gap).
+    std::array<std::pair<std::uint32_t, std::uint32_t>, 256> m_update_frames{};
+    std::array<bool, 256> m_update_echoed{};
+    std::deque<std::pair<Micros, Micros>> m_rtt_max;  // (time, rtt), decreasing rtt
+    std::deque<std::pair<Micros, Micros>> m_up_min;   // (time, lateness), increasing
+    std::uint32_t m_report_from = 0;                  // the next report covers frames from here
+    std::uint64_t m_reports_used = 0, m_reports_inflated = 0, m_reports_hiccup = 0;
+    // Redundancy: loss last seen on this link (either direction), how long before its
+    // newest loss event the loss before it was seen (-1: none; losses within
+    // kLossEventUs are one event), and the copy of the last update still to go out a
+    // moment after it.
+    Micros m_loss_seen_at = -1;
+    Micros m_loss_gap = -1;
+    std::uint64_t m_up_lost_seen = 0;
+    std::uint32_t m_down_lost_seen = 0;
+    std::vector<std::uint8_t> m_copy;
+    Micros m_copy_at = -1;
+    // Its clock against the server's; whether a refusal or its pace was reported.
+    ClockCheck m_clock;
+    bool m_clock_refusal_reported = false;
+    bool m_named_off_pace = false;
+};
+
 // Hash votes' record of a player (hash_votes.h): from when its hashes count, and the
 // evidence it owes.
 class VoteRecord {
@@ -118,57 +168,25 @@ struct ServerSlot {
     // Playing: reports hashes, may serve states.
     bool active() const { return m_life == SlotLife::kPlaying && !spectator; }
 
-    // A spectator's slot (Roster::spectators()): its life is kAwaitingState, then kWatching.
+    // Who holds the slot, written by the Server as Admission decides (a spectator's slot,
+    // Roster::spectators(), lives kAwaitingState, then kWatching).
     bool spectator = false;
-
     PeerId peer = 0;
     std::string name;
-    std::uint8_t last_client_seq = 0;  // the newest ClientInput, echoed in updates
-    Micros last_client_seq_at = -1;    // when it arrived (-1: none yet)
+    // Written by the Server as it routes messages: the last well-formed one, the malformed
+    // ones, and (a spectator) whether its refused input was reported already.
     Micros last_heard = 0;
-    Micros last_update_sent = 0;
-    std::uint8_t next_update_seq = 0;
-    Micros srtt = 0, rttvar = 0;  // the client's own measurement (ClientStats), 0 = unknown
-    std::uint32_t frames_run = 0, stall_frames = 0;
-    std::uint64_t datagrams = 0, malformed = 0;
-    LossCounter up_loss;
-    std::uint16_t down_loss_permille = 0;
-    // The delay's measurements (handle_input): the server's own round trip to the client,
-    // its recent worst, and the earliest an input arrived after its scheduled sample time
-    // lately (both over kCheckWindowUs), for checking what the client reports.
-    RttEstimator rtt;
-    std::array<Micros, 256> update_sent_at{};  // by ServerUpdate::seq
-    // The confirmed frames each update carried, [first, end) by ServerUpdate::seq, and
-    // whether the client echoed it: a frame whose first update never came back may have
-    // reached the client only in the next one (resend_gap).
-    std::array<std::pair<std::uint32_t, std::uint32_t>, 256> update_frames{};
-    std::array<bool, 256> update_echoed{};
-    std::deque<std::pair<Micros, Micros>> rtt_max;  // (time, rtt), decreasing rtt
-    std::deque<std::pair<Micros, Micros>> up_min;   // (time, lateness), increasing
-    std::uint32_t report_from = 0;                  // the next report covers frames from here
-    std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;
-    // Redundancy: loss last seen on this link (either direction), how long before its
-    // newest loss event the loss before it was seen (-1: none; losses within
-    // kLossEventUs are one event), and the copy of the last update still to go out a
-    // moment after it.
-    Micros loss_seen_at = -1;
-    Micros loss_gap = -1;
-    std::uint64_t up_lost_seen = 0;
-    std::uint32_t down_lost_seen = 0;
-    std::vector<std::uint8_t> copy;
-    Micros copy_at = -1;
-    // Late join, reconnect, spectators.
-    bool refused_input = false;  // spectator: refusal already reported
-    InputLane inputs;
-    VoteRecord votes;
-    TransferRecord transfer;
+    std::uint64_t malformed = 0;
+    bool refused_input = false;
     // Players: the secret that takes this slot back (a new one with every Welcome).
     RejoinToken token{};
     BoxPublicKey box_key{};  // its connection's (Hello::box_key): the token is sealed to it
-    // Its clock against the server's; whether a refusal or its pace was reported.
-    ClockCheck clock;
-    bool clock_refusal_reported = false;
-    bool named_off_pace = false;
+
+    // Each part's own record of the slot.
+    InputLane inputs;
+    LinkRecord link;
+    VoteRecord votes;
+    TransferRecord transfer;
 
   private:
     friend class Roster;
