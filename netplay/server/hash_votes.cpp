@@ -111,10 +111,15 @@ std::optional<HashVotes::Verdict> HashVotes::settle(std::span<const ServerSlot> 
     return verdict;
 }
 
-void HashVotes::resumed(VoteRecord& record, std::uint32_t resumed_frame) {
+void HashVotes::resynced(ServerSlot& slot, int number, const ResyncReport& report) {
     // Never earlier than a mask its load widened says (handle_moved, just before).
-    if (Frame(resumed_frame) > Frame(record.m_hash_valid_from))
-        record.m_hash_valid_from = resumed_frame;
+    if (Frame(report.resumed_frame) > Frame(slot.votes.m_hash_valid_from))
+        slot.votes.m_hash_valid_from = report.resumed_frame;
+    m_events.emit({ServerEvent::Type::kResynced, number, report.frame, 0, 0,
+                   slot.name + " loaded the reference state of frame " +
+                       std::to_string(report.frame) + " (first differing hash: frame " +
+                       std::to_string(report.desync_frame) + "); differing memory: " +
+                       (report.regions.empty() ? "none reported" : report.regions)});
 }
 
 void HashVotes::new_connection(VoteRecord& record) {

@@ -52,8 +52,9 @@ class HashVotes {
     void owe_moved(VoteRecord& record, std::uint32_t frame, std::uint32_t size) {
         record.m_moved_due.emplace(frame, size);
     }
-    // A divergent player loaded the reference state and runs from `resumed_frame`.
-    void resumed(VoteRecord& record, std::uint32_t resumed_frame);
+    // Player `number`, divergent, loaded the reference state (its ResyncReport): its hashes
+    // count again from the frame it resumed at.
+    void resynced(ServerSlot& slot, int number, const ResyncReport& report);
     // A player took its slot back from a new process: hashes count again once it has a state.
     void new_connection(VoteRecord& record);
 

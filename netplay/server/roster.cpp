@@ -1,6 +1,9 @@
 // Who is in the session (roster.h): the slots, their lives and what follows from them.
 #include "netplay/server/roster.h"
 
+#include <algorithm>
+#include <cstdio>
+
 #include "netplay/server/server_tuning.h"
 
 namespace framelock::netplay {
@@ -43,6 +46,21 @@ void Roster::set_life(ServerSlot& slot, SlotLife life, Micros now) {
     if (m_started && !slot.spectator &&
         !(from == SlotLife::kAwaitingState && life == SlotLife::kJoining))
         m_changed_at = now;
+}
+
+void Roster::seat(ServerSlot& slot, PeerId peer, const std::string& name, SlotLife life,
+                  Micros now) {
+    set_life(slot, life, now);
+    slot.peer = peer;
+    slot.name = name;
+    slot.last_heard = now;
+}
+
+ServerSlot& Roster::add_spectator(PeerId peer, const std::string& name, Micros now) {
+    ServerSlot& spectator = m_spectators.emplace_back();
+    spectator.spectator = true;
+    seat(spectator, peer, name, m_started ? SlotLife::kAwaitingState : SlotLife::kWatching, now);
+    return spectator;
 }
 
 bool Roster::absent(const ServerSlot& slot) const {
@@ -107,6 +125,46 @@ Roster::SilenceDeadline Roster::silence_deadline(const ServerSlot& slot) const {
         default:
             return {slot.last_heard + m_config.link_lost_us, Then::kGoAway};
     }
+}
+
+std::optional<Roster::Silence> Roster::silent(const ServerSlot& slot, Micros now) const {
+    if (!slot.in_session()) return std::nullopt;
+    const SilenceDeadline deadline = silence_deadline(slot);
+    if (now <= deadline.at) return std::nullopt;
+    char why[96];
+    switch (deadline.then) {
+        case SilenceDeadline::Then::kDrop:
+        case SilenceDeadline::Then::kGoAway:
+            std::snprintf(why, sizeof why, "no data for %.1f s", (now - slot.last_heard) / 1e6);
+            break;
+        case SilenceDeadline::Then::kGraceOver:
+            std::snprintf(why, sizeof why, "did not come back within %.0f s",
+                          m_config.reconnect_grace_us / 1e6);
+            break;
+        case SilenceDeadline::Then::kDropJoining:
+            return Silence{false, "silent while joining"};
+    }
+    return Silence{deadline.then == SilenceDeadline::Then::kGoAway, why};
+}
+
+std::optional<Micros> Roster::quorum_since(Micros now) {
+    int joined = 0;
+    for (const ServerSlot& slot : players()) joined += slot.taken() ? 1 : 0;
+    if (joined < m_config.start_players) {
+        m_quorum_since = -1;
+        return std::nullopt;
+    }
+    if (m_quorum_since < 0) m_quorum_since = now;
+    return m_quorum_since;
+}
+
+std::optional<std::string> Roster::remove_spectator(PeerId peer) {
+    const auto it = std::find_if(m_spectators.begin(), m_spectators.end(),
+                                 [&](const ServerSlot& x) { return x.peer == peer; });
+    if (it == m_spectators.end()) return std::nullopt;
+    std::string name = std::move(it->name);
+    m_spectators.erase(it);
+    return name;
 }
 
 }  // namespace framelock::netplay

@@ -6,7 +6,9 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "netplay/interfaces/clock.h"
@@ -45,6 +47,11 @@ class Roster {
 
     // The one place a slot's life changes (server_slot.h has the states and their order).
     void set_life(ServerSlot& slot, SlotLife life, Micros now);
+    // A member takes `slot` (its own again, or a new one) on connection `peer`, as `name`,
+    // heard from at `now`, in `life`.
+    void seat(ServerSlot& slot, PeerId peer, const std::string& name, SlotLife life, Micros now);
+    // A new spectator, watching (or, in a running session, waiting for its state).
+    ServerSlot& add_spectator(PeerId peer, const std::string& name, Micros now);
     // Gets neutral input without being waited for (with pause_on_drop, an away player that
     // played is waited for).
     bool absent(const ServerSlot& slot) const;
@@ -65,6 +72,18 @@ class Roster {
         Then then = Then::kDrop;
     };
     SilenceDeadline silence_deadline(const ServerSlot& slot) const;
+    // A player in the session past its silence deadline at `now`: whether it goes away (or is
+    // dropped), and why.
+    struct Silence {
+        bool go_away = false;
+        std::string why;
+    };
+    std::optional<Silence> silent(const ServerSlot& slot, Micros now) const;
+
+    // Before the start: since when at least start_players have joined (nullopt: fewer now).
+    std::optional<Micros> quorum_since(Micros now);
+    // Removes the spectator on this connection: its name (nullopt: none is).
+    std::optional<std::string> remove_spectator(PeerId peer);
 
   private:
     std::size_t player_count() const { return static_cast<std::size_t>(m_config.players); }
@@ -73,7 +92,8 @@ class Roster {
     std::array<ServerSlot, kMaxPlayers> m_players{};
     std::vector<ServerSlot> m_spectators;
     bool m_started = false;
-    Micros m_changed_at = -1;  // a player last went away or came back
+    Micros m_changed_at = -1;    // a player last went away or came back
+    Micros m_quorum_since = -1;  // before the start: enough players joined since then
 };
 
 }  // namespace framelock::netplay

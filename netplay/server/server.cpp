@@ -1,18 +1,11 @@
-// The frame-lock server's loop (server.h): construction, update() and its wake-ups, the
-// dispatch of each message to its concern, a slot's life (set_life, the silence deadlines),
-// and the statistics. The concerns are files of their own: admission (admission.cpp),
-// confirmation (input_book.cpp), the delay's measurements (delay_measurements.cpp), hash votes and
-// repair (hash_votes.cpp), state transfers (state_transfers.cpp).
+// The Server (server.h): construction, update() and its wake-ups, the routing of each message
+// to the part it concerns, and a member's life across the parts (joining, the start, going
+// away, coming back, leaving).
 #include "netplay/server/server.h"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cmath>
 #include <cstdio>
-#include <numeric>
 
-#include "netplay/determinism/evidence.h"
-#include "netplay/determinism/state_hash.h"
 #include "netplay/server/server_tuning.h"
 
 namespace framelock::netplay {
@@ -23,42 +16,28 @@ Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
     : m_transport(transport),
       m_clock(clock),
       m_config(normalized(config, m_config_adjusted)),
-      m_measure(m_config, m_events),
       m_roster(m_config),
+      m_admission(m_transport, m_config, m_events),
+      m_book(m_config),
+      m_measure(m_config, m_events),
       m_votes(m_transport, m_config, m_events),
-      m_transfers(m_transport, m_clock, m_config, m_events),
-      m_book(m_config) {
+      m_transfers(m_transport, m_clock, m_config, m_events) {
     // A setting outside its range (session_limits.h) is said, never changed in silence.
     for (std::string& what : m_config_adjusted)
         emit({ServerEvent::Type::kConfigAdjusted, 0, 0, 0, 0, std::move(what)});
     m_config_adjusted.clear();
-    // Derived once here, so that a join costs the server a hash, not a derivation.
-    m_salt = random_array<kSaltBytes>();
-    if (!m_config.password.empty())
-        m_player_key = derive_password_key(m_config.password, m_salt, m_config.password_kdf);
-    if (!m_config.spectator_password.empty())
-        m_spectator_key =
-            derive_password_key(m_config.spectator_password, m_salt, m_config.password_kdf);
 }
 
 void Server::update() {
     const Micros now = m_clock.now_us();
     while (auto event = m_transport.poll()) {
         switch (event->type) {
-            case TransportEvent::Type::kConnected: {
+            case TransportEvent::Type::kConnected:
                 // Every connection is challenged first: its Hello answers this nonce.
-                Challenge challenge;
-                challenge.nonce = random_array<kNonceBytes>();
-                challenge.salt = m_salt;
-                challenge.kdf = m_config.password_kdf;
-                challenge.player_password = !m_config.password.empty();
-                challenge.spectator_password = !m_config.spectator_password.empty();
-                m_pending[event->peer] = Pending{challenge.nonce, now};
-                m_transport.send(event->peer, Channel::kControl, encode(challenge));
+                m_admission.challenge(event->peer, now);
                 break;
-            }
             case TransportEvent::Type::kDisconnected:
-                m_pending.erase(event->peer);
+                m_admission.forget(event->peer);
                 handle_disconnect(event->peer, "connection lost");
                 break;
             case TransportEvent::Type::kMessage:
@@ -66,67 +45,38 @@ void Server::update() {
                 break;
         }
     }
-    // A connection that never says Hello holds a peer for nothing.
-    for (auto it = m_pending.begin(); it != m_pending.end();) {
-        if (now - it->second.since <= m_config.client_timeout_us) {
+    m_admission.expire(now);
+    for (int s = 1; s <= m_config.players; ++s) {
+        if (const auto silence = m_roster.silent(m_roster.player(s), now)) {
+            if (silence->go_away)
+                go_away(s, silence->why);
+            else
+                drop(s, ByeReason::kTimeout, silence->why);
+        }
+    }
+    std::vector<ServerSlot>& spectators = m_roster.spectators();
+    for (auto it = spectators.begin(); it != spectators.end();) {
+        if (now - it->last_heard <= m_config.client_timeout_us) {
             ++it;
             continue;
         }
-        m_transport.disconnect(it->first);
-        emit({ServerEvent::Type::kRejected, 0, 0, 0, 0,
-              "a connection said no Hello within " +
-                  std::to_string(m_config.client_timeout_us / 1'000'000) + " s: closed"});
-        it = m_pending.erase(it);
-    }
-    for (int s = 1; s <= m_config.players; ++s) {
-        Slot& slot = m_roster.player(s);
-        if (!slot.in_session()) continue;
-        const Roster::SilenceDeadline deadline = m_roster.silence_deadline(slot);
-        if (now <= deadline.at) continue;
-        char why[96];
-        switch (deadline.then) {
-            case Roster::SilenceDeadline::Then::kDrop:
-                std::snprintf(why, sizeof why, "no data for %.1f s", (now - slot.last_heard) / 1e6);
-                drop(s, ByeReason::kTimeout, why);
-                break;
-            case Roster::SilenceDeadline::Then::kGoAway:
-                std::snprintf(why, sizeof why, "no data for %.1f s", (now - slot.last_heard) / 1e6);
-                go_away(s, why);
-                break;
-            case Roster::SilenceDeadline::Then::kGraceOver:
-                std::snprintf(why, sizeof why, "did not come back within %.0f s",
-                              m_config.reconnect_grace_us / 1e6);
-                drop(s, ByeReason::kTimeout, why);
-                break;
-            case Roster::SilenceDeadline::Then::kDropJoining:
-                drop(s, ByeReason::kTimeout, "silent while joining");
-                break;
-        }
-    }
-    for (std::size_t i = 0; i < m_roster.spectators().size();) {
-        if (now - m_roster.spectators()[i].last_heard > m_config.client_timeout_us) {
-            m_transport.send(m_roster.spectators()[i].peer, Channel::kControl,
-                             encode(Bye{ByeReason::kTimeout, "no data from you"}));
-            m_transport.disconnect(m_roster.spectators()[i].peer);
-            emit({ServerEvent::Type::kSpectatorLeft, 0, m_book.confirmed_end(), 0, 0,
-                  m_roster.spectators()[i].name + " (spectator) timed out"});
-            m_roster.spectators().erase(m_roster.spectators().begin() +
-                                        static_cast<std::ptrdiff_t>(i));
-        } else {
-            ++i;
-        }
+        m_transport.send(it->peer, Channel::kControl,
+                         encode(Bye{ByeReason::kTimeout, "no data from you"}));
+        m_transport.disconnect(it->peer);
+        emit({ServerEvent::Type::kSpectatorLeft, 0, m_book.confirmed_end(), 0, 0,
+              it->name + " (spectator) timed out"});
+        it = spectators.erase(it);
     }
     if (!m_roster.started()) {
         m_transfers.prepare_start_state(m_roster.players());
         m_transfers.pump(m_roster.players(), m_roster.spectators());
         maybe_start();
-        for (int s = 0; s < m_config.players; ++s) {
-            Slot& slot = m_roster.player(s + 1);
+        for (ServerSlot& slot : m_roster.players()) {
             if (slot.taken() &&
                 now - slot.link.last_update_sent() >= m_measure.lobby_period(slot.link))
                 send_update(slot);
         }
-        for (Slot& spectator : m_roster.spectators()) {
+        for (ServerSlot& spectator : m_roster.spectators()) {
             if (now - spectator.link.last_update_sent() >= kLobbyHeartbeatUs)
                 send_update(spectator);
         }
@@ -137,20 +87,18 @@ void Server::update() {
     }
     confirm_frames();
     serve_states();
-    for (int s = 0; s < m_config.players; ++s) {
-        Slot& slot = m_roster.player(s + 1);
+    for (ServerSlot& slot : m_roster.players()) {
         if (!slot.in_session()) continue;
         if (const std::vector<std::uint8_t>* copy = m_measure.due_copy(slot.link, now))
             m_transport.send(slot.peer, Channel::kInput, *copy);
     }
     const Micros quiet_period = kQuietUpdateFrames * m_config.delay.frame_time.us();
     const bool news = m_book.news();
-    for (int s = 0; s < m_config.players; ++s) {
-        Slot& slot = m_roster.player(s + 1);
+    for (ServerSlot& slot : m_roster.players()) {
         if (!slot.in_session()) continue;
         if (news || now - slot.link.last_update_sent() >= quiet_period) send_update(slot);
     }
-    for (Slot& spectator : m_roster.spectators()) {
+    for (ServerSlot& spectator : m_roster.spectators()) {
         if (news || now - spectator.link.last_update_sent() >= quiet_period) send_update(spectator);
     }
     m_transfers.pump(m_roster.players(), m_roster.spectators());
@@ -164,8 +112,7 @@ Micros Server::next_wakeup() const {
     // the lobby) and timeouts; incoming messages wake the caller through the transport.
     const Micros now = m_clock.now_us();
     Micros wake = now + kLobbyHeartbeatUs;
-    for (int s = 0; s < m_config.players; ++s) {
-        const Slot& slot = m_roster.player(s + 1);
+    for (const ServerSlot& slot : m_roster.players()) {
         if (!slot.in_session()) continue;
         const Micros period = m_roster.started()
                                   ? kQuietUpdateFrames * m_config.delay.frame_time.us()
@@ -176,7 +123,7 @@ Micros Server::next_wakeup() const {
         // still included would make the caller spin, e.g. an away player's old silence).
         wake = std::min(wake, m_roster.silence_deadline(slot).at + 1);
     }
-    for (const Slot& spectator : m_roster.spectators()) {
+    for (const ServerSlot& spectator : m_roster.spectators()) {
         const Micros period = m_roster.started()
                                   ? kQuietUpdateFrames * m_config.delay.frame_time.us()
                                   : kLobbyHeartbeatUs;
@@ -202,7 +149,7 @@ std::optional<ServerEvent> Server::poll_event() {
 
 void Server::handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes) {
     int s = 0;
-    Slot* who = m_roster.member(peer, s);
+    ServerSlot* who = m_roster.member(peer, s);
     const auto id = peek_id(bytes);
     const auto malformed = [&](const std::string& what) {
         if (who) ++who->malformed;
@@ -219,7 +166,8 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         if (who) return;  // a repeated Hello changes nothing
         auto hello = decode_hello(bytes);
         if (!hello) {
-            reject(peer, RejectReason::kBadHello, "malformed Hello (not a framelock client?)");
+            m_admission.reject(peer, RejectReason::kBadHello,
+                               "malformed Hello (not a framelock client?)");
             return;
         }
         handle_hello(peer, *hello);
@@ -229,7 +177,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         malformed("message from a peer without a slot dropped");
         return;
     }
-    Slot& slot = *who;
+    ServerSlot& slot = *who;
     // Only well-formed messages count as signs of life: a peer sending garbage times out
     // like a silent one.
     const Micros now = m_clock.now_us();
@@ -293,13 +241,13 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
                                             m_book.confirmed_end(), m_schedule, m_roster.players(),
                                             m_roster.spectators())) {
                 case StateTransfers::Bulk::kTaken:
-                    break;
+                    return;
                 case StateTransfers::Bulk::kMalformed:
                     ++slot.malformed;
-                    break;
+                    return;
                 case StateTransfers::Bulk::kCached:
                     serve_states();
-                    break;
+                    return;
             }
             return;
         case MsgId::kResyncReport: {
@@ -307,12 +255,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             if (!report || !s) return malformed("malformed ResyncReport dropped");
             slot.last_heard = now;
             m_transfers.resynced(slot.transfer);
-            m_votes.resumed(slot.votes, report->resumed_frame);
-            emit({ServerEvent::Type::kResynced, s, report->frame, 0, 0,
-                  slot.name + " loaded the reference state of frame " +
-                      std::to_string(report->frame) + " (first differing hash: frame " +
-                      std::to_string(report->desync_frame) + "); differing memory: " +
-                      (report->regions.empty() ? "none reported" : report->regions)});
+            m_votes.resynced(slot, s, *report);
             return;
         }
         case MsgId::kBye: {
@@ -323,8 +266,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             } else {
                 m_transport.disconnect(peer);
                 emit({ServerEvent::Type::kSpectatorLeft, 0, m_book.confirmed_end(), 0, 0,
-                      slot.name + " (spectator) left: " + why});
-                std::erase_if(m_roster.spectators(), [&](const Slot& x) { return x.peer == peer; });
+                      *m_roster.remove_spectator(peer) + " (spectator) left: " + why});
             }
             return;
         }
@@ -334,13 +276,206 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
     malformed("unexpected message id dropped");
 }
 
+void Server::handle_hello(PeerId peer, const Hello& hello) {
+    const Micros now = m_clock.now_us();
+    const Admission::Admit admit = m_admission.admit(peer, hello, m_roster, now);
+    if (admit.as == Admission::Admit::As::kRefused) return;
+    if (admit.as == Admission::Admit::As::kSpectator) return add_spectator(peer, admit.name);
+    if (m_roster.started()) return join_running(peer, hello, admit);
+    ServerSlot& slot = m_roster.player(admit.slot);
+    if (admit.proven) {
+        // Its own slot, from a new process: the old connection is gone (or about to be).
+        m_transport.disconnect(slot.peer);
+        m_transfers.forget_upload_from(admit.slot);  // asked again
+    }
+    if (admit.first) {
+        m_config.delay.frame_time = FrameTime::from_fps_milli(hello.identity.fps_milli);
+        m_measure.restart_controller(m_config.delay);
+    }
+    slot = ServerSlot{};
+    m_roster.seat(slot, peer, admit.name, SlotLife::kPlaying, now);
+    m_measure.new_link(slot.link);
+    welcome(slot, admit.slot, false, hello.box_key);
+    emit(
+        {ServerEvent::Type::kPlayerJoined, admit.slot, 0, 0, 0,
+         slot.name + (admit.proven ? " rejoined from a new process: " : " joined: ") + admit.game});
+    m_transfers.offer_start_state(slot, m_roster.started());
+}
+
+void Server::join_running(PeerId peer, const Hello& hello, const Admission::Admit& admit) {
+    const Micros now = m_clock.now_us();
+    const int s = admit.slot;
+    ServerSlot& slot = m_roster.player(s);
+    const bool rejoin = slot.in_session();
+    if (rejoin && slot.peer != peer) {
+        // The old connection belongs to a process that is gone (or about to be).
+        m_transport.disconnect(slot.peer);
+        m_transfers.forget_upload_from(s);  // asked again, of another
+    }
+    // The slot keeps its place on the timeline (the inputs held): it is absent, so it gets
+    // neutral input, until the joiner runs and its first input arrives.
+    m_roster.seat(slot, peer, admit.name, SlotLife::kAwaitingState, now);
+    m_measure.new_connection(slot.link);
+    m_book.forget_held(slot.inputs);
+    m_transfers.stop_sending(slot.transfer);
+    m_votes.new_connection(slot.votes);
+    welcome(slot, s, true, hello.box_key);
+    emit({ServerEvent::Type::kPlayerJoined, s, m_book.confirmed_end(), 0, 0,
+          slot.name + (rejoin ? " rejoins" : " joins the running session") + " at frame " +
+              std::to_string(m_book.confirmed_end())});
+}
+
+void Server::add_spectator(PeerId peer, const std::string& name) {
+    const bool started = m_roster.started();
+    ServerSlot& member = m_roster.add_spectator(peer, name, m_clock.now_us());
+    welcome(member, 0, started, {});
+    emit({ServerEvent::Type::kSpectatorJoined, 0, m_book.confirmed_end(), 0, 0,
+          member.name + " watches" + (started ? " (joining a running session)" : "")});
+    if (!started) m_transfers.offer_start_state(member, started);
+}
+
+void Server::welcome(const ServerSlot& member, int slot_number, bool late,
+                     const BoxPublicKey& box_key) {
+    m_transport.send(
+        member.peer, Channel::kControl,
+        encode(m_admission.welcome(member, slot_number, late, box_key,
+                                   m_transfers.snapshot_interval(), m_clock.now_us())));
+    if (!late) return;
+    // Every mask kept, oldest first (a joiner's first frame may come before the newest), then
+    // the session's start.
+    for (const EvidenceMask& mask : m_votes.masks())
+        m_transport.send(member.peer, Channel::kControl, encode(mask));
+    m_transport.send(member.peer, Channel::kControl, encode(m_schedule.start()));
+}
+
+void Server::maybe_start() {
+    const Micros now = m_clock.now_us();
+    const std::optional<Micros> quorum_since = m_roster.quorum_since(now);
+    if (!quorum_since) return;
+    // The start state's transfer overlaps the round-trip measurements below.
+    if (!m_transfers.start_state_everywhere(m_roster.players(), m_roster.spectators()) ||
+        !m_votes.moved_everywhere(m_roster.players(), m_transfers.start_state_refused()))
+        return;
+    // Wait (briefly) until every client has measured its round trip: the first delay
+    // should already fit the network.
+    const bool all_measured = m_measure.measured(m_roster.players());
+    const Micros worst = m_measure.safe_rtt_worst(m_roster.players());
+    if (!all_measured && now - *quorum_since < m_config.max_lobby_rtt_wait_us) return;
+
+    const int delay = m_measure.initial_delay(worst);
+    Start start;
+    start.start_time_us = now + std::max(m_config.start_lead_us, 2 * worst);
+    start.frame_time_ns = m_config.delay.frame_time.ns();
+    start.delay = static_cast<std::uint8_t>(delay);
+    start.players = static_cast<std::uint8_t>(m_config.players);
+    m_schedule.begin(start, m_config.keyframe_interval);
+    m_book.start(delay, m_roster.players());
+    // The evidence every player hashes from frame 0 on: sent before Start (same channel).
+    m_votes.start(m_roster.players(), m_roster.spectators(), m_transfers.start_state_size(),
+                  m_transfers.start_state_refused());
+    m_measure.start(m_roster.players(), m_book.confirmed_end());
+    for (const ServerSlot& slot : m_roster.players()) {
+        if (slot.taken()) m_transport.send(slot.peer, Channel::kControl, encode(start));
+    }
+    for (const ServerSlot& spectator : m_roster.spectators())
+        m_transport.send(spectator.peer, Channel::kControl, encode(start));
+    m_roster.start();
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "session started: the slowest round trip measured %.1f ms (SRTT + RTTVAR)",
+                  worst / 1000.0);
+    emit({ServerEvent::Type::kStarted, 0, 0, delay, 0, why});
+}
+
+void Server::activate(ServerSlot& slot, int slot_number, std::uint32_t first_frame) {
+    // Its own inputs start at first_frame: frames before it (not yet confirmed) stay
+    // neutral, and what it sent for frames already confirmed is dropped.
+    m_book.fill_to(slot.inputs, first_frame);
+    const bool was_away = slot.away();
+    m_roster.set_life(slot, SlotLife::kPlaying, m_clock.now_us());
+    emit({ServerEvent::Type::kPlayerBack, slot_number, slot.inputs.inputs_end(), 0, 0,
+          slot.name + (was_away ? " is back" : " plays") + " from frame " +
+              std::to_string(slot.inputs.inputs_end())});
+}
+
+void Server::go_away(int slot_number, const std::string& why) {
+    ServerSlot& slot = m_roster.player(slot_number);
+    if (!slot.in_session() || slot.away()) return;
+    m_roster.set_life(slot, SlotLife::kAway, m_clock.now_us());
+    m_book.forget_held(slot.inputs);
+    m_transfers.stop_sending(slot.transfer);
+    const std::string grace = std::to_string(m_config.reconnect_grace_us / 1'000'000);
+    emit({ServerEvent::Type::kPlayerAway, slot_number, slot.inputs.inputs_end(), 0, 0,
+          slot.name + " is away (" + why + "); " +
+              (m_config.pause_on_drop ? "the session waits" : "neutral input meanwhile") +
+              ", rejoin possible for " + grace + " s"});
+    const PlayerLeft left{static_cast<std::uint8_t>(slot_number), slot.inputs.inputs_end(),
+                          slot.name + ": " + why + " (may rejoin for " + grace + " s)"};
+    for (const ServerSlot& other : m_roster.players()) {
+        if (&other != &slot && other.active())
+            m_transport.send(other.peer, Channel::kControl, encode(left));
+    }
+    m_transfers.forget_upload_from(slot_number);
+    confirm_frames();
+}
+
+void Server::handle_disconnect(PeerId peer, const std::string& reason) {
+    if (const int s = m_roster.slot_of(peer)) {
+        if (m_roster.started() && m_config.reconnect_grace_us > 0 &&
+            !m_roster.player(s).awaiting_state()) {
+            go_away(s, reason);
+        } else {
+            drop(s, ByeReason::kQuit, reason);
+        }
+        return;
+    }
+    if (const std::optional<std::string> name = m_roster.remove_spectator(peer))
+        emit({ServerEvent::Type::kSpectatorLeft, 0, m_book.confirmed_end(), 0, 0,
+              *name + " (spectator): " + reason});
+}
+
+void Server::drop(int slot_number, ByeReason reason, const std::string& message) {
+    ServerSlot& slot = m_roster.player(slot_number);
+    if (!slot.in_session()) return;
+    if (reason != ByeReason::kQuit)
+        m_transport.send(slot.peer, Channel::kControl, encode(Bye{reason, message}));
+    m_transport.flush();
+    m_transport.disconnect(slot.peer);
+    emit({ServerEvent::Type::kPlayerLeft, slot_number, slot.inputs.inputs_end(), 0, 0,
+          slot.name + " left: " + message});
+    if (!m_roster.started()) {
+        slot = ServerSlot{};
+        m_transfers.forget_upload_from(slot_number);  // asked again
+        return;
+    }
+    m_roster.set_life(slot, SlotLife::kLeft, m_clock.now_us());
+    m_transfers.stop_sending(slot.transfer);
+    m_transfers.forget_upload_from(slot_number);
+    m_book.leave(slot.inputs);
+    const PlayerLeft left{static_cast<std::uint8_t>(slot_number), slot.inputs.left_from(),
+                          slot.name + ": " + message};
+    bool present = false;
+    for (const ServerSlot& other : m_roster.players()) {
+        if (other.in_session()) m_transport.send(other.peer, Channel::kControl, encode(left));
+        present |= other.in_session() && !other.away();
+    }
+    // The last player present quit: players still away have nobody to come back to.
+    if (!present && reason == ByeReason::kQuit) {
+        for (int s = 1; s <= m_config.players; ++s) {
+            if (m_roster.player(s).in_session())
+                drop(s, ByeReason::kServerShutdown, "every other player left");
+        }
+    }
+    confirm_frames();  // the others may have been waiting only for this player
+}
+
 std::vector<SlotStats> Server::slot_stats() const {
     std::vector<SlotStats> out;
-    for (int s = 0; s < m_config.players; ++s) {
-        const Slot& slot = m_roster.player(s + 1);
+    for (int s = 1; s <= m_config.players; ++s) {
+        const ServerSlot& slot = m_roster.player(s);
         if (!slot.taken()) continue;
         SlotStats st;
-        st.slot = s + 1;
+        st.slot = s;
         st.name = slot.name;
         st.connected = slot.life() != SlotLife::kLeft;
         m_measure.fill(slot.link, st, m_clock.now_us());
@@ -365,7 +500,7 @@ void Server::serve_states() {
     for (const StateTransfers::Served& served :
          m_transfers.serve(m_roster.players(), m_roster.spectators(), m_book.confirmed_base(),
                            m_book.confirmed_end())) {
-        Slot& member = *served.member;
+        ServerSlot& member = *served.member;
         if (served.purpose == StatePurpose::kJoin) {
             m_roster.set_life(member, member.spectator ? SlotLife::kWatching : SlotLife::kJoining,
                               now);
@@ -380,7 +515,7 @@ const InputFrame* Server::confirmed_input(std::uint32_t frame) const {
     return m_book.confirmed_input(frame);
 }
 
-void Server::handle_input(Slot& slot, int slot_number, const ClientInput& input) {
+void Server::handle_input(ServerSlot& slot, int slot_number, const ClientInput& input) {
     const Micros now = m_clock.now_us();
     const bool newest = m_measure.note_datagram(
         slot.link, input, now, !m_roster.started() && m_transfers.busy(slot.transfer, slot_number));
@@ -423,16 +558,13 @@ void Server::confirm_frames() {
     const std::uint8_t absent = m_roster.absent_mask();
     for (;;) {
         const InputBook::Step step = m_book.confirm(m_roster.players(), absent, m_schedule, now);
-        switch (step.kind) {
-            case InputBook::Step::Kind::kKeyframe:
-                decide_delay(step.frame, now);
-                continue;
-            case InputBook::Step::Kind::kStuck:
-                drop(step.slot, ByeReason::kTimeout, step.why);  // confirms what it can
-                return;
-            case InputBook::Step::Kind::kWaiting:
-                return;
+        if (step.kind == InputBook::Step::Kind::kKeyframe) {
+            decide_delay(step.frame, now);
+            continue;
         }
+        if (step.kind == InputBook::Step::Kind::kStuck)
+            drop(step.slot, ByeReason::kTimeout, step.why);  // confirms what it can
+        return;
     }
 }
 
@@ -443,7 +575,7 @@ void Server::decide_delay(std::uint32_t keyframe, Micros now) {
         emit({ServerEvent::Type::kDelayChanged, 0, keyframe, delay, 0, {}});
 }
 
-void Server::send_update(Slot& slot) {
+void Server::send_update(ServerSlot& slot) {
     const Micros now = m_clock.now_us();
     ServerUpdate update;
     m_measure.stamp(slot.link, update, now);

@@ -8,23 +8,30 @@
 // One Server serves one session over its Transport (a dedicated `framelock server`
 // runs one Server per session port).
 //
-// Its code is a file per concern: server.cpp (the loop, a slot's life), admission.cpp
-// (who plays), input_book.cpp (inputs in, frames out), delay_measurements.cpp (the delay's
-// measurements), hash_votes.cpp (hash votes, repair, evidence), state_transfers.cpp (states);
-// its settings in server_config.h, a slot's record in server_slot.h, its tuning in
-// server_tuning.h.
+// Server itself (server.cpp) is thin: it routes each message to the part it concerns, owns
+// the timeline (delay_schedule.h: the Start and each keyframe's delay) and the loop's timed
+// work, and takes a member through its life (joining, the start, going away, coming back,
+// leaving) across the parts. Each part owns its state, a record of its own in every slot
+// (server_slot.h) included:
+//   roster.h              the slots and spectators, and the one place a slot's life changes
+//   admission.h           who may join and as what: challenges, passwords, rejoin tokens, names
+//   input_book.h          inputs filed per slot, frames confirmed, the confirmed history
+//   delay_measurements.h  echoes, round-trip reports, loss, copies, the path floor, clocks
+//   hash_votes.h          hash votes, the repair they call for, the desync evidence mask
+//   state_transfers.h     uploads, the start state, join and resync states
+// Its settings are in server_config.h, its tuning in server_tuning.h, what it reports in
+// server_events.h and slot_stats.h.
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
+#include "netplay/server/admission.h"
 #include "netplay/server/delay_measurements.h"
 #include "netplay/server/delay_schedule.h"
 #include "netplay/server/hash_votes.h"
@@ -35,12 +42,6 @@
 #include "netplay/server/server_slot.h"
 #include "netplay/server/slot_stats.h"
 #include "netplay/server/state_transfers.h"
-#include "netplay/timing/clock_check.h"
-#include "netplay/timing/delay_controller.h"
-#include "netplay/timing/frame_time.h"
-#include "netplay/timing/loss_counter.h"
-#include "netplay/timing/rtt_estimator.h"
-#include "netplay/transfer/state_transfer.h"
 #include "netplay/wire/protocol.h"
 
 namespace framelock::netplay {
@@ -48,6 +49,9 @@ namespace framelock::netplay {
 class Server {
   public:
     Server(Transport& transport, const Clock& clock, ServerConfig config);
+    // Its parts hold references to its settings and its event queue: it stays where it is.
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
 
     // Processes the network and sends what is due. Call often (every millisecond or on
     // every network event); it never blocks.
@@ -84,47 +88,30 @@ class Server {
 
   private:
     FrameTime frame_time() const { return m_schedule.frame_time(); }
-    using Slot = ServerSlot;
-    // A connection that was sent a Challenge and has not said Hello yet.
-    struct Pending {
-        Nonce nonce{};
-        Micros since = 0;
-    };
+    void emit(ServerEvent event) { m_events.emit(std::move(event)); }
 
+    // Messages, each to the part it concerns.
     void handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes);
-    void handle_hello(PeerId peer, const Hello& hello);
-    void handle_input(Slot& slot, int slot_number, const ClientInput& input);
+    void handle_input(ServerSlot& slot, int slot_number, const ClientInput& input);
     void handle_disconnect(PeerId peer, const std::string& reason);
-    void drop(int slot_number, ByeReason reason, const std::string& message);
-    void reject(PeerId peer, RejectReason reason, const std::string& message);
+
+    // A member's life across the parts.
+    void handle_hello(PeerId peer, const Hello& hello);
+    void join_running(PeerId peer, const Hello& hello, const Admission::Admit& admit);
+    void add_spectator(PeerId peer, const std::string& name);
+    void welcome(const ServerSlot& member, int slot_number, bool late, const BoxPublicKey& box_key);
     void maybe_start();
+    void activate(ServerSlot& slot, int slot_number, std::uint32_t first_frame);
+    void go_away(int slot_number, const std::string& why);
+    void drop(int slot_number, ByeReason reason, const std::string& message);
+
+    // The timed work.
     // Confirms what the input book can, deciding the delay at each keyframe on the way.
     void confirm_frames();
     void decide_delay(std::uint32_t keyframe, Micros now);
-    void send_update(Slot& slot);
+    void send_update(ServerSlot& slot);
     // Settles the hash votes that can be, and starts the repairs they call for.
     void check_hashes();
-    void emit(ServerEvent event) { m_events.emit(std::move(event)); }
-    // Late join, reconnect, state transfer.
-    // The player slot whose rejoin token the Hello proves (0: none).
-    int proven_slot(const Hello& hello, const Nonce& nonce) const;
-    // Whether the Hello proves the password its role needs; rejects the peer if not.
-    bool check_password(PeerId peer, const Hello& hello, const Nonce& nonce);
-    // `wanted`, or with a suffix when another player or spectator goes by it already.
-    std::string unique_name(std::string wanted, const Slot* self) const;
-    // The display name slot `slot_number` gets for this Hello ("player N" when it asks none).
-    std::string player_name(const Hello& hello, int slot_number) const;
-    // The first slot nobody holds (0: the session is full).
-    int free_slot() const;
-    // free_slot(), or 0 after refusing the peer: the session is full, then `advice`.
-    int free_slot_or_reject(PeerId peer, const Hello& hello, const std::string& advice);
-    // For a refusal: the name asked for is a player's here (a name is no key to a slot).
-    std::string name_hint(const Hello& hello) const;
-    void hello_running(PeerId peer, const Hello& hello, int proven);
-    void add_spectator(PeerId peer, const Hello& hello);
-    void go_away(int slot_number, const std::string& why);
-    void activate(Slot& slot, int slot_number, std::uint32_t first_frame);
-    void welcome(Slot& slot, int slot_number, bool late);
     // Sends states where they are wanted (StateTransfers::serve) and takes each member that
     // got one from there.
     void serve_states();
@@ -135,22 +122,15 @@ class Server {
     std::vector<std::string> m_config_adjusted;  // normalized() fills it before m_config
     ServerConfig m_config;
     ServerEvents m_events;
-    DelayMeasurements m_measure;
     Roster m_roster;
+    // The Start and every keyframe's decision: trimmed with the input book's history, so a
+    // long session's updates do not scan an hour of keyframes and its memory stays flat.
+    DelaySchedule m_schedule;
+    Admission m_admission;
+    InputBook m_book;
+    DelayMeasurements m_measure;
     HashVotes m_votes;
     StateTransfers m_transfers;
-    InputBook m_book;
-    std::optional<SessionIdentity> m_identity;
-    std::string m_content_name;
-    Micros m_lobby_full_since = -1;
-    // The Start and every keyframe's decision: trimmed with m_confirmed, so a long session's
-    // updates do not scan an hour of keyframes and its memory stays flat.
-    DelaySchedule m_schedule;
-    // The join handshake (join_proof.h): the salt and the keys derived from the passwords,
-    // and each connection's Challenge until it says Hello.
-    Salt m_salt{};
-    std::optional<PasswordKey> m_player_key, m_spectator_key;
-    std::map<PeerId, Pending> m_pending;
 };
 
 }  // namespace framelock::netplay

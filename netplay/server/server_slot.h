@@ -1,5 +1,12 @@
-// The server's record of one slot: a player's (Roster::players()) or a spectator's, with its
-// life as one explicit state (SlotLife) and what the server measures and owes it.
+// The server's record of one slot: a player's (Roster::players()) or a spectator's. Its life is
+// one explicit state (SlotLife), changed by the Roster only; who holds it is written by the
+// Roster and the Server; the rest is one record per part of the server, each record's fields
+// private to the part that owns them (a friend), which the other parts read through the
+// record's const accessors:
+//   InputLane       InputBook          inputs filed and not yet confirmed, acknowledgements
+//   LinkRecord      DelayMeasurements  echoes, reports, loss, copies, the client's clock
+//   VoteRecord      HashVotes          from when its hashes count, the evidence it owes
+//   TransferRecord  StateTransfers     the state on its way, a resync pending
 #pragma once
 
 #include <array>
@@ -10,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include "netplay/crypto/join_proof.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
 #include "netplay/timing/clock_check.h"
@@ -21,11 +27,11 @@
 
 namespace framelock::netplay {
 
+class DelayMeasurements;
+class HashVotes;
+class InputBook;
 class Roster;
 class StateTransfers;
-class DelayMeasurements;
-class InputBook;
-class HashVotes;
 
 // A slot's life. A player's: kEmpty -> kPlaying (joined before the start) or
 // kAwaitingState (joined a running session, or took its slot back) -> kJoining (holds the
@@ -168,19 +174,16 @@ struct ServerSlot {
     // Playing: reports hashes, may serve states.
     bool active() const { return m_life == SlotLife::kPlaying && !spectator; }
 
-    // Who holds the slot, written by the Server as Admission decides (a spectator's slot,
-    // Roster::spectators(), lives kAwaitingState, then kWatching).
+    // Who holds the slot, as Admission decided: written by Roster::seat() and
+    // Roster::add_spectator() (a spectator's slot lives kAwaitingState, then kWatching).
     bool spectator = false;
     PeerId peer = 0;
     std::string name;
-    // Written by the Server as it routes messages: the last well-formed one, the malformed
-    // ones, and (a spectator) whether its refused input was reported already.
+    // Written by the Server as it routes messages: when the last well-formed one came, the
+    // malformed ones, and (a spectator) whether its refused input was reported already.
     Micros last_heard = 0;
     std::uint64_t malformed = 0;
     bool refused_input = false;
-    // Players: the secret that takes this slot back (a new one with every Welcome).
-    RejoinToken token{};
-    BoxPublicKey box_key{};  // its connection's (Hello::box_key): the token is sealed to it
 
     // Each part's own record of the slot.
     InputLane inputs;
