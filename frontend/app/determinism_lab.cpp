@@ -1,10 +1,13 @@
 #include "frontend/app/determinism_lab.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <fmt/core.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <system_error>
@@ -95,11 +98,26 @@ int run_synctest_worker(const SynctestOptions& options, const std::string& mode,
                         const std::string& dir) {
     if (mode != "roundtrip" && mode != "twice")
         return fail(make_error(ErrorCode::kUsage, "unknown synctest worker mode '" + mode + "'"));
+    // The answers to the parent get the pipe on stdout to themselves; whatever else writes to
+    // stdout (a core: gambatte prints "Plain ROM loaded." and three more lines when it loads)
+    // goes to stderr. Those lines used to reach the parent as the answers to its first "run"
+    // commands, so "twice" compared every frame's line with a few frames' delay: bytes that
+    // differ between the two processes from power-on were then seen frames later, where they
+    // are no longer told apart from a divergence (README.md, gambatte).
+    const int answers_fd = ::dup(STDOUT_FILENO);
+    std::FILE* answers = answers_fd < 0 ? nullptr : ::fdopen(answers_fd, "w");
+    if (!answers || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        return fail(make_error(ErrorCode::kIo, std::string("synctest worker: cannot set aside "
+                                                           "its answers' stdout: ") +
+                                                   std::strerror(errno)));
     auto opened = synctest::open_worker_core(options);
     if (!opened) return fail(opened.error());
     synctest::WorkerCore& core = *opened.value();
-    return mode == "roundtrip" ? synctest::run_roundtrip_worker(options, core, dir)
-                               : synctest::run_twice_worker(core, dir);
+    const int code = mode == "roundtrip"
+                         ? synctest::run_roundtrip_worker(options, core, dir, answers)
+                         : synctest::run_twice_worker(core, dir, answers);
+    std::fclose(answers);
+    return code;
 }
 
 Status check_rollback_savestates(const HostConfig& host, std::uint64_t frames,

@@ -27,21 +27,22 @@ struct KeptPicture {
 
 }  // namespace
 
-int run_roundtrip_worker(const SynctestOptions& options, WorkerCore& core, const fs::path& dir) {
+int run_roundtrip_worker(const SynctestOptions& options, WorkerCore& core, const fs::path& dir,
+                         std::FILE* out) {
     netplay::RoundTripCheck check(*core.emulator, {options.check_distance});
     std::deque<KeptPicture> first;  // the first run's recent pictures
     KeptPicture rerun;
     const std::size_t keep = 2 * static_cast<std::size_t>(options.check_distance) + 2;
     for (std::uint64_t f = 0; f < options.frames; ++f) {
-        std::printf("f %llu\n", static_cast<unsigned long long>(f));
-        std::fflush(stdout);
+        std::fprintf(out, "f %llu\n", static_cast<unsigned long long>(f));
+        std::fflush(out);
         check.run(core.input->input_for(f));
         first.push_back({f, to_image(core.video.last_frame())});
         if (first.size() > keep) first.pop_front();
         while (check.rerunning()) {
             const std::uint64_t g = check.rerun_frame();
-            std::printf("r %llu\n", static_cast<unsigned long long>(g));
-            std::fflush(stdout);
+            std::fprintf(out, "r %llu\n", static_cast<unsigned long long>(g));
+            std::fflush(out);
             check.rerun_step();
             if (check.failed()) rerun = {g, to_image(core.video.last_frame())};
         }
@@ -93,8 +94,8 @@ int run_roundtrip_worker(const SynctestOptions& options, WorkerCore& core, const
         }
     }
     result["files"] = files;
-    std::printf("result %s\n", result.dump().c_str());
-    std::fflush(stdout);
+    std::fprintf(out, "result %s\n", result.dump().c_str());
+    std::fflush(out);
     return 0;
 }
 

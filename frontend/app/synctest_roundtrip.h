@@ -8,6 +8,7 @@
 // a crash at the last frame it saw.
 #pragma once
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 
@@ -17,9 +18,10 @@
 
 namespace framelock::frontend::synctest {
 
-// The worker's side: runs the whole check on `core`, evidence into `dir`. 0.
+// The worker's side: runs the whole check on `core`, its lines on `out` (the pipe to the
+// parent, which nothing else writes to), evidence into `dir`. 0.
 int run_roundtrip_worker(const SynctestOptions& options, WorkerCore& core,
-                         const std::filesystem::path& dir);
+                         const std::filesystem::path& dir, std::FILE* out);
 
 // The parent's side: one worker in report_dir/roundtrip. A check that ran (passed, failed or
 // crashed), or an error when the worker could not start or the core would not load.

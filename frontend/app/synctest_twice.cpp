@@ -61,7 +61,7 @@ std::string masked_line(std::uint64_t frame, netplay::Emulator& emulator,
 
 }  // namespace
 
-int run_twice_worker(WorkerCore& core, const fs::path& dir) {
+int run_twice_worker(WorkerCore& core, const fs::path& dir, std::FILE* out) {
     std::uint64_t frame = 0;
     std::vector<netplay::ByteRange> mask;  // state bytes left out of the state hash
     char line[kMaxLine];
@@ -69,8 +69,8 @@ int run_twice_worker(WorkerCore& core, const fs::path& dir) {
         const std::string command(line, strcspn(line, "\r\n"));
         if (command == "run") {
             core.emulator->run_frame(core.input->input_for(frame), true);
-            const std::string out = masked_line(frame, *core.emulator, mask);
-            std::printf("%s\n", out.c_str());
+            const std::string line_out = masked_line(frame, *core.emulator, mask);
+            std::fprintf(out, "%s\n", line_out.c_str());
             ++frame;
         } else if (command.rfind("mask ", 0) == 0) {
             // "mask OFFSET:LENGTH ...": no answer.
@@ -93,7 +93,7 @@ int run_twice_worker(WorkerCore& core, const fs::path& dir) {
             }
             const Image picture = to_image(core.video.last_frame());
             if (!picture.pixels.empty()) (void)write_png(dir / "picture.png", picture);
-            std::printf("%s\n", answer.c_str());
+            std::fprintf(out, "%s\n", answer.c_str());
         } else if (command == "quit") {
             break;
         } else {
@@ -101,7 +101,7 @@ int run_twice_worker(WorkerCore& core, const fs::path& dir) {
                          command.c_str());
             return static_cast<int>(ErrorCode::kUsage);
         }
-        std::fflush(stdout);
+        std::fflush(out);
     }
     return 0;
 }

@@ -12,6 +12,7 @@
 //   quit                   end
 #pragma once
 
+#include <cstdio>
 #include <filesystem>
 
 #include "frontend/app/determinism_lab.h"
@@ -20,9 +21,10 @@
 
 namespace framelock::frontend::synctest {
 
-// The worker's side: answers the commands above on stdin until "quit" or end of file, with
-// evidence into `dir`. 0, or kUsage for an unknown command.
-int run_twice_worker(WorkerCore& core, const std::filesystem::path& dir);
+// The worker's side: answers the commands above on stdin until "quit" or end of file, on
+// `out` (the pipe to the parent, which nothing else writes to), with evidence into `dir`. 0,
+// or kUsage for an unknown command.
+int run_twice_worker(WorkerCore& core, const std::filesystem::path& dir, std::FILE* out);
 
 // The parent's side: two workers in report_dir/twice/{a,b}, the first one's lines written to
 // `hash_log`. A check that ran (passed, diverged or crashed), or an error when a worker could

@@ -58,8 +58,18 @@ class Browser {
     std::optional<BrowseChoice> run() {
         m_model.set_status("asking the lobby ...", Tone::kDim);
         refresh();
+        bool was_prompting = false;
         while (!m_window.quit_requested() && !framelock::stop_requested()) {
-            m_window.set_menu_mode(true, m_model.prompting());
+            const bool prompting = m_model.prompting();
+            m_window.set_menu_mode(true, prompting);
+            // Once text input is on: from here typed keys go into the password (what a
+            // script driving the window, like the tests, waits for before typing).
+            if (prompting && !was_prompting) {
+                const frontend::BrowserRoom* room = m_model.selected_room();
+                framelock::log_info("room {}: asking for its password",
+                                    room ? room->code : std::string("?"));
+            }
+            was_prompting = prompting;
             m_window.pump_events();
             for (const auto& event : m_window.take_menu_events()) {
                 const BrowserAction action = m_model.handle(event.key, event.text);
@@ -163,6 +173,8 @@ class Browser {
         auto res = m_client->Post(fmt::format("/api/rooms/{}/join", action.code), body.dump(),
                                   "application/json");
         if (!res) {
+            framelock::log_warn("join {}: cannot reach the lobby: {}", action.code,
+                                httplib::to_string(res.error()));
             m_model.set_status(
                 fmt::format("cannot reach the lobby: {}", httplib::to_string(res.error())),
                 Tone::kError);

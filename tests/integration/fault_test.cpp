@@ -11,11 +11,13 @@
 #include <signal.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -269,6 +271,8 @@ TEST_CASE("faults: a player killed with SIGKILL: the others play on and it rejoi
     session.start_server(3, limit);
     const auto players = start_players(session, "server.port", 3, 70, kFrames, srm);
     wait_for_lines(session, "player3", static_cast<std::size_t>(kill_at), *players[2], deadline);
+    // Away from the kill on (a busy machine's player may have been away and back before).
+    const std::size_t server_log_at_kill = session.log_size("server");
     players[2]->send_signal(SIGKILL);
     const auto killed = players[2]->wait_until(after(5s));
     REQUIRE(killed);
@@ -283,10 +287,12 @@ TEST_CASE("faults: a player killed with SIGKILL: the others play on and it rejoi
     const std::string part_hash = file_hash(part);
     CHECK(file_hash(kept) == part_hash);
 
-    session.wait_for_log("server", "player3 is away", *players[0], after(5s));
-    // The two others play on meanwhile.
+    session.wait_for_log("server", "player3 is away", *players[0], ready_deadline(),
+                         server_log_at_kill);
+    // The two others play on meanwhile: player 1's log grows by 30 more lines while player 3
+    // is gone (waited for, not counted in a second: a busy machine plays slower, not less).
     const Watch during = watch_log(session.hashes("player1"), 1000ms);
-    CHECK(during.lines_after > during.lines_before + 30);
+    wait_for_lines(session, "player1", during.lines_before + 31, *players[0], ready_deadline());
 
     ChildProcess& again = session.restart("player3", "player3-again");
     session.require_success(*players[0], "player1", deadline);
@@ -401,12 +407,14 @@ TEST_CASE("faults: a player frozen with SIGSTOP for 10 s: the others play on and
     players[2]->send_signal(SIGSTOP);
     const Watch frozen = watch_log(session.hashes("player1"), 10s);
     const auto thawed_at = SteadyTime::now();
+    const std::size_t server_log_at_thaw = session.log_size("server");
     players[2]->send_signal(SIGCONT);
 
     // The design (docs/netplay.md): away after 0.5 s, the others play on with neutral input
     // in its slot; 10 s is inside the 15 s peer timeout, so the thawed process finds its
     // connection still there, is back with its next input and catches up.
-    session.wait_for_log("server", "player3 is back", session.server(), after(10s));
+    session.wait_for_log("server", "player3 is back", session.server(), ready_deadline(),
+                         server_log_at_thaw);
     const double back_ms = ms_between(thawed_at, SteadyTime::now());
     for (int i = 1; i <= 3; ++i) {
         const std::string name = "player" + std::to_string(i);
@@ -436,22 +444,49 @@ TEST_CASE("faults: every datagram dropped for 5 s: the players go away, come bac
     require_core_case(core_case("arcade"));
     FRAMELOCK_SKIP_UNLESS_FILE(netem_exe(), "built by this project: ninja framelock_netem");
     FaultRandom random("blackout");
-    constexpr int kFrames = 1500;
     constexpr int kDarkSeconds = 5;
-    const int blackout_at = random.pick(4, 9);
-    std::printf("[fault] blackout: %d s from %d s after the proxy started\n", kDarkSeconds,
-                blackout_at);
-    const auto limit = session_time(kFrames);
-    const Deadline deadline = after(limit);
-    Session session("fault-blackout");
-    const std::string srm = make_srm(session.dir());
+    int blackout_at = random.pick(4, 9);
+    // The proxy counts the blackout from its own start; the session must be running by then
+    // (60 frames), and on a busy machine under a sanitizer the players take longer to start.
+    // So the start is waited for, and when it came after the blackout's time this machine's
+    // pace is taken for what it is: the whole run again with the blackout twice as late (and
+    // the session long enough to play on 10 s past it).
+    TempDir srm_dir("fault-blackout-srm");
+    const std::string srm = make_srm(srm_dir);
     const std::string srm_hash = file_hash(srm);
-    session.start_server(2, limit);
-    session.start_proxy(
-        0, 0, limit,
-        {"--blackout", std::to_string(blackout_at) + ":" + std::to_string(kDarkSeconds)});
-    const auto proxy_started = SteadyTime::now();
-    const auto players = start_players(session, "netem.port", 2, 100, kFrames, srm);
+    std::unique_ptr<Session> run;
+    std::vector<ChildProcess*> players;
+    int frames = 0;
+    Deadline deadline;
+    SteadyTime::time_point proxy_started;
+    for (int attempt = 1;; ++attempt) {
+        frames = std::max(1500, (blackout_at + kDarkSeconds + 10) * 60);
+        std::printf("[fault] blackout: %d s from %d s after the proxy started, %d frames\n",
+                    kDarkSeconds, blackout_at, frames);
+        const auto limit = session_time(frames);
+        deadline = after(limit);
+        run = std::make_unique<Session>("fault-blackout");
+        run->start_server(2, limit);
+        run->start_proxy(
+            0, 0, limit,
+            {"--blackout", std::to_string(blackout_at) + ":" + std::to_string(kDarkSeconds)});
+        proxy_started = SteadyTime::now();
+        players = start_players(*run, "netem.port", 2, 100, frames, srm);
+        const auto dark_at = proxy_started + std::chrono::seconds(blackout_at);
+        while (read_lines(run->hashes("player1")).size() <= 60 && SteadyTime::now() < dark_at) {
+            INFO(run->log_of("player1"));
+            REQUIRE(players[0]->running());
+            std::this_thread::sleep_for(20ms);
+        }
+        if (read_lines(run->hashes("player1")).size() > 60) break;
+        REQUIRE(attempt < 3);
+        std::printf(
+            "[fault] blackout: the session had not run 60 frames %d s after the proxy "
+            "started, when its blackout began: again, the blackout twice as late\n",
+            blackout_at);
+        blackout_at *= 2;
+    }
+    Session& session = *run;
     // The frames player 1 had logged when the lights went out and when they came back on.
     std::this_thread::sleep_until(proxy_started + std::chrono::seconds(blackout_at));
     const auto dark_frame =
@@ -463,16 +498,15 @@ TEST_CASE("faults: every datagram dropped for 5 s: the players go away, come bac
     session.require_success(*players[0], "player1", deadline);
     session.require_success(*players[1], "player2", deadline);
     session.require_server_success(after(15s));
-    require_identical_logs(session, "player1", "player2", kFrames);
+    require_identical_logs(session, "player1", "player2", frames);
     const std::string server_log = session.log_of("server");
     for (const char* name : {"player1", "player2"}) {
         CHECK_THAT(server_log, Catch::Contains(std::string(name) + " is away"));
         CHECK_THAT(server_log, Catch::Contains(std::string(name) + " is back"));
         CHECK_THAT(server_log, Catch::Contains(std::string(name) + " left: finished " +
-                                               std::to_string(kFrames) + " frames"));
+                                               std::to_string(frames) + " frames"));
         const std::string saves = session.dir().file(std::string("saves-") + name);
-        CHECK(verify_replay(session.dir().file(std::string(name) + ".replay"), 2, saves) ==
-              kFrames);
+        CHECK(verify_replay(session.dir().file(std::string(name) + ".replay"), 2, saves) == frames);
         CHECK(file_hash(saves + "/framelock-arcade.srm") == srm_hash);
     }
     const auto netem = stop_proxy(session);
@@ -491,7 +525,7 @@ TEST_CASE("faults: every datagram dropped for 5 s: the players go away, come bac
     const auto server = read_json(session.dir().file("server.json"));
     const int before = scheduled_delay(server, dark_frame);
     int after_max = 0;
-    for (std::uint32_t f = light_frame + 180; f < kFrames; f += 30)
+    for (std::uint32_t f = light_frame + 180; f < static_cast<std::uint32_t>(frames); f += 30)
         after_max = std::max(after_max, scheduled_delay(server, f));
     INFO("schedule " << server["sessions"][0]["schedule"].dump());
     CHECK(after_max <= before + 2);
@@ -505,7 +539,7 @@ TEST_CASE("faults: every datagram dropped for 5 s: the players go away, come bac
         "%u; the hash log stood still %.0f ms; stall frames %d and %d (the outage is %d); "
         "delay %d before, at most %d from 3 s after; logs identical over %d frames\n",
         dark_up, dark_down, kDarkSeconds, dark_frame, dark.longest_still_ms, stalls_1, stalls_2,
-        outage_frames, before, after_max, kFrames);
+        outage_frames, before, after_max, frames);
 }
 
 TEST_CASE(
@@ -536,13 +570,20 @@ TEST_CASE(
         player_args(session, "joiner", core, 112, kFrames, {"join", "--lobby", lobby.url, code}));
 
     wait_for_lines(session, "host", static_cast<std::size_t>(kill_at), host, deadline);
+    // A second with the lobby up: this machine's pace now (under load or a sanitizer the
+    // game runs less evenly), which the second after the kill is held to.
+    const Watch with = watch_log(session.hashes("joiner"), 1s);
     lobby.process->send_signal(SIGKILL);
     REQUIRE(lobby.process->wait_until(after(5s)));
     const auto killed_at = SteadyTime::now();
-    // The lobby is not on the path of a single datagram: the game goes on.
+    // The lobby is not on the path of a single datagram: the game goes on as before.
     const Watch without = watch_log(session.hashes("joiner"), 1s);
-    CHECK(without.lines_after - without.lines_before > 45);
-    CHECK(without.longest_still_ms < 200);
+    const double with_lines = static_cast<double>(with.lines_after - with.lines_before);
+    INFO("the second before the kill: " << with_lines << " lines, still at most "
+                                        << with.longest_still_ms << " ms");
+    CHECK(static_cast<double>(without.lines_after - without.lines_before) >
+          std::min(45.0, 0.75 * with_lines));
+    CHECK(without.longest_still_ms < std::max(200.0, with.longest_still_ms + 200));
 
     // A new lobby on the same port and the same database.
     const LobbyProcess second(session, "lobby2", "127.0.0.1:" + std::to_string(lobby.port),
@@ -563,7 +604,7 @@ TEST_CASE(
             break;
         }
         INFO(session.log_of("relay"));
-        REQUIRE(SteadyTime::now() < restarted_at + 15s);
+        REQUIRE(SteadyTime::now() < restarted_at + kReadyLimit);
         std::this_thread::sleep_for(50ms);
     }
     const double relay_back_ms = ms_between(restarted_at, SteadyTime::now());
@@ -582,7 +623,7 @@ TEST_CASE(
         }
         INFO(session.log_of("host"));
         REQUIRE(host.running());
-        REQUIRE(SteadyTime::now() < restarted_at + 15s);
+        REQUIRE(SteadyTime::now() < restarted_at + kReadyLimit);
         std::this_thread::sleep_for(50ms);
     }
     const double room_back_ms = ms_between(restarted_at, SteadyTime::now());

@@ -8,7 +8,9 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <string>
 #include <thread>
 #include <utility>
@@ -16,11 +18,21 @@
 
 #include "integration/netplay_session.h"
 #include "support/build_paths.h"
+#include "support/lobby_pace.h"
 
 namespace framelock::test {
 
-// The rooms' TTL the lobbies here run with: a room without a heartbeat for this long expires.
-inline constexpr int kRoomTtlS = 3;
+// The rooms' TTL the lobbies here run with, in seconds: a room without a heartbeat for this
+// long expires, and hosts and relays beat every third of it. Short, so that expiry tests are
+// quick: 3 s. But a room with a password is stored only once the lobby's nice-10 password
+// thread has hashed it, with its TTL counted from the request, and on a busy machine that
+// took 1.3-1.9 s: the room had expired before its host's first heartbeat. So it is at least
+// six times the lobby's password work as this machine measures it now (support/lobby_pace.h;
+// measured once per test process).
+inline int room_ttl_s() {
+    static const int ttl = std::max(3, static_cast<int>(std::ceil(6 * lobby_password_work_s())));
+    return ttl;
+}
 
 // A lobby with a short TTL, its port read from the "listening PORT" it prints.
 struct LobbyProcess {
@@ -37,9 +49,9 @@ struct LobbyProcess {
         ChildProcess& lobby =
             session.start(name,
                           {build_paths::framelock_exe, "lobby", "serve", "--listen", listen, "--db",
-                           "sqlite:" + db, "--room-ttl", std::to_string(kRoomTtlS), "--quiet"},
+                           "sqlite:" + db, "--room-ttl", std::to_string(room_ttl_s()), "--quiet"},
                           true);
-        const Deadline deadline = after(20s);
+        const Deadline deadline = ready_deadline();
         while (port == 0) {
             const std::string text = read_text(session.dir().file(name + ".log"));
             if (auto at = text.find("listening ");
@@ -54,11 +66,12 @@ struct LobbyProcess {
         process = &lobby;
     }
 
-    // GET PATH: the JSON body and the status (0: no answer).
+    // GET PATH: the JSON body and the status (0: no answer within kReadyLimit; a sanitized
+    // lobby on a busy machine may take seconds).
     std::pair<int, nlohmann::json> get(const std::string& path) const {
         httplib::Client client("127.0.0.1", port);
-        client.set_connection_timeout(2, 0);
-        client.set_read_timeout(2, 0);
+        client.set_connection_timeout(kReadyLimit);
+        client.set_read_timeout(kReadyLimit);
         auto res = client.Get(path);
         if (!res) return {0, nlohmann::json()};
         return {res->status, nlohmann::json::parse(res->body, nullptr, false)};
@@ -82,7 +95,7 @@ inline int start_relay(Session& session, const std::string& name, const LobbyPro
         name, {build_paths::framelock_exe, "server", "--bind", "127.0.0.1", "--port", "0",
                "--players", "2", "--port-file", port_file, "--lobby", lobby.url, "--region", "test",
                "--duration", std::to_string(limit.count() / 1000)});
-    auto port = framelock::wait_for_port_file(port_file, server, after(10s));
+    auto port = framelock::wait_for_port_file(port_file, server, ready_deadline());
     if (!port) FAIL(port.error().message << session.log_of(name));
     if (process != nullptr) *process = &server;
     return port.value();
@@ -117,14 +130,14 @@ inline std::vector<std::string> player_args(const Session& session, const std::s
 
 // The code from the host's "room code CODE" line.
 inline std::string wait_for_code(Session& session, const std::string& name, ChildProcess& host) {
-    session.wait_for_log(name, "room code ", host, after(20s));
+    session.wait_for_log(name, "room code ", host, ready_deadline());
     const std::string log = read_text(session.dir().file(name + ".log"));
     const auto at = log.find("room code ") + 10;
     return log.substr(at, log.find('\n', at) - at);
 }
 
 inline void wait_for_servers(const LobbyProcess& lobby, std::size_t count) {
-    const Deadline deadline = after(10s);
+    const Deadline deadline = ready_deadline();
     for (;;) {
         const auto [status, body] = lobby.get("/api/servers");
         if (status == 200 && body["servers"].size() == count) return;

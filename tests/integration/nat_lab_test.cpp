@@ -82,7 +82,7 @@ std::vector<double> round_trips(const LabSocket& socket, const std::string& serv
         const std::string probe = "probe " + std::to_string(i);
         const auto sent = std::chrono::steady_clock::now();
         socket.send_to(server, probe);
-        while (const auto answer = socket.receive(2s)) {
+        while (const auto answer = socket.receive(kReadyLimit)) {
             if (answer->data != probe) continue;  // a late answer to an earlier probe
             rtts.push_back(
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent)
@@ -99,15 +99,16 @@ double median(std::vector<double> values) {
     return values[values.size() / 2];
 }
 
-// GET http://ADDRESS:PORT/PATH from inside `ns`: status (0: no answer) and JSON body.
+// GET http://ADDRESS:PORT/PATH from inside `ns`: status (0: no answer within kReadyLimit)
+// and JSON body.
 std::pair<int, nlohmann::json> get_in(const NatLab& lab, const std::string& ns,
                                       const std::string& address, int port,
                                       const std::string& path) {
     std::pair<int, nlohmann::json> answer{0, nlohmann::json()};
     lab.run_in(ns, [&] {
         httplib::Client client(address, port);
-        client.set_connection_timeout(2, 0);
-        client.set_read_timeout(2, 0);
+        client.set_connection_timeout(kReadyLimit);
+        client.set_read_timeout(kReadyLimit);
         if (auto res = client.Get(path))
             answer = {res->status, nlohmann::json::parse(res->body, nullptr, false)};
     });
@@ -146,12 +147,13 @@ struct Internet {
     std::vector<framelock::ChildProcess*> relays;
 
     Internet(NatLab& lab, int relay_count, std::chrono::milliseconds limit) {
-        framelock::ChildProcess& lobby = lab.spawn(
-            lab.inet(), "lobby",
-            {build_paths::framelock_exe, "lobby", "serve", "--listen",
-             std::string(NatLab::kLobbyAddress) + ":" + std::to_string(kLobbyPort), "--db",
-             "sqlite:" + lab.file("lobby.db"), "--room-ttl", std::to_string(kRoomTtlS), "--quiet"});
-        wait_for_lab_log(lab, "lobby", "listening ", lobby, 20s);
+        framelock::ChildProcess& lobby =
+            lab.spawn(lab.inet(), "lobby",
+                      {build_paths::framelock_exe, "lobby", "serve", "--listen",
+                       std::string(NatLab::kLobbyAddress) + ":" + std::to_string(kLobbyPort),
+                       "--db", "sqlite:" + lab.file("lobby.db"), "--room-ttl",
+                       std::to_string(room_ttl_s()), "--quiet"});
+        wait_for_lab_log(lab, "lobby", "listening ", lobby, kReadyLimit);
         for (int k = 0; k < relay_count; ++k) {
             const std::string name = "relay" + std::to_string(k);
             relays.push_back(&lab.spawn(
@@ -161,7 +163,7 @@ struct Internet {
                  NatLab::relay_address(k), "--region", "lab", "--duration",
                  std::to_string(limit.count() / 1000)}));
         }
-        const auto deadline = std::chrono::steady_clock::now() + 15s;
+        const auto deadline = ready_deadline();
         for (;;) {
             const auto [status, body] =
                 get_in(lab, lab.inet(), NatLab::kLobbyAddress, kLobbyPort, "/api/servers");
@@ -184,7 +186,7 @@ std::vector<std::string> lab_player(const Session& session, const std::string& n
 // The code from the host's "room code CODE" line, once it is there.
 std::string wait_for_room_code(NatLab& lab, const std::string& name,
                                framelock::ChildProcess& host) {
-    const std::string log = wait_for_lab_log(lab, name, "room code ", host, 20s);
+    const std::string log = wait_for_lab_log(lab, name, "room code ", host, kReadyLimit);
     const auto at = log.find("room code ") + 10;
     const std::string code = log.substr(at, log.find('\n', at) - at);
     REQUIRE(code.size() == 6);
@@ -213,19 +215,19 @@ TEST_CASE("NAT lab: homes reach the internet through NAT, and nothing unasked re
         homes.push_back(lab.udp_socket(lab.home(i), "0.0.0.0:" + std::to_string(kHomePort)));
         const LabSocket& home = homes.back();
         home.send_to(a, "hello a");
-        const auto at_a = server_a.receive(2s);
+        const auto at_a = server_a.receive(kReadyLimit);
         REQUIRE(at_a);
         CHECK(at_a->data == "hello a");
         // The server sees the router's WAN address, never the home's.
         CHECK(host_of(at_a->source) == NatLab::wan_address(i));
         server_a.send_to(at_a->source, "echo a");
-        const auto back = home.receive(2s);
+        const auto back = home.receive(kReadyLimit);
         REQUIRE(back);
         CHECK(back->data == "echo a");
         CHECK(back->source == a);
 
         home.send_to(b, "hello b");
-        const auto at_b = server_b.receive(2s);
+        const auto at_b = server_b.receive(kReadyLimit);
         REQUIRE(at_b);
         CHECK(host_of(at_b->source) == NatLab::wan_address(i));
         const int port_a = port_of(at_a->source), port_b = port_of(at_b->source);
@@ -254,7 +256,7 @@ TEST_CASE("NAT lab: homes reach the internet through NAT, and nothing unasked re
         CHECK(lab.inbound_forwarded(i) == inbound);
         // The mapping still works for the server it belongs to.
         server_a.send_to(at_a->source, "echo again");
-        const auto again = home.receive(2s);
+        const auto again = home.receive(kReadyLimit);
         REQUIRE(again);
         CHECK(again->data == "echo again");
     }
@@ -323,14 +325,14 @@ TEST_CASE("NAT lab today: players behind NATs play through a relay in the intern
         lab_player(
             session, "host", core, 91, kFrames,
             {"host", "--lobby", internet.url, "--public", "--players", "2", "--game", "nat lab"}));
-    const std::string log = wait_for_lab_log(lab, "host", "room code ", host, 20s);
+    const std::string log = wait_for_lab_log(lab, "host", "room code ", host, kReadyLimit);
     const auto at = log.find("room code ") + 10;
     const std::string code = log.substr(at, log.find('\n', at) - at);
     REQUIRE(code.size() == 6);
     // The host prints the code before it holds slot 1 on the relay: a joiner that arrived
     // first (closer to the relay) would take slot 1 and the host be refused. A player gets
     // the code from the host seconds later; here, once the relay has the host.
-    wait_for_lab_log(lab, "relay0", "host joined", *internet.relays.at(0), 20s);
+    wait_for_lab_log(lab, "relay0", "host joined", *internet.relays.at(0), kReadyLimit);
     framelock::ChildProcess& joiner = lab.spawn(
         lab.home(2), "joiner",
         lab_player(session, "joiner", core, 92, kFrames, {"join", "--lobby", internet.url, code}));
@@ -381,7 +383,7 @@ TEST_CASE(
                         "--public-host", NatLab::wan_address(1), "--players", "2", "--no-upnp"}));
         const std::string code = wait_for_room_code(lab, host_name, host);
         // The host's session socket has registered with the lobby's rendezvous.
-        wait_for_lab_log(lab, host_name, "session socket is seen at", host, 20s);
+        wait_for_lab_log(lab, host_name, "session socket is seen at", host, kReadyLimit);
         framelock::ChildProcess& joiner =
             lab.spawn(lab.home(2), joiner_name,
                       lab_player(session, joiner_name, core, 400 + t, kFrames,
@@ -437,7 +439,7 @@ TEST_CASE(
          "--http-addr", router_lan + ":5000", "--ssdp-iface", router_lan, "--external-ip",
          NatLab::wan_address(1), "--forward-on", "wan", "--duration",
          std::to_string(limit.count() / 1000), "-v"});
-    wait_for_lab_log(lab, "igd", "http on", igd, 20s);
+    wait_for_lab_log(lab, "igd", "http on", igd, kReadyLimit);
     const auto mappings = [&] {
         const auto [status, body] = get_in(lab, lab.router(1), router_lan, 5000, "/mappings");
         REQUIRE(status == 200);
@@ -454,7 +456,7 @@ TEST_CASE(
     const std::string code = wait_for_room_code(lab, "host", host);
     const std::string mapped = NatLab::wan_address(1) + ":" + std::to_string(kHostPort);
     // Found by SSDP on the home's network, mapped, and announced to the room.
-    wait_for_lab_log(lab, "host", "now announces " + mapped, host, 20s);
+    wait_for_lab_log(lab, "host", "now announces " + mapped, host, kReadyLimit);
     const auto during = mappings();
     INFO(during.dump());
     REQUIRE(during.size() == 1);
@@ -471,9 +473,10 @@ TEST_CASE(
         lab.home(2), "joiner",
         lab_player(session, "joiner", core, 96, kFrames, {"join", "--lobby", internet.url, code}));
     // At the mapped address: behind a symmetric NAT nothing else of the host's is reachable.
-    wait_for_lab_log(lab, "joiner", "reached its host at " + mapped, joiner, 20s);
-    // Mid-session the router still holds the mapping (renewed while the host runs).
-    std::this_thread::sleep_for(5s);
+    wait_for_lab_log(lab, "joiner", "reached its host at " + mapped, joiner, kReadyLimit);
+    // Mid-session (half the frames played, waited for rather than slept on) the router still
+    // holds the mapping.
+    wait_for_lines(session, "host", kFrames / 2, host, after(session_time(kFrames)));
     CHECK(mappings().size() == 1);
     const auto deadline = after(session_time(kFrames));
     require_lab_success(lab, host, "host", deadline);
@@ -488,10 +491,10 @@ TEST_CASE(
                   lab_player(session, "stopped", core, 97, 0,
                              {"host", "--port", std::to_string(kHostPort + 1), "--lobby",
                               internet.url, "--public", "--players", "2"}));
-    wait_for_lab_log(lab, "stopped", "now announces", stopped, 20s);
+    wait_for_lab_log(lab, "stopped", "now announces", stopped, kReadyLimit);
     CHECK(mappings().size() == 1);
     stopped.send_signal(SIGTERM);
-    const auto ended = stopped.wait_until(after(10s));
+    const auto ended = stopped.wait_until(ready_deadline());
     INFO(lab.log_of("stopped"));
     REQUIRE(ended);
     const auto after_sigterm = mappings();
@@ -526,19 +529,19 @@ TEST_CASE(
                               "--public", "--public-host", NatLab::wan_address(1), "--players", "2",
                               "--no-upnp"}));
     const std::string code = wait_for_room_code(lab, "host", host);
-    wait_for_lab_log(lab, "host", "session socket is seen at", host, 20s);
+    wait_for_lab_log(lab, "host", "session socket is seen at", host, kReadyLimit);
     const auto started = SteadyTime::now();
     framelock::ChildProcess& joiner = lab.spawn(
         lab.home(2), "joiner",
         lab_player(session, "joiner", core, 98, kFrames, {"join", "--lobby", internet.url, code}));
     // The punch fails (the joiner's router gives the host's probes nowhere to go) ...
-    wait_for_lab_log(lab, "joiner", "asking the lobby for a relay", joiner, 20s);
+    wait_for_lab_log(lab, "joiner", "asking the lobby for a relay", joiner, kReadyLimit);
     const double failed_at = seconds_since(started);
     // ... and the room is on the relay: both players there, the session running.
-    wait_for_lab_log(lab, "joiner", "moved to the relay " + relay, joiner, 10s);
-    wait_for_lab_log(lab, "host", "room moved to the relay " + relay, host, 10s);
-    wait_for_lab_log(lab, "joiner", "session started", joiner, 10s);
-    wait_for_lab_log(lab, "host", "session started", host, 10s);
+    wait_for_lab_log(lab, "joiner", "moved to the relay " + relay, joiner, kReadyLimit);
+    wait_for_lab_log(lab, "host", "room moved to the relay " + relay, host, kReadyLimit);
+    wait_for_lab_log(lab, "joiner", "session started", joiner, kReadyLimit);
+    wait_for_lab_log(lab, "host", "session started", host, kReadyLimit);
     const double playing_at = seconds_since(started);
     const auto deadline = after(session_time(kFrames));
     require_lab_success(lab, host, "host", deadline);
@@ -588,13 +591,13 @@ RelayPick play_relay_room(const std::string& name, const std::array<double, 3>& 
                   lab_player(session, "host", core, 99, kFrames,
                              {"host", "--lobby", internet.url, "--public", "--players", "2"}));
     const std::string code = wait_for_room_code(lab, "host", host);
-    wait_for_lab_log(lab, "host", "joined", host, 20s);
+    wait_for_lab_log(lab, "host", "joined", host, kReadyLimit);
 
     RelayPick pick;
     framelock::ChildProcess& list =
         lab.spawn(lab.home(2), "list",
                   {build_paths::framelock_exe, "lobby", "list", "--lobby", internet.url, "--json"});
-    require_lab_success(lab, list, "list", after(20s));
+    require_lab_success(lab, list, "list", ready_deadline());
     const std::string listed = read_text(lab.file("list.log"));
     const auto json = nlohmann::json::parse(listed.substr(listed.find('{')), nullptr, false);
     INFO(listed);

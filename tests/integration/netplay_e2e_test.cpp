@@ -484,11 +484,11 @@ TEST_CASE("netplay: a client with different core options is refused, naming both
     Session session("netplay-mismatch-options");
     session.start_server(2, limit);
     ChildProcess& one = session.start_client("client1", core, 1, 11, kFrames);
-    session.wait_for_log("client1", "joined", one, after(10s));
+    session.wait_for_log("client1", "joined", one, ready_deadline());
 
     ChildProcess& wrong =
         session.start_client("wrong", core, 0, 12, kFrames, {"--option", "farcade_seed=7"}, true);
-    const auto status = wrong.wait_until(after(15s));
+    const auto status = wrong.wait_until(ready_deadline());
     const std::string err = read_text(session.dir().file("wrong.err"));
     INFO(err);
     REQUIRE(status);
@@ -529,11 +529,11 @@ TEST_CASE("netplay: a client with different content is refused, naming both cont
 
     session.start_server(2, limit);
     ChildProcess& one = session.start_client("client1", core, 1, 21, kFrames);
-    session.wait_for_log("client1", "joined", one, after(10s));
+    session.wait_for_log("client1", "joined", one, ready_deadline());
     CoreCase other_core = core;
     other_core.content = other;
     ChildProcess& wrong = session.start_client("wrong", other_core, 0, 22, kFrames, {}, true);
-    const auto status = wrong.wait_until(after(15s));
+    const auto status = wrong.wait_until(ready_deadline());
     const std::string err = read_text(session.dir().file("wrong.err"));
     INFO(err);
     REQUIRE(status);
@@ -562,7 +562,7 @@ TEST_CASE("netplay: junk datagrams and a rogue ENet peer do not disturb a runnin
 
     ChildProcess& one = session.start_client("client1", core, 1, 31, kFrames);
     ChildProcess& two = session.start_client("client2", core, 2, 32, kFrames);
-    session.wait_for_log("client1", "session started", one, after(15s));
+    session.wait_for_log("client1", "session started", one, ready_deadline());
 
     auto rogue = framelock::netplay::EnetTransport::client();
     REQUIRE(rogue);

@@ -42,6 +42,18 @@ inline std::chrono::milliseconds session_time(int frames) {
     return std::chrono::milliseconds(frames * 1000 / 60) + 60s;
 }
 
+// How long `framelock run` takes here for one frame of `core` (start, load the core, run a
+// frame, exit), in seconds: this machine's pace now for a new player's process, under its
+// load and any sanitizer. A window a new process must make (a grace to come back in, a
+// rejoin's time to its first frame) is set from it.
+inline double process_start_s(const CoreCase& core) {
+    const auto started = SteadyTime::now();
+    const ProcessResult run = run_process(run_args(core, {"--video", "none", "--frames", "1"}));
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    return std::chrono::duration<double>(SteadyTime::now() - started).count();
+}
+
 // "" when the proxy is not built.
 inline std::string netem_exe() {
     return build_paths::netem_exe;
@@ -101,7 +113,7 @@ class Session {
                                          std::to_string(limit.count() / 1000)};
         args.insert(args.end(), extra.begin(), extra.end());
         m_server = &start("server", args);
-        auto port = framelock::wait_for_port_file(port_file, *m_server, after(10s));
+        auto port = framelock::wait_for_port_file(port_file, *m_server, ready_deadline());
         if (!port) FAIL(port.error().message << log_of("server"));
         m_address = "127.0.0.1:" + std::to_string(port.value());
         m_server_address = m_address;
@@ -130,7 +142,7 @@ class Session {
         args.insert(args.end(), extra.begin(), extra.end());
         ChildProcess& proxy = start("netem", args);
         m_proxy = &proxy;
-        auto port = framelock::wait_for_port_file(port_file, proxy, after(10s));
+        auto port = framelock::wait_for_port_file(port_file, proxy, ready_deadline());
         if (!port) FAIL(port.error().message << log_of("netem"));
         m_address = "127.0.0.1:" + std::to_string(port.value());
     }
@@ -205,10 +217,17 @@ class Session {
         require_success(*m_server, "server", deadline);
     }
 
-    // Waits until `text` appears in NAME.log (the process logs unbuffered to stderr).
+    // NAME.log's length now: for wait_for_log to look only at what is written from here on.
+    std::size_t log_size(const std::string& name) const {
+        return read_text(m_dir.file(name + ".log")).size();
+    }
+
+    // Waits until `text` appears in NAME.log (the process logs unbuffered to stderr), at or
+    // after byte `from` (log_size() before the event awaited: a line a busy machine's session
+    // already logged earlier, a player away for a moment and back, is not the answer).
     void wait_for_log(const std::string& name, const std::string& text, ChildProcess& child,
-                      Deadline deadline) {
-        while (read_text(m_dir.file(name + ".log")).find(text) == std::string::npos) {
+                      Deadline deadline, std::size_t from = 0) {
+        while (read_text(m_dir.file(name + ".log")).find(text, from) == std::string::npos) {
             INFO("waiting for '" << text << "'" << log_of(name));
             REQUIRE(child.running());
             REQUIRE(SteadyTime::now() < deadline);

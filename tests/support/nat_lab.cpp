@@ -350,8 +350,7 @@ void NatLab::add_latency(int router_index, const std::string& server, double rtt
                "--allow-non-loopback", "--delay-up", half, "--delay-down", half, "--duration",
                std::to_string(m_limit.count()), "--port-file", port_file, "--stats-file",
                m_dir.file(name + ".json")});
-    const auto port = framelock::wait_for_port_file(
-        port_file, proxy, std::chrono::steady_clock::now() + std::chrono::seconds(10));
+    const auto port = framelock::wait_for_port_file(port_file, proxy, ready_deadline());
     if (!port) throw std::runtime_error("NAT lab: " + port.error().message + log_of(name));
     // Only new flows are translated: a flow conntrack already knows keeps its way.
     run({ip_tool(),

@@ -353,8 +353,10 @@ def make_handler(gateway, log):
     return Handler
 
 
-def serve_ssdp(iface, location, stop, log):
-    """Answers M-SEARCH requests for the gateway's types until `stop` is set."""
+def open_ssdp(iface, log):
+    """The SSDP socket: bound to the SSDP port and in the multicast group on `iface`. Opened
+    before the port file is written, so that a test that read the port file finds the gateway
+    ready to answer its first M-SEARCH (which the kernel queues until the thread reads it)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if hasattr(socket, "SO_REUSEPORT"):
@@ -364,6 +366,11 @@ def serve_ssdp(iface, location, stop, log):
     sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, membership)
     sock.settimeout(0.2)
     log(f"ssdp: listening on {SSDP_GROUP}:{SSDP_PORT} (interface {iface}) and unicast")
+    return sock
+
+
+def serve_ssdp(sock, location, stop, log):
+    """Answers M-SEARCH requests on `sock` for the gateway's types until `stop` is set."""
     while not stop.is_set():
         try:
             data, peer = sock.recvfrom(4096)
@@ -406,7 +413,8 @@ def main():
                         "group on the interface with this IPv4 address (default: no SSDP)")
     parser.add_argument("--external-ip", default="203.0.113.1",
                         help="the address GetExternalIPAddress reports")
-    parser.add_argument("--port-file", help="write the HTTP port here once listening")
+    parser.add_argument("--port-file", help="write the HTTP port here once listening (for HTTP, and for SSDP "
+                        "with --ssdp-iface): a test that read it may search at once")
     parser.add_argument("--refuse", type=int, default=0,
                         help="fail every AddPortMapping with this UPnP error code")
     parser.add_argument("--taken", type=int, action="append", default=[],
@@ -443,7 +451,8 @@ def main():
     if opts.ssdp_iface:
         advertised = host if host not in ("", "0.0.0.0") else opts.ssdp_iface
         location = f"http://{advertised}:{http_port}/rootDesc.xml"
-        threading.Thread(target=serve_ssdp, args=(opts.ssdp_iface, location, stop, log),
+        ssdp = open_ssdp(opts.ssdp_iface, log)
+        threading.Thread(target=serve_ssdp, args=(ssdp, location, stop, log),
                          daemon=True).start()
     if opts.port_file:
         write_atomically(opts.port_file, f"{http_port}\n")

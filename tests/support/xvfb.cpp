@@ -46,7 +46,7 @@ Xvfb::Xvfb(int width, int height) {
     ::close(fds[1]);
     // Xvfb writes the display number once it accepts connections.
     std::string number;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    const auto deadline = ready_deadline();
     while (number.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
         pollfd p{fds[0], POLLIN, 0};
         if (::poll(&p, 1, 100) <= 0) continue;
@@ -56,7 +56,8 @@ Xvfb::Xvfb(int width, int height) {
         number.append(buffer, static_cast<std::size_t>(n));
     }
     ::close(fds[0]);
-    if (number.find('\n') == std::string::npos) FAIL("Xvfb did not start within 10 s");
+    if (number.find('\n') == std::string::npos)
+        FAIL("Xvfb did not start within " << kReadyLimit.count() << " s");
     m_display = ":" + number.substr(0, number.find('\n'));
     ::setenv("DISPLAY", m_display.c_str(), 1);
 }

@@ -21,7 +21,7 @@ namespace framelock::test {
 class Xvfb {
   public:
     // Starts Xvfb with one screen of width x height x 24 bits and waits until it accepts
-    // connections (at most 10 s; the test fails otherwise).
+    // connections (at most kReadyLimit, support/process.h; the test fails otherwise).
     explicit Xvfb(int width = 1280, int height = 1024);
     ~Xvfb();
     Xvfb(const Xvfb&) = delete;
