@@ -23,7 +23,7 @@
 #include "bench/bench_core.h"
 #include "bench/bench_json.h"
 #include "common/log.h"
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 #include "frontend/host/core_locator.h"
 #include "frontend/host/headless.h"
 #include "frontend/host/input_script.h"

@@ -24,9 +24,6 @@ constexpr std::int64_t kMigrationLockKey = 0x464c6c6f62627931;
 // calls run at once, more wait for one.
 constexpr std::size_t kConnections = 4;
 
-using rows::kRoomColumns;
-using rows::kServerColumns;
-
 // libpq's messages end in a newline and sometimes hold a second line of hints; errors
 // here are one line each.
 std::string one_line(std::string text) {
@@ -47,10 +44,29 @@ struct PgRow {
 };
 
 StoredRoom read_room(const pqxx::row& row) {
-    return rows::read_room(PgRow{row});
+    return rows::read<StoredRoom>(PgRow{row});
 }
 RelayServer read_server(const pqxx::row& row) {
-    return rows::read_server(PgRow{row});
+    return rows::read<RelayServer>(PgRow{row});
+}
+
+// A query's values as libpqxx sends every parameter: as text, the way pqxx::to_string writes
+// it.
+std::vector<std::string> text_params(const rows::Query& query) {
+    std::vector<std::string> params;
+    params.reserve(query.params.size());
+    for (const rows::Param& p : query.params) {
+        params.push_back(std::visit(
+            [](const auto& v) {
+                if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) {
+                    return v;
+                } else {
+                    return pqxx::to_string(v);
+                }
+            },
+            p));
+    }
+    return params;
 }
 
 // The fixed statements, prepared on the server once per connection (pqxx prepares each
@@ -62,19 +78,13 @@ struct Prepared {
 
 const std::vector<Prepared>& prepared_statements() {
     static const std::vector<Prepared> statements = {
-        {"create_room", "INSERT INTO rooms (" + std::string(kRoomColumns) +
-                            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-                            "$14, $15, $16, $17, $18, $19, $20, $21, $22)"},
+        {"create_room", rows::insert(StoredRoom{}, "rooms", '$').sql},
         // Ids and codes never look alike, but should one ever equal another room's code
         // the id wins: ids are what the API hands back after a create.
-        {"get_room", "SELECT " + std::string(kRoomColumns) +
-                         " FROM rooms WHERE (id = $1 OR code = $1) AND expires_ms > $2"
+        {"get_room", rows::select_all<StoredRoom>("rooms") +
+                         " WHERE (id = $1 OR code = $1) AND expires_ms > $2"
                          " ORDER BY id = $1 DESC LIMIT 1"},
-        {"update_room",
-         "UPDATE rooms SET players = $2, slots = $3, spectators = $4, game_name = $5,"
-         " host_name = $6, region = $7,"
-         " server_address = CASE WHEN server_id = $12 THEN $8 ELSE server_address END,"
-         " updated_ms = $9, expires_ms = $10 WHERE id = $1 AND expires_ms > $11"},
+        {"update_room", rows::update_room(Room{}, 0, '$').sql},
         // Only from the relay the caller read: of two joiners moving a room at once, one wins.
         {"move_room",
          "UPDATE rooms SET server_address = $3, server_id = $4"
@@ -87,21 +97,15 @@ const std::vector<Prepared>& prepared_statements() {
         {"count_rooms", "SELECT COUNT(*) FROM rooms WHERE expires_ms > $1"},
         {"expire_rooms", "DELETE FROM rooms WHERE expires_ms <= $1"},
         {"expire_servers", "DELETE FROM servers WHERE expires_ms <= $1"},
-        {"upsert_server", "INSERT INTO servers (" + std::string(kServerColumns) +
-                              ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
-                              " ON CONFLICT (id) DO UPDATE SET address = excluded.address,"
-                              " region = excluded.region, capacity = excluded.capacity,"
-                              " load = excluded.load, updated_ms = excluded.updated_ms,"
-                              " expires_ms = excluded.expires_ms,"
-                              " token_hash = excluded.token_hash"},
-        {"get_server", "SELECT " + std::string(kServerColumns) +
-                           " FROM servers WHERE id = $1 AND expires_ms > $2"},
-        {"list_servers", "SELECT " + std::string(kServerColumns) +
-                             " FROM servers WHERE expires_ms > $1 ORDER BY id"},
+        {"upsert_server", rows::upsert_server(RelayServer{}, '$').sql},
+        {"get_server",
+         rows::select_all<RelayServer>("servers") + " WHERE id = $1 AND expires_ms > $2"},
+        {"list_servers",
+         rows::select_all<RelayServer>("servers") + " WHERE expires_ms > $1 ORDER BY id"},
         // Ties go to the less busy server, then to a stable order so callers are
         // reproducible.
-        {"least_loaded_server", "SELECT " + std::string(kServerColumns) +
-                                    " FROM servers WHERE expires_ms > $1 AND load < capacity"
+        {"least_loaded_server", rows::select_all<RelayServer>("servers") +
+                                    " WHERE expires_ms > $1 AND load < capacity"
                                     " ORDER BY capacity - load DESC, load ASC, id ASC LIMIT 1"},
     };
     return statements;
@@ -194,15 +198,11 @@ class PgStore final : public LobbyStore {
 
     Status create_room(const StoredRoom& stored) override {
         const Room& r = stored.room;
+        const std::vector<std::string> params = text_params(rows::insert(stored, "rooms", '$'));
         return run_status("creating a room", [&](pqxx::connection& c) -> Result<bool> {
             try {
                 pqxx::nontransaction tx(c);
-                tx.exec_prepared("create_room", r.id, r.code, r.host_name, r.game_name,
-                                 r.content_hash, r.core_name, r.core_version, r.mode, r.players,
-                                 r.slots, r.spectators, r.has_password, r.region, r.server_address,
-                                 r.server_id, r.created_ms, r.updated_ms, r.expires_ms,
-                                 stored.password_hash, stored.token_hash, r.host_probes,
-                                 r.fps_milli);
+                tx.exec_prepared("create_room", pqxx::prepare::make_dynamic_params(params));
                 return true;
             } catch (const pqxx::unique_violation&) {
                 return make_error(ErrorCode::kConfig, "lobby store '" + m_url + "': room id '" +
@@ -223,11 +223,11 @@ class PgStore final : public LobbyStore {
     }
 
     Result<bool> update_room(const Room& r, std::int64_t now_ms) override {
+        const std::vector<std::string> params = text_params(rows::update_room(r, now_ms, '$'));
         return run("updating a room", [&](pqxx::connection& c) {
             pqxx::nontransaction tx(c);
-            const pqxx::result done = tx.exec_prepared(
-                "update_room", r.id, r.players, r.slots, r.spectators, r.game_name, r.host_name,
-                r.region, r.server_address, r.updated_ms, r.expires_ms, now_ms, r.server_id);
+            const pqxx::result done =
+                tx.exec_prepared("update_room", pqxx::prepare::make_dynamic_params(params));
             return done.affected_rows() > 0;
         });
     }
@@ -261,19 +261,8 @@ class PgStore final : public LobbyStore {
     Result<std::vector<Room>> list_rooms(const RoomFilter& filter, std::int64_t now_ms) override {
         // Sent unnamed, so the planner sees the actual values and can pick the index that
         // suits the filter.
-        const rows::RoomListQuery query = rows::room_list_query(filter, now_ms, '$');
-        std::vector<std::string> params;
-        for (const rows::Param& p : query.params) {
-            params.push_back(std::visit(
-                [](const auto& v) {
-                    if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) {
-                        return v;
-                    } else {
-                        return std::to_string(v);
-                    }
-                },
-                p));
-        }
+        const rows::Query query = rows::room_list_query(filter, now_ms, '$');
+        const std::vector<std::string> params = text_params(query);
         return run("listing rooms", [&](pqxx::connection& c) {
             pqxx::nontransaction tx(c);
             const pqxx::result rows =
@@ -306,10 +295,10 @@ class PgStore final : public LobbyStore {
     }
 
     Status upsert_server(const RelayServer& s) override {
+        const std::vector<std::string> params = text_params(rows::upsert_server(s, '$'));
         return run_status("storing a relay server", [&](pqxx::connection& c) {
             pqxx::nontransaction tx(c);
-            tx.exec_prepared("upsert_server", s.id, s.address, s.region, s.capacity, s.load,
-                             s.updated_ms, s.expires_ms, s.token_hash);
+            tx.exec_prepared("upsert_server", pqxx::prepare::make_dynamic_params(params));
             return true;
         });
     }

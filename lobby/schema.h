@@ -4,7 +4,9 @@
 //
 // Rules for new migrations: append, never edit one that shipped (databases already at
 // that version would not see the change); one version per change; statements only, no
-// values (the backends run them as they are).
+// values (the backends run them as they are). A field added to a record's description
+// (lobby/record_fields.h, whose walk writes the column lists) needs a migration adding its
+// column.
 #pragma once
 
 #include <string_view>

@@ -24,8 +24,6 @@ constexpr int kBusyTimeoutMs = 5000;
 // a few, parallel readers only share the same cores.
 constexpr std::size_t kConnections = 8;
 
-using rows::kRoomColumns;
-using rows::kServerColumns;
 using rows::Param;
 
 // A cached prepared statement in use. Resetting it when the scope ends matters beyond
@@ -112,6 +110,15 @@ class Connection {
         }
         return Statement(it->second);
     }
+    // The statement of `query` with its values bound.
+    Result<Statement> prepare(const rows::Query& query) {
+        auto s = prepare(query.sql);
+        if (!s) return s;
+        for (std::size_t i = 0; i < query.params.size(); ++i) {
+            s.value().bind(static_cast<int>(i + 1), query.params[i]);
+        }
+        return s;
+    }
 
     // For statements without values only (transaction control, the schema).
     Status exec(const std::string& sql, const std::string& what) {
@@ -165,16 +172,9 @@ class SqliteStore final : public LobbyStore {
 
     Status create_room(const StoredRoom& stored) override {
         return with_connection([&](Connection& c) -> Status {
-            auto s = c.prepare("INSERT INTO rooms (" + std::string(kRoomColumns) +
-                               ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                               "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)");
+            auto s = c.prepare(rows::insert(stored, "rooms", '?'));
             if (!s) return s.error();
             const Room& r = stored.room;
-            s.value().bind_all(r.id, r.code, r.host_name, r.game_name, r.content_hash, r.core_name,
-                               r.core_version, r.mode, r.players, r.slots, r.spectators,
-                               r.has_password, r.region, r.server_address, r.server_id,
-                               r.created_ms, r.updated_ms, r.expires_ms, stored.password_hash,
-                               stored.token_hash, r.host_probes, r.fps_milli);
             const int rc = s.value().step();
             if (rc == SQLITE_DONE) return {};
             const int extended = c.extended_errcode();
@@ -192,26 +192,21 @@ class SqliteStore final : public LobbyStore {
         return with_connection([&](Connection& c) -> Result<std::optional<StoredRoom>> {
             // Ids and codes never look alike, but should one ever equal another room's code
             // the id wins: ids are what the API hands back after a create.
-            auto s = c.prepare("SELECT " + std::string(kRoomColumns) +
-                               " FROM rooms WHERE (id = ?1 OR code = ?1) AND expires_ms > ?2"
+            auto s = c.prepare(rows::select_all<StoredRoom>("rooms") +
+                               " WHERE (id = ?1 OR code = ?1) AND expires_ms > ?2"
                                " ORDER BY id = ?1 DESC LIMIT 1");
             if (!s) return s.error();
             s.value().bind_all(id_or_code, now_ms);
             const int rc = s.value().step();
-            if (rc == SQLITE_ROW) return std::optional<StoredRoom>(rows::read_room(s.value()));
+            if (rc == SQLITE_ROW)
+                return std::optional<StoredRoom>(rows::read<StoredRoom>(s.value()));
             if (rc == SQLITE_DONE) return std::optional<StoredRoom>();
             return c.db_error("reading a room");
         });
     }
 
     Result<bool> update_room(const Room& r, std::int64_t now_ms) override {
-        return change(
-            "UPDATE rooms SET players = ?2, slots = ?3, spectators = ?4, game_name = ?5,"
-            " host_name = ?6, region = ?7,"
-            " server_address = CASE WHEN server_id = ?12 THEN ?8 ELSE server_address END,"
-            " updated_ms = ?9, expires_ms = ?10 WHERE id = ?1 AND expires_ms > ?11",
-            "updating a room", r.id, r.players, r.slots, r.spectators, r.game_name, r.host_name,
-            r.region, r.server_address, r.updated_ms, r.expires_ms, now_ms, r.server_id);
+        return change(rows::update_room(r, now_ms, '?'), "updating a room");
     }
 
     Result<bool> move_room(const std::string& id, const std::string& from_server_id,
@@ -239,16 +234,12 @@ class SqliteStore final : public LobbyStore {
     Result<std::vector<Room>> list_rooms(const RoomFilter& filter, std::int64_t now_ms) override {
         return with_connection([&](Connection& c) -> Result<std::vector<Room>> {
             // Each shape of the query is prepared once and cached like the other statements.
-            const rows::RoomListQuery query = rows::room_list_query(filter, now_ms, '?');
-            auto s = c.prepare(query.sql);
+            auto s = c.prepare(rows::room_list_query(filter, now_ms, '?'));
             if (!s) return s.error();
-            for (std::size_t i = 0; i < query.params.size(); ++i) {
-                s.value().bind(static_cast<int>(i + 1), query.params[i]);
-            }
             std::vector<Room> rooms;
             int rc;
             while ((rc = s.value().step()) == SQLITE_ROW)
-                rooms.push_back(rows::read_room(s.value()).room);
+                rooms.push_back(rows::read<StoredRoom>(s.value()).room);
             if (rc != SQLITE_DONE) return c.db_error("listing rooms");
             return rooms;
         });
@@ -280,17 +271,8 @@ class SqliteStore final : public LobbyStore {
 
     Status upsert_server(const RelayServer& server) override {
         return with_connection([&](Connection& c) -> Status {
-            auto s =
-                c.prepare("INSERT INTO servers (" + std::string(kServerColumns) +
-                          ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-                          " ON CONFLICT (id) DO UPDATE SET address = excluded.address,"
-                          " region = excluded.region, capacity = excluded.capacity,"
-                          " load = excluded.load, updated_ms = excluded.updated_ms,"
-                          " expires_ms = excluded.expires_ms, token_hash = excluded.token_hash");
+            auto s = c.prepare(rows::upsert_server(server, '?'));
             if (!s) return s.error();
-            s.value().bind_all(server.id, server.address, server.region, server.capacity,
-                               server.load, server.updated_ms, server.expires_ms,
-                               server.token_hash);
             if (s.value().step() != SQLITE_DONE) return c.db_error("storing a relay server");
             return {};
         });
@@ -298,21 +280,21 @@ class SqliteStore final : public LobbyStore {
 
     Result<std::optional<RelayServer>> get_server(const std::string& id,
                                                   std::int64_t now_ms) override {
-        return one_server("SELECT " + std::string(kServerColumns) +
-                              " FROM servers WHERE id = ?1 AND expires_ms > ?2",
-                          "reading a relay server", id, now_ms);
+        return one_server(
+            rows::select_all<RelayServer>("servers") + " WHERE id = ?1 AND expires_ms > ?2",
+            "reading a relay server", id, now_ms);
     }
 
     Result<std::vector<RelayServer>> list_servers(std::int64_t now_ms) override {
         return with_connection([&](Connection& c) -> Result<std::vector<RelayServer>> {
-            auto s = c.prepare("SELECT " + std::string(kServerColumns) +
-                               " FROM servers WHERE expires_ms > ?1 ORDER BY id");
+            auto s = c.prepare(rows::select_all<RelayServer>("servers") +
+                               " WHERE expires_ms > ?1 ORDER BY id");
             if (!s) return s.error();
             s.value().bind_all(now_ms);
             std::vector<RelayServer> servers;
             int rc;
             while ((rc = s.value().step()) == SQLITE_ROW)
-                servers.push_back(rows::read_server(s.value()));
+                servers.push_back(rows::read<RelayServer>(s.value()));
             if (rc != SQLITE_DONE) return c.db_error("listing relay servers");
             return servers;
         });
@@ -321,8 +303,8 @@ class SqliteStore final : public LobbyStore {
     Result<std::optional<RelayServer>> least_loaded_server(std::int64_t now_ms) override {
         // Ties go to the less busy server, then to a stable order so callers are
         // reproducible.
-        return one_server("SELECT " + std::string(kServerColumns) +
-                              " FROM servers WHERE expires_ms > ?1 AND load < capacity"
+        return one_server(rows::select_all<RelayServer>("servers") +
+                              " WHERE expires_ms > ?1 AND load < capacity"
                               " ORDER BY capacity - load DESC, load ASC, id ASC LIMIT 1",
                           "choosing a relay server", now_ms);
     }
@@ -344,9 +326,19 @@ class SqliteStore final : public LobbyStore {
             auto s = c.prepare(sql);
             if (!s) return s.error();
             s.value().bind_all(args...);
-            if (s.value().step() != SQLITE_DONE) return c.db_error(what);
-            return c.changes() > 0;
+            return changed(c, s.value(), what);
         });
+    }
+    Result<bool> change(const rows::Query& query, const char* what) {
+        return with_connection([&](Connection& c) -> Result<bool> {
+            auto s = c.prepare(query);
+            if (!s) return s.error();
+            return changed(c, s.value(), what);
+        });
+    }
+    static Result<bool> changed(Connection& c, Statement& s, const char* what) {
+        if (s.step() != SQLITE_DONE) return c.db_error(what);
+        return c.changes() > 0;
     }
 
     template <class... Args>
@@ -357,7 +349,8 @@ class SqliteStore final : public LobbyStore {
             if (!s) return s.error();
             s.value().bind_all(args...);
             const int rc = s.value().step();
-            if (rc == SQLITE_ROW) return std::optional<RelayServer>(rows::read_server(s.value()));
+            if (rc == SQLITE_ROW)
+                return std::optional<RelayServer>(rows::read<RelayServer>(s.value()));
             if (rc == SQLITE_DONE) return std::optional<RelayServer>();
             return c.db_error(what);
         });

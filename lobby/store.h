@@ -91,9 +91,10 @@ class LobbyStore {
     virtual Result<std::optional<StoredRoom>> get_room(const std::string& id_or_code,
                                                        std::int64_t now_ms) = 0;
     // Replaces the room's mutable fields (players, slots, spectators, game/host names,
-    // region, server address, updated/expires times); false when no such live room. The
-    // server address only while the room is still on `room.server_id` (the relay the caller
-    // read): a room that move_room() moved meanwhile keeps its new address.
+    // region, server address, updated/expires times: lobby/record_fields.h marks them);
+    // false when no such live room. The server address only while the room is still on
+    // `room.server_id` (the relay the caller read): a room that move_room() moved meanwhile
+    // keeps its new address.
     virtual Result<bool> update_room(const Room& room, std::int64_t now_ms) = 0;
     // Moves a live room from relay `from_server_id` to another (address and id); false when
     // there is no such live room or it is no longer on `from_server_id` (moved meanwhile).

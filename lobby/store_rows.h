@@ -1,92 +1,205 @@
-// What the two store backends share about rows: the column lists, the mapping of a row to
-// a Room or RelayServer, and the SQL of a filtered room list. Internal to the backends
-// (sqlite_store.cpp, pg_store.cpp); each passes a small accessor for its own row type.
+// What the two store backends share about rows: the SQL of every statement that lists a
+// record's fields, with the values to bind, and the mapping of a row back to a record, all
+// walked from the records' one description (lobby/record_fields.h); and the SQL of a filtered
+// room list. Internal to the backends (sqlite_store.cpp, pg_store.cpp): each passes the
+// character its database writes parameters with ('?' for SQLite, '$' for PostgreSQL: "?3",
+// "$3") and a small accessor for its own row type.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
+#include "lobby/record_fields.h"
 #include "lobby/store.h"
 
 namespace framelock::lobby::rows {
 
-// The room columns in the order read_room() expects them.
-inline constexpr std::string_view kRoomColumns =
-    "id, code, host_name, game_name, content_hash, core_name, core_version, mode, players, "
-    "slots, spectators, has_password, region, server_address, server_id, created_ms, "
-    "updated_ms, expires_ms, password_hash, token_hash, host_probes, fps_milli";
-// The server columns in the order read_server() expects them.
-inline constexpr std::string_view kServerColumns =
-    "id, address, region, capacity, load, updated_ms, expires_ms, token_hash";
+// A value bound to a parameter. Every field's value is one of these (an int as a 64-bit one).
+using Param = std::variant<std::string, std::int64_t, bool>;
 
+inline Param param_of(const std::string& v) {
+    return v;
+}
+inline Param param_of(std::int64_t v) {
+    return v;
+}
+inline Param param_of(int v) {
+    return std::int64_t{v};
+}
+inline Param param_of(bool v) {
+    return v;
+}
+
+// A statement and the values of its parameters: parameter N (1-based) is params[N - 1]. The
+// SQL depends only on the records' description (and, for a list, on which filters it has),
+// never on the values, so a backend may prepare it once and cache it by its text.
+struct Query {
+    std::string sql;
+    std::vector<Param> params;
+
+    // Adds `value` as the next parameter: its placeholder in the SQL.
+    std::string param(Param value, char placeholder) {
+        params.push_back(std::move(value));
+        return placeholder + std::to_string(params.size());
+    }
+};
+
+// A walker that takes a field of thousandths (the frame rate) as the plain integer it is in
+// the store.
+template <class Walker>
+struct StoresThousandths {
+    void thousandths(std::string_view column, auto& value, std::string_view, unsigned use) {
+        static_cast<Walker&>(*this).field(column, value, use);
+    }
+};
+
+// A record's fields by column, in the order of its description.
+struct FieldValue {
+    std::string column;
+    Param value;
+    unsigned use = field::kKept;
+};
+
+// Collects a record's fields as FieldValues.
+struct FieldCollector : StoresThousandths<FieldCollector> {
+    std::vector<FieldValue> all;
+    void field(std::string_view column, const auto& value, unsigned use, PageColumn = {}) {
+        all.push_back({std::string(column), param_of(value), use});
+    }
+};
+
+template <class Record>
+std::vector<FieldValue> field_values(const Record& record) {
+    FieldCollector collector;
+    fields(collector, record);
+    return std::move(collector.all);
+}
+
+// The columns of a record, comma-separated: the order a row reader expects.
+template <class Record>
+const std::string& column_list() {
+    static const std::string list = [] {
+        std::string out;
+        for (const FieldValue& f : field_values(Record{}))
+            out += (out.empty() ? "" : ", ") + f.column;
+        return out;
+    }();
+    return list;
+}
+
+// "SELECT <every column> FROM <table>", for a row reader.
+template <class Record>
+std::string select_all(std::string_view table) {
+    return "SELECT " + column_list<Record>() + " FROM " + std::string(table);
+}
+
+// INSERT INTO <table> (<every column>) VALUES (<a parameter each>) with the record's values.
+template <class Record>
+Query insert(const Record& record, std::string_view table, char placeholder) {
+    Query q;
+    std::string values;
+    for (FieldValue& f : field_values(record)) {
+        values += (values.empty() ? "" : ", ") + q.param(std::move(f.value), placeholder);
+    }
+    q.sql = "INSERT INTO " + std::string(table) + " (" + column_list<Record>() + ") VALUES (" +
+            values + ")";
+    return q;
+}
+
+// The field the description marks `use` (the key, the relay): its column and value.
+inline const FieldValue& marked(const std::vector<FieldValue>& all, unsigned use) {
+    return *std::find_if(all.begin(), all.end(), [&](const FieldValue& f) { return f.use & use; });
+}
+
+// A relay server's insert that, when its key is taken, replaces every other field of the row.
+inline Query upsert_server(const RelayServer& server, char placeholder) {
+    Query q = insert(server, "servers", placeholder);
+    const std::vector<FieldValue> all = field_values(server);
+    std::string set;
+    for (const FieldValue& f : all) {
+        if (f.use & field::kKey) continue;
+        set += (set.empty() ? "" : ", ") + f.column + " = excluded." + f.column;
+    }
+    q.sql += " ON CONFLICT (" + marked(all, field::kKey).column + ") DO UPDATE SET " + set;
+    return q;
+}
+
+// LobbyStore::update_room(): of the live room with the record's key, the fields the
+// description marks updated; a field that follows the relay only while the room is still on
+// the relay the record names (a room that moved meanwhile keeps the address of its move).
+inline Query update_room(const Room& room, std::int64_t now_ms, char placeholder) {
+    Query q;
+    const std::vector<FieldValue> all = field_values(room);
+    const FieldValue& relay = marked(all, field::kRelay);
+    std::string set;
+    for (const FieldValue& f : all) {
+        std::string value;
+        if (f.use & field::kUpdated) {
+            value = q.param(f.value, placeholder);
+        } else if (f.use & field::kFollowsRelay) {
+            const std::string when = q.param(relay.value, placeholder);
+            value = "CASE WHEN " + relay.column + " = " + when + " THEN " +
+                    q.param(f.value, placeholder) + " ELSE " + f.column + " END";
+        } else {
+            continue;
+        }
+        set += (set.empty() ? "" : ", ") + f.column + " = " + value;
+    }
+    const FieldValue& key = marked(all, field::kKey);
+    q.sql = "UPDATE rooms SET " + set + " WHERE " + key.column + " = ";
+    q.sql += q.param(key.value, placeholder);
+    q.sql += " AND expires_ms > " + q.param(now_ms, placeholder);
+    return q;
+}
+
+// Reads a record from a row whose columns are column_list<Record>(), in order.
 // Row: text(i) -> std::string, integer(i) -> int, int64(i) -> std::int64_t and
 // flag(i) -> bool, for column i (0-based) of the current row.
 template <class Row>
-StoredRoom read_room(const Row& row) {
-    StoredRoom stored;
-    Room& r = stored.room;
-    r.id = row.text(0);
-    r.code = row.text(1);
-    r.host_name = row.text(2);
-    r.game_name = row.text(3);
-    r.content_hash = row.text(4);
-    r.core_name = row.text(5);
-    r.core_version = row.text(6);
-    r.mode = row.text(7);
-    r.players = row.integer(8);
-    r.slots = row.integer(9);
-    r.spectators = row.integer(10);
-    r.has_password = row.flag(11);
-    r.region = row.text(12);
-    r.server_address = row.text(13);
-    r.server_id = row.text(14);
-    r.created_ms = row.int64(15);
-    r.updated_ms = row.int64(16);
-    r.expires_ms = row.int64(17);
-    stored.password_hash = row.text(18);
-    stored.token_hash = row.text(19);
-    r.host_probes = row.text(20);
-    r.fps_milli = row.integer(21);
-    return stored;
-}
+class RowReader : public StoresThousandths<RowReader<Row>> {
+  public:
+    explicit RowReader(const Row& row) : m_row(row) {}
+    template <class V>
+    void field(std::string_view, V& value, unsigned = 0, PageColumn = {}) {
+        const int i = m_next++;
+        if constexpr (std::is_same_v<V, std::string>) {
+            value = m_row.text(i);
+        } else if constexpr (std::is_same_v<V, bool>) {
+            value = m_row.flag(i);
+        } else if constexpr (std::is_same_v<V, int>) {
+            value = m_row.integer(i);
+        } else {
+            static_assert(std::is_same_v<V, std::int64_t>, "a field of a type rows cannot read");
+            value = m_row.int64(i);
+        }
+    }
 
-template <class Row>
-RelayServer read_server(const Row& row) {
-    RelayServer server;
-    server.id = row.text(0);
-    server.address = row.text(1);
-    server.region = row.text(2);
-    server.capacity = row.integer(3);
-    server.load = row.integer(4);
-    server.updated_ms = row.int64(5);
-    server.expires_ms = row.int64(6);
-    server.token_hash = row.text(7);
-    return server;
-}
-
-using Param = std::variant<std::string, std::int64_t>;
-
-struct RoomListQuery {
-    std::string sql;
-    std::vector<Param> params;  // parameter N (1-based) is params[N - 1]
+  private:
+    const Row& m_row;
+    int m_next = 0;
 };
 
+template <class Record, class Row>
+Record read(const Row& row) {
+    Record record;
+    RowReader<Row> reader(row);
+    fields(reader, record);
+    return record;
+}
+
 // The live rooms matching `filter`, newest first. The SQL varies only in which fixed
-// conditions it has; every value is a parameter, written `<placeholder>N` ('?' for SQLite,
-// '$' for PostgreSQL).
-inline RoomListQuery room_list_query(const RoomFilter& filter, std::int64_t now_ms,
-                                     char placeholder) {
-    RoomListQuery q;
-    auto param = [&](Param value) {
-        q.params.push_back(std::move(value));
-        return placeholder + std::to_string(q.params.size());
-    };
-    q.sql =
-        "SELECT " + std::string(kRoomColumns) + " FROM rooms WHERE expires_ms > " + param(now_ms);
+// conditions it has; every value is a parameter.
+inline Query room_list_query(const RoomFilter& filter, std::int64_t now_ms, char placeholder) {
+    Query q;
+    auto param = [&](Param value) { return q.param(std::move(value), placeholder); };
+    q.sql = select_all<StoredRoom>("rooms") + " WHERE expires_ms > " + param(now_ms);
     auto add = [&](std::string_view column, const std::optional<std::string>& value) {
         if (value) q.sql += " AND " + std::string(column) + " = " + param(*value);
     };

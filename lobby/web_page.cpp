@@ -7,18 +7,32 @@
 // each cell a data-col, #count holds the number of rooms shown, and #status carries
 // data-state="ok" or "error" once the first answer (or failure) arrived.
 //
+// The room's own columns (which field each shows, under which heading, and which the rows
+// carry as data-* hooks) are walked from the room's description, lobby/record_fields.h: the
+// table head and the script's list of them are filled in when the page is first served.
+//
 // The delay column is the input delay this browser's network would get in each room
 // (expected_delay, from the relay probes `framelock lobby list` sent from the same address
 // in the last 10 minutes: a browser cannot send UDP probes itself); "—" with a hint when
 // there are none, or when the room's host runs its own server (not probed before a join).
-#include <string>
+#include "lobby/web_page.h"
 
-#include "lobby/api.h"
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "lobby/record_fields.h"
 
 namespace framelock::lobby {
+namespace {
 
-const std::string& web_page() {
-    static const std::string page = R"HTML(<!doctype html>
+// Where the page's text takes what the room's description says of its columns.
+constexpr std::string_view kHeadings = "<!--room headings-->";
+constexpr std::string_view kColumns = "/*room columns*/";
+
+const char* const kPage = R"HTML(<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -55,13 +69,25 @@ const std::string& web_page() {
   <label><input type="checkbox" id="f-slots" name="has_slots"> has free slots</label>
 </form>
 <table id="rooms">
-  <thead><tr><th>Code</th><th>Game</th><th>Host</th><th>Players</th><th>Watching</th><th>Mode</th><th>Core</th><th>Region</th><th title="the input delay you would get, from your network's relay probes">Delay</th><th>Ping hint</th><th>Age</th></tr></thead>
+  <thead><tr><!--room headings--><th title="the input delay you would get, from your network's relay probes">Delay</th><th>Ping hint</th><th>Age</th></tr></thead>
   <tbody></tbody>
 </table>
 <div id="empty" hidden>No rooms match. Host one with <code>framelock host --lobby URL --public</code>.</div>
 <script>
 "use strict";
 const modes = { framelock: "frame lock", nowait: "no-wait", rollback: "rollback" };
+// The room's own columns, from its description: [the cells' data-col, the JSON field the
+// column shows, whether the row carries that field as data-COL].
+const roomColumns = /*room columns*/;
+// A room column's cell where it is more than its field's text: [text, class].
+const roomCells = {
+  code: v => [v, "code"],
+  game: (v, r) => [v, r.has_password ? "lock" : ""],
+  players: (v, r) => [v + "/" + r.slots, v >= r.slots ? "full" : ""],
+  mode: v => [modes[v] || v, ""],
+  core: (v, r) => [v + " " + r.core_version, ""],
+  region: v => [v || "-", ""],
+};
 // The filter inputs and the query keys they stand for, in the API and in the page's URL.
 const textFilters = [["f-game", "game"], ["f-core", "core"], ["f-mode", "mode"]];
 function cell(col, text, cls) {
@@ -121,17 +147,13 @@ async function refresh() {
     body.replaceChildren();
     for (const r of data.rooms) {
       const tr = document.createElement("tr");
-      tr.dataset.code = r.code;
-      tr.dataset.game = r.game_name;
-      tr.dataset.mode = r.mode;
-      tr.appendChild(cell("code", r.code, "code"));
-      tr.appendChild(cell("game", r.game_name, r.has_password ? "lock" : ""));
-      tr.appendChild(cell("host", r.host_name));
-      tr.appendChild(cell("players", r.players + "/" + r.slots, r.players >= r.slots ? "full" : ""));
-      tr.appendChild(cell("spectators", String(r.spectators)));
-      tr.appendChild(cell("mode", modes[r.mode] || r.mode));
-      tr.appendChild(cell("core", r.core_name + " " + r.core_version));
-      tr.appendChild(cell("region", r.region || "-"));
+      for (const [col, field, hook] of roomColumns) {
+        if (hook) tr.dataset[col] = r[field];
+      }
+      for (const [col, field] of roomColumns) {
+        const [text, cls] = (roomCells[col] || (v => [String(v), ""]))(r[field], r);
+        tr.appendChild(cell(col, text, cls));
+      }
       if (typeof r.expected_delay === "number") {
         tr.appendChild(cell("delay", r.expected_delay + (r.expected_delay === 1 ? " frame" : " frames") +
                                      " (" + Math.round(r.expected_rtt_ms) + " ms)"));
@@ -163,6 +185,41 @@ setInterval(refresh, 2000);
 </body>
 </html>
 )HTML";
+
+// The room's columns on the page, in the order of its description: the table head's cells
+// and the script's list.
+struct PageColumns {
+    std::string headings;
+    nlohmann::json columns = nlohmann::json::array();
+
+    void field(std::string_view column, const auto&, unsigned, PageColumn page = {}) {
+        if (page.id.empty()) return;
+        headings += "<th>" + std::string(page.heading) + "</th>";
+        columns.push_back({std::string(page.id), std::string(column), page.row_hook});
+    }
+    void thousandths(std::string_view, const auto&, std::string_view, unsigned) {}
+};
+
+void fill(std::string& page, std::string_view marker, const std::string& text) {
+    const auto at = page.find(marker);
+    if (at == std::string::npos) throw std::logic_error("the web page lost its marker");
+    page.replace(at, marker.size(), text);
+}
+
+std::string page_with_columns() {
+    PageColumns walk;
+    const Room room;
+    fields(walk, room);
+    std::string page = kPage;
+    fill(page, kHeadings, walk.headings);
+    fill(page, kColumns, walk.columns.dump());
+    return page;
+}
+
+}  // namespace
+
+const std::string& web_page() {
+    static const std::string page = page_with_columns();
     return page;
 }
 

@@ -15,6 +15,8 @@ breach() {
     shift
     pattern=$1 rule=$2
     local allowed=${3:-} hits
+    # No files (a tree without this folder): nothing to check, and grep must not read stdin.
+    [ ${#files[@]} -eq 0 ] && return 0
     hits=$(grep -HnE "$pattern" "${files[@]}" 2>/dev/null || true)
     if [ -n "$allowed" ] && [ -n "$hits" ]; then hits=$(grep -vE "$allowed" <<<"$hits" || true); fi
     if [ -n "$hits" ]; then
@@ -70,15 +72,46 @@ room io base interfaces wire reach
 mapfile -t shipped < <(files netplay frontend common lobby | grep -v '^netplay/sim/')
 breach "${shipped[@]}" -- '#include +"netplay/sim/' \
     "only the simulator itself, tests and benchmarks include it"
-# SDL lives in the player's window only.
-breach frontend/*.h frontend/*.cpp frontend/{app,host,session,player,lobby_client,reach}/*.h \
-    frontend/{app,host,session,player,lobby_client,reach}/*.cpp -- \
-    '#include +[<"]SDL' "SDL only in frontend/player/sdl/"
-# How a host becomes reachable (frontend/reach/) talks to the router, not to the rooms that
-# use it: the program calls it, never the other way round.
-breach frontend/reach/*.h frontend/reach/*.cpp -- \
-    '#include +"frontend/(app|host|session|player|lobby_client)/' \
-    "frontend/reach/ includes nothing of the other frontend rooms"
+# The player's program (frontend/): every file in the room of what it is (nothing in frontend/
+# itself nor in a folder that is no room, besides the build files), the rooms one way.
+frontend_rooms="files terminal reach host session player player/sdl lobby_client app"
+while IFS= read -r f; do
+    echo "$f  <- frontend/ keeps its files in rooms (${frontend_rooms// /, })"
+    status=1
+done < <(find frontend -type f ! -name CMakeLists.txt 2>/dev/null |
+    grep -vE "^frontend/(${frontend_rooms// /|})/[^/]+\$" | sort)
+# The player's rooms, lowest first: a room includes of frontend/ only itself and the rooms named
+# after it (docs/architecture.md). player/sdl/ is a room of its own inside player/: a room's
+# files are those directly in its folder, and naming player/ does not let a file include
+# player/sdl/.
+# frontend_room NAME MAY...: the breach is any frontend/ include outside NAME and MAY.
+frontend_room() {
+    local name=$1
+    shift
+    local allowed
+    allowed=$(IFS='|'; echo "$name${*:+|$*}")
+    mapfile -t in_room < <(find "frontend/$name" -maxdepth 1 \( -name '*.h' -o -name '*.cpp' \) \
+        2>/dev/null | sort)
+    breach "${in_room[@]}" -- '#include +"frontend/' \
+        "frontend/$name/ includes of frontend/ only itself${*:+ and $*}" \
+        "#include +\"frontend/($allowed)/[^/\"]+\""
+}
+# files/ (file formats, safe writing) and terminal/ (the progress bar) serve every room and
+# include none; reach/ talks to the router and the lobby, not to the rooms that use it; a
+# session never includes the window that shows it (the window polls the session); the program
+# (app/) opens a window through PlayerWindow, never through player/sdl/ (linked, not included).
+frontend_room files
+frontend_room terminal
+frontend_room reach
+frontend_room host files
+frontend_room session files terminal host
+frontend_room player files host session
+frontend_room player/sdl files host player
+frontend_room lobby_client files host session player reach
+frontend_room app files terminal reach host session player lobby_client
+# SDL lives in the player's window only: the rooms above it see a PlayerWindow.
+mapfile -t not_sdl < <(files frontend | grep -v '^frontend/player/sdl/')
+breach "${not_sdl[@]}" -- '#include +[<"]SDL' "SDL only in frontend/player/sdl/"
 # The lobby is a service of its own (framelock-lobby runs it without the player): nothing of
 # the player, its window or the core host, in the service nor in its tests.
 breach lobby/*.h lobby/*.cpp lobby/*/*.h lobby/*/*.cpp -- '#include +("frontend/|[<"](SDL|libretro))' \

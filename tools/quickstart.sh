@@ -18,7 +18,7 @@ PACKAGES=(
     libsdl2-ttf-dev libsamplerate0-dev fonts-dejavu-core xvfb xauth xdotool chromium
     catch2 cc65 sdcc python3-matplotlib clang libclang-rt-14-dev
     libretro-nestopia libretro-beetle-pce-fast libretro-gambatte libretro-mgba libretro-core-info
-    libminiupnpc-dev iproute2 nftables python3
+    libminiupnpc-dev iproute2 nftables python3 universal-ctags
 )
 
 JOBS=$(nproc 2>/dev/null || echo 2)

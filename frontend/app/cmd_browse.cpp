@@ -34,7 +34,8 @@ int cmd_browse(JoinArgs args, const std::string& lobby_url) {
 
     install_stop_signal_handlers();
     netplay::SteadyClock clock;
-    const auto choice = lobby::run_room_browser(*window.value(), lobby_url, clock, args.spectate);
+    const auto choice =
+        lobby_client::run_room_browser(*window.value(), lobby_url, clock, args.spectate);
     if (!choice) return 0;  // the player left the browser
     // Joined as `join --lobby URL CODE` would: with relay probes, and a host behind a router
     // reached through it (or the room moved to a relay).

@@ -11,7 +11,7 @@
 #include "frontend/app/commands.h"
 #include "frontend/app/lobby_adapter.h"
 #include "frontend/app/server_args.h"
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 #include "frontend/lobby_client/lobby_client.h"
 #include "frontend/session/realtime_loop.h"
 #include "frontend/session/server_runner.h"
@@ -35,14 +35,14 @@ int cmd_server(const ServerArgs& args) {
         for (const auto port : server.value()->ports()) ports += std::to_string(port) + "\n";
         if (Status s = write_file_atomic(args.port_file, ports); !s) return fail(s.error());
     }
-    std::unique_ptr<lobby::ServerAnnouncer> announcer;
+    std::unique_ptr<lobby_client::ServerAnnouncer> announcer;
     if (!args.lobby_url.empty()) {
         std::vector<std::string> addresses;
         const std::string host = args.public_host.empty() ? "127.0.0.1" : args.public_host;
         for (const auto port : server.value()->ports())
             addresses.push_back(host + ":" + std::to_string(port));
         announcer =
-            std::make_unique<lobby::ServerAnnouncer>(args.lobby_url, addresses, args.region);
+            std::make_unique<lobby_client::ServerAnnouncer>(args.lobby_url, addresses, args.region);
     }
     LobbyFeed feed(nullptr, clock);
     feed.announcer = announcer.get();

@@ -1,4 +1,4 @@
-// The subcommands of `framelock` (frontend/cli.h dispatches to them), one file each:
+// The subcommands of `framelock` (frontend/app/cli.h dispatches to them), one file each:
 //
 //   run       cmd_run.cpp       play a core alone, in a window or headless
 //   server    cmd_server.cpp    run netplay sessions (headless)

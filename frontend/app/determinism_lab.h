@@ -4,17 +4,19 @@
 //
 // Each check runs the core in child processes (this executable again, with --worker), so a
 // core that crashes is reported with its frame and the two runs of "run twice" share no
-// globals:
-// - roundtrip: netplay::RoundTripCheck (save every frame, serialize twice, reload `distance`
-//   frames back, compare right after loading and every re-run frame) in one worker;
-// - twice: two workers from power-on with the same inputs, driven frame by frame over pipes
-//   and compared after every frame (state hash and every memory region's hash); at the first
-//   difference both dump their state, memory and picture;
-// - the cross-machine hash log (report/hashes.log, `--compare A B` compares two of them).
+// globals (synctest_worker.h: both ends of that channel):
+// - roundtrip (synctest_roundtrip.h): netplay::RoundTripCheck (save every frame, serialize
+//   twice, reload `distance` frames back, compare right after loading and every re-run
+//   frame) in one worker;
+// - twice (synctest_twice.h): two workers from power-on with the same inputs, driven frame by
+//   frame over pipes and compared after every frame (state hash and every memory region's
+//   hash); at the first difference both dump their state, memory and picture;
+// - the cross-machine hash log (report/hashes.log; synctest_hash_log.h: `--compare A B`
+//   compares two of them).
 //
-// The report directory holds summary.txt, summary.json and, per failed check, the two
-// states at the divergent frame, the differing memory and a PNG of both pictures side by side
-// with the differing pixels highlighted.
+// The report directory (synctest_report.h) holds summary.txt, summary.json and, per failed
+// check, the two states at the divergent frame, the differing memory and a PNG of both
+// pictures side by side with the differing pixels highlighted.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/app/synctest_hash_log.h"  // run_synctest_compare, for `--compare A B`
 #include "frontend/host/retro_emulator.h"
 
 namespace framelock::frontend {
@@ -52,11 +55,6 @@ int run_synctest(const SynctestOptions& options);
 int run_synctest_worker(const SynctestOptions& options, const std::string& mode,
                         const std::string& dir);
 
-// `framelock synctest --compare A B`: two hash logs (from two machines, or any two runs):
-// the first frame whose state hash or any region hash differs and which regions. 0 when
-// identical, 1 when not, kIo/kUsage when a file is missing or malformed.
-int run_synctest_compare(const std::string& a, const std::string& b);
-
 // Before a rollback session: the round-trip check (netplay::RoundTripCheck, the same code
 // as `framelock synctest`) for `frames` frames of seeded random input, on a private copy of
 // the core with the same content and options, told the savestate context is rollback
@@ -64,13 +62,5 @@ int run_synctest_compare(const std::string& a, const std::string& b);
 // the check diverged when the savestates cannot be trusted for rollback.
 Status check_rollback_savestates(const HostConfig& host, std::uint64_t frames,
                                  std::uint32_t distance);
-
-// A parsed hash-log line: "FRAME HASH[ NAME=HASH...]".
-struct HashLogEntry {
-    std::uint64_t frame = 0;
-    std::uint64_t hash = 0;
-    std::vector<std::pair<std::string, std::uint64_t>> regions;
-};
-std::optional<HashLogEntry> parse_hash_log_entry(const std::string& line);
 
 }  // namespace framelock::frontend

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "common/log.h"
+#include "frontend/files/user_dirs.h"
 
 namespace framelock::frontend {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/config.h"
+#include "frontend/app/config.h"
 #include "frontend/host/core_locator.h"
 #include "frontend/host/retro_emulator.h"
 #include "frontend/player/player_window.h"

@@ -33,9 +33,9 @@ class LobbyFeed : public RealtimeObserver {
     LobbyFeed(RealtimeObserver* inner, const netplay::Clock& clock)
         : m_inner(inner), m_clock(clock) {}
 
-    lobby::RoomKeeper* keeper = nullptr;
+    lobby_client::RoomKeeper* keeper = nullptr;
     ClientRunner* client = nullptr;
-    lobby::ServerAnnouncer* announcer = nullptr;
+    lobby_client::ServerAnnouncer* announcer = nullptr;
     const ServerRunner* server = nullptr;
     // A host's rendezvous with the lobby (hole punching, moves), stepped on `rendezvous_socket`.
     HostRendezvous* rendezvous = nullptr;

@@ -13,7 +13,7 @@
 #include "frontend/app/lobby_adapter.h"
 #include "frontend/app/room_session.h"
 #include "frontend/app/window_setup.h"
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 #include "frontend/host/input_script.h"
 #include "frontend/host/retro_emulator.h"
 #include "frontend/lobby_client/lobby_client.h"
@@ -128,7 +128,7 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
             if (!written) return fail(written.error());
         }
     }
-    std::unique_ptr<lobby::RoomKeeper> keeper;
+    std::unique_ptr<lobby_client::RoomKeeper> keeper;
     std::unique_ptr<HostRendezvous> rendezvous;
     std::string playing_on = address;  // the session this player is in, as the lobby names it
     if (server_args && !server_args->lobby_url.empty()) {
@@ -141,10 +141,10 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
         // With the host's round trips to the live relays: the lobby puts the room on the one
         // that suits its players (now, or when this host cannot be reached directly).
         const nlohmann::json body =
-            lobby::with_probes(room_body(args, *server_args, *emulator.value(), announced),
-                               lobby::probe_relays_json(server_args->lobby_url),
-                               emulator.value()->frames_per_second());
-        auto room = lobby::create_room(server_args->lobby_url, body);
+            lobby_client::with_probes(room_body(args, *server_args, *emulator.value(), announced),
+                                      lobby_client::probe_relays_json(server_args->lobby_url),
+                                      emulator.value()->frames_per_second());
+        auto room = lobby_client::create_room(server_args->lobby_url, body);
         if (!room) return fail(room.error());
         if (!server) address = room.value().server_address;
         fmt::print("room code {}\n", room.value().code);
@@ -152,11 +152,12 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
         log_info("lobby: room {} at {}, playing on {}", room.value().code, server_args->lobby_url,
                  room.value().server_address);
         playing_on = room.value().server_address;
-        keeper = std::make_unique<lobby::RoomKeeper>(server_args->lobby_url, room.value(), body);
+        keeper =
+            std::make_unique<lobby_client::RoomKeeper>(server_args->lobby_url, room.value(), body);
         // The room's socket registers with the lobby's rendezvous: players behind other
         // routers punch through to it, and the lobby can move the room to a relay.
         if (!room.value().rendezvous_key.empty()) {
-            if (auto lobby_udp = lobby::rendezvous_endpoint(server_args->lobby_url)) {
+            if (auto lobby_udp = lobby_client::rendezvous_endpoint(server_args->lobby_url)) {
                 rendezvous = std::make_unique<HostRendezvous>(
                     lobby_udp.value(), [k = keeper.get()] { return k->rendezvous_key(); });
             } else {

@@ -10,7 +10,7 @@ namespace framelock::frontend {
 namespace {
 
 // ", expected input delay N frames (M ms round trip)", when the lobby could tell.
-std::string expected(const lobby::JoinAnswer& answer) {
+std::string expected(const lobby_client::JoinAnswer& answer) {
     if (!answer.expected_delay) return "";
     return fmt::format(", expected input delay {} frames ({:.0f} ms round trip)",
                        *answer.expected_delay, answer.expected_rtt_ms.value_or(0));
@@ -22,9 +22,9 @@ Result<RoomSession> find_room_session(const JoinArgs& args) {
     const std::string& code = args.address;
     // Round trips to the live relays go with the join: the lobby puts a waiting room on the
     // relay that suits every player, and says what delay to expect there.
-    lobby::JoinRequest request{args.password, args.spectate,
-                               lobby::probe_relays_json(args.lobby_url), false};
-    auto joined = lobby::join_room(args.lobby_url, code, request);
+    lobby_client::JoinRequest request{args.password, args.spectate,
+                                      lobby_client::probe_relays_json(args.lobby_url), false};
+    auto joined = lobby_client::join_room(args.lobby_url, code, request);
     if (!joined) return joined.error();
     RoomSession found;
     found.address = joined.value().server_address;
@@ -46,7 +46,7 @@ Result<RoomSession> find_room_session(const JoinArgs& args) {
     if (seen && (plan.candidates.empty() || !(plan.candidates.front() == seen.value())))
         plan.candidates.push_back(seen.value());
     if (auto ticket = netplay::secret_from_hex(joined.value().punch_ticket)) {
-        auto lobby = lobby::rendezvous_endpoint(args.lobby_url);
+        auto lobby = lobby_client::rendezvous_endpoint(args.lobby_url);
         if (lobby) {
             plan.lobby = lobby.value();
             plan.ticket = *ticket;
@@ -65,7 +65,7 @@ Result<RoomSession> find_room_session(const JoinArgs& args) {
     log_warn("lobby: cannot reach the host of room {}: {}; asking the lobby for a relay", code,
              reached.error().message);
     request.relay = true;
-    auto relayed = lobby::join_room(args.lobby_url, code, request);
+    auto relayed = lobby_client::join_room(args.lobby_url, code, request);
     if (!relayed) return relayed.error();
     if (!relayed.value().on_relay) {
         return make_error(ErrorCode::kProtocol,

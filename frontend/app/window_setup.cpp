@@ -5,7 +5,8 @@
 #include <filesystem>
 
 #include "common/log.h"
-#include "frontend/config.h"
+#include "frontend/app/config.h"
+#include "frontend/files/user_dirs.h"
 
 namespace framelock::frontend {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "frontend/files/text_file.h"
 #include "frontend/host/io.h"
 #include "frontend/host/retro_emulator.h"
-#include "frontend/text_file.h"
 
 namespace framelock::frontend {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 
 namespace framelock::frontend {
 namespace fs = std::filesystem;

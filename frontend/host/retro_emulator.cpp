@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/log.h"
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 #include "netplay/determinism/state_hash.h"
 
 namespace framelock::frontend {

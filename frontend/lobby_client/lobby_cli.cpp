@@ -7,13 +7,13 @@
 #include "common/log.h"
 #include "frontend/lobby_client/lobby_client.h"
 
-namespace framelock::lobby {
+namespace framelock::frontend::lobby_client {
 
 void add_lobby_command(CLI::App& app, LobbyCommand& c) {
     c.lobby = app.add_subcommand("lobby", "the matchmaking lobby: serve it, or list its rooms");
     c.lobby->require_subcommand(1);
     c.serve = c.lobby->add_subcommand("serve", "run the lobby (HTTP JSON API and web page)");
-    add_serve_options(*c.serve, c.serve_options);
+    lobby::add_serve_options(*c.serve, c.serve_options);
 
     c.list = c.lobby->add_subcommand("list", "print the lobby's live rooms");
     c.list->add_option("--lobby", c.url, "the lobby's URL")->capture_default_str();
@@ -92,9 +92,9 @@ int list(const LobbyCommand& c) {
 }  // namespace
 
 int run_lobby_command(LobbyCommand& c) {
-    if (c.serve && c.serve->parsed()) return run_serve(c.serve_options);
+    if (c.serve && c.serve->parsed()) return lobby::run_serve(c.serve_options);
     if (c.list && c.list->parsed()) return list(c);
     return -1;
 }
 
-}  // namespace framelock::lobby
+}  // namespace framelock::frontend::lobby_client

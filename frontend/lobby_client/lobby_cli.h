@@ -8,13 +8,13 @@
 
 #include "lobby/serve_command.h"
 
-namespace framelock::lobby {
+namespace framelock::frontend::lobby_client {
 
 struct LobbyCommand {
     CLI::App* lobby = nullptr;
     CLI::App* serve = nullptr;
     CLI::App* list = nullptr;
-    ServeOptions serve_options;
+    lobby::ServeOptions serve_options;
     // list
     std::string url = "http://127.0.0.1:8470";
     std::string game, core, mode;
@@ -27,4 +27,4 @@ void add_lobby_command(CLI::App& app, LobbyCommand& command);
 // Runs it if it was parsed; returns the exit code, or -1 when it was not.
 int run_lobby_command(LobbyCommand& command);
 
-}  // namespace framelock::lobby
+}  // namespace framelock::frontend::lobby_client

@@ -16,7 +16,7 @@
 #include "frontend/reach/relay_probe.h"
 #include "frontend/reach/url_authority.h"
 
-namespace framelock::lobby {
+namespace framelock::frontend::lobby_client {
 namespace {
 
 using json = nlohmann::json;
@@ -158,7 +158,7 @@ Result<JoinAnswer> join_room(const std::string& url, const std::string& code,
 
 Result<netplay::Endpoint> rendezvous_endpoint(const std::string& url) {
     // "http://HOST:PORT[/...]": the lobby's UDP rendezvous has the same host and port.
-    const std::string rest = frontend::url_authority(url);
+    const std::string rest = url_authority(url);
     const auto colon = rest.rfind(':');
     const std::string host = colon == std::string::npos ? rest : rest.substr(0, colon);
     const std::string port = colon == std::string::npos ? "80" : rest.substr(colon + 1);
@@ -189,10 +189,10 @@ json probe_relays_json(const std::string& url) {
         return json::object();
     // Free relays first (only those take a new room), then the busy ones (a room already on
     // one stays there): at most the 64 the lobby accepts.
-    std::vector<frontend::RelayTarget> free, busy;
+    std::vector<RelayTarget> free, busy;
     for (const auto& s : body["servers"]) {
         if (!s.is_object()) continue;
-        frontend::RelayTarget target{s.value("id", ""), s.value("address", "")};
+        RelayTarget target{s.value("id", ""), s.value("address", "")};
         if (target.id.empty()) continue;
         (s.value("load", 0) < s.value("capacity", 0) ? free : busy).push_back(std::move(target));
     }
@@ -200,7 +200,7 @@ json probe_relays_json(const std::string& url) {
     if (free.size() > 64) free.resize(64);
     json probes = json::object();
     if (free.empty()) return probes;
-    auto results = frontend::probe_relays(free);
+    auto results = probe_relays(free);
     if (!results) {
         framelock::log_warn("lobby: cannot probe the relays: {}", results.error().message);
         return probes;
@@ -470,4 +470,4 @@ void ServerAnnouncer::run() {
     }
 }
 
-}  // namespace framelock::lobby
+}  // namespace framelock::frontend::lobby_client

@@ -1,4 +1,6 @@
-// The netplay commands' side of the lobby (frontend/lobby/api.h is the other side):
+// The netplay commands' side of the lobby, over its HTTP JSON API (the service's side is
+// lobby/api.h; docs/lobby.md lists the requests). Namespace frontend::lobby_client: the
+// player's client, apart from the service's framelock::lobby.
 //
 //   create_room / join_room   one request each, made before the real-time loop starts
 //   RoomKeeper                `host --lobby`: heartbeats the room with its player count,
@@ -30,7 +32,7 @@ namespace httplib {
 class Client;
 }
 
-namespace framelock::lobby {
+namespace framelock::frontend::lobby_client {
 
 // An HTTP client for the lobby at `url` with every timeout set to `timeout_s` seconds.
 std::unique_ptr<httplib::Client> lobby_http_client(const std::string& url, int timeout_s);
@@ -171,4 +173,4 @@ class ServerAnnouncer {
     std::thread m_thread;
 };
 
-}  // namespace framelock::lobby
+}  // namespace framelock::frontend::lobby_client

@@ -14,12 +14,8 @@
 #include "common/stop_signal.h"
 #include "frontend/player/room_browser_model.h"
 
-namespace framelock::lobby {
+namespace framelock::frontend::lobby_client {
 namespace {
-
-using frontend::BrowserAction;
-using frontend::RoomBrowserModel;
-using frontend::Tone;
 
 // Often enough that a room opened elsewhere shows up while the player looks, seldom
 // enough not to count against the lobby's per-IP rate limit.
@@ -51,7 +47,7 @@ struct Fetched {
 
 class Browser {
   public:
-    Browser(frontend::PlayerWindow& window, const std::string& url, const netplay::Clock& clock,
+    Browser(PlayerWindow& window, const std::string& url, const netplay::Clock& clock,
             bool spectating)
         : m_window(window),
           m_url(url),
@@ -93,7 +89,7 @@ class Browser {
             if (m_clock.now_us() >= m_next_refresh) refresh();
             collect();
             m_window.overlay().set_menu(
-                frontend::OverlayModel::Menu{m_model.lines(m_url), m_model.selected_line()});
+                OverlayModel::Menu{m_model.lines(m_url), m_model.selected_line()});
             m_window.show(m_clock.now_us());
             // A list needs no 60 Hz loop of its own; this keeps key response under a frame
             // on any display without spinning when vsync is off.
@@ -149,7 +145,7 @@ class Browser {
             m_model.set_status(fmt::format("cannot reach the lobby: {}", res.error), Tone::kError);
             return;
         }
-        auto rooms = res.status == 200 ? frontend::parse_rooms_json(res.body) : std::nullopt;
+        auto rooms = res.status == 200 ? parse_rooms_json(res.body) : std::nullopt;
         if (!rooms) {
             m_model.set_status(
                 fmt::format("the lobby answered {}: {}", res.status, error_of(res.body)),
@@ -212,7 +208,7 @@ class Browser {
         return choice;
     }
 
-    frontend::PlayerWindow& m_window;
+    PlayerWindow& m_window;
     std::string m_url;
     const netplay::Clock& m_clock;
     bool m_spectating;
@@ -227,11 +223,10 @@ class Browser {
 
 }  // namespace
 
-std::optional<BrowseChoice> run_room_browser(frontend::PlayerWindow& window,
-                                             const std::string& lobby_url,
+std::optional<BrowseChoice> run_room_browser(PlayerWindow& window, const std::string& lobby_url,
                                              const netplay::Clock& clock, bool spectating) {
     Browser browser(window, lobby_url, clock, spectating);
     return browser.run();
 }
 
-}  // namespace framelock::lobby
+}  // namespace framelock::frontend::lobby_client

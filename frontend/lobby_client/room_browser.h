@@ -11,7 +11,7 @@
 #include "netplay/base/result.h"
 #include "netplay/interfaces/clock.h"
 
-namespace framelock::lobby {
+namespace framelock::frontend::lobby_client {
 
 struct BrowseChoice {
     std::string code;
@@ -23,8 +23,7 @@ struct BrowseChoice {
 // came (nullopt). Lobby errors are shown in the window, never fatal: the lobby may come
 // back. Full rooms are refused unless `spectating` (spectators need no slot). Leaves the
 // window out of menu mode.
-std::optional<BrowseChoice> run_room_browser(frontend::PlayerWindow& window,
-                                             const std::string& lobby_url,
+std::optional<BrowseChoice> run_room_browser(PlayerWindow& window, const std::string& lobby_url,
                                              const netplay::Clock& clock, bool spectating);
 
-}  // namespace framelock::lobby
+}  // namespace framelock::frontend::lobby_client

@@ -1,4 +1,4 @@
-// Reading PlayerSettings from a parsed config file (used by config.cpp only).
+// Reading PlayerSettings from a parsed config file (used by frontend/app/config.cpp only).
 #pragma once
 
 #include <toml++/toml.h>

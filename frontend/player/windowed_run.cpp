@@ -12,10 +12,10 @@
 
 #include "common/log.h"
 #include "common/stop_signal.h"
+#include "frontend/files/text_file.h"
 #include "frontend/host/headless.h"
 #include "frontend/host/image.h"
 #include "frontend/host/input_script.h"
-#include "frontend/text_file.h"
 
 namespace framelock::frontend {
 namespace {

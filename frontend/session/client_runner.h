@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "frontend/files/rejoin_file.h"
+#include "frontend/files/replay_file.h"
 #include "frontend/host/headless.h"
 #include "frontend/host/io.h"
 #include "frontend/host/retro_emulator.h"
-#include "frontend/player/view_events.h"
-#include "frontend/progress.h"
-#include "frontend/rejoin_file.h"
-#include "frontend/replay_file.h"
 #include "frontend/session/session_summary.h"
+#include "frontend/session/view_events.h"
+#include "frontend/terminal/progress.h"
 #include "netplay/base/result.h"
 #include "netplay/client/client.h"
 #include "netplay/interfaces/clock.h"
@@ -36,7 +36,7 @@ struct ClientRunConfig {
     unsigned ports = 2;        // controller ports the emulator has (HostConfig::ports)
     std::uint64_t frames = 0;  // leave after this many frames; 0: until the session ends
     std::string hash_log;      // "FRAME HASH" per frame, as `framelock run --hash-log`
-    std::string record_path;   // replay file (frontend/replay_file.h); empty: none
+    std::string record_path;   // replay file (frontend/files/replay_file.h); empty: none
     std::optional<std::uint64_t> screenshot_frame;  // picture after this frame ran ...
     std::string screenshot_path;                    // ... written here as PNG
     netplay::Micros server_timeout_us = netplay::kPeerSilenceTimeoutUs;

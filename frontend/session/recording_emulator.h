@@ -9,10 +9,10 @@
 #include <span>
 #include <vector>
 
+#include "frontend/files/replay_file.h"
 #include "frontend/host/headless.h"
 #include "frontend/host/image.h"
 #include "frontend/host/retro_emulator.h"
-#include "frontend/replay_file.h"
 #include "netplay/client/client.h"
 #include "netplay/determinism/evidence.h"
 #include "netplay/interfaces/emulator.h"

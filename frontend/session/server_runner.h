@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/player/view_events.h"
 #include "frontend/session/session_summary.h"
+#include "frontend/session/view_events.h"
 #include "netplay/base/result.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/io/enet_transport.h"

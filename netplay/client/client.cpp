@@ -4,57 +4,35 @@
 
 namespace framelock::netplay {
 namespace {
-constexpr Micros kStatsIntervalUs = 1'000'000;
-constexpr Micros kStallToleranceUs = 1'000;  // the loop's own timing granularity
-constexpr long kMinRttSamples = 8;
-// Pads are sampled at most this many frames beyond the confirmed ones: the server drops
-// inputs further ahead (ServerConfig::max_frames_ahead), and a Start or clock sample that
-// puts the session's present absurdly far ahead must not make one tick sample (and keep,
-// and send) every frame up to it.
-constexpr std::uint32_t kMaxSampleLead = 600;
-constexpr Micros kMaxSinceUs = Micros{1} << 53;
-// Evidence masks kept (each with the frame it applies from): the newest ones are all a
-// report can be under.
-constexpr std::size_t kMaxMasksKept = 16;
 // A tick this much later than the frame-paced loop promises: the process stalled, and what
 // arrived meanwhile waited on it, not on the network.
 constexpr Micros kLateTickUs = 8'000;
-// An echoed seq names one of the last 256 datagrams only if it is this recent (at 60 a second
-// they wrap every 4 s).
-constexpr Micros kEchoMaxAgeUs = 2'000'000;
-// Connected, a server that sends no Challenge this long speaks an older protocol (it waits
-// for a Hello first).
-constexpr Micros kChallengeWaitUs = 5'000'000;
 }  // namespace
 
 Client::Client(Transport& transport, const Clock& clock, Emulator& emulator, ClientConfig config)
-    : m_transport(transport), m_clock(clock), m_emulator(emulator), m_config(std::move(config)) {
-    m_sent_at.fill(-1);
-}
+    : m_clock(clock),
+      m_emulator(emulator),
+      m_config(std::move(config)),
+      m_link(transport, clock),
+      m_frames(m_config.stop_at_frame),
+      m_transfer(emulator, m_config.snapshots_kept) {}
 
 void Client::start() {
     m_state = State::kConnecting;
-    m_last_heard = m_clock.now_us();
-    auto peer = m_transport.connect(m_config.server_address);
-    if (!peer) {
-        end("cannot connect to " + m_config.server_address + ": " + peer.error().message);
-        return;
-    }
-    m_server = peer.value();
+    if (Status connected = m_link.connect(m_config.server_address, m_clock.now_us()); !connected)
+        end("cannot connect to " + m_config.server_address + ": " + connected.error().message);
 }
 
 void Client::end(const std::string& reason) {
     if (m_state == State::kEnded) return;
     m_state = State::kEnded;
     m_end_reason = reason;
-    emit({ClientEvent::Type::kDisconnected, m_slot, m_next_frame, 0, 0, reason});
+    emit({ClientEvent::Type::kDisconnected, slot(), m_frames.next_frame(), 0, 0, reason});
 }
 
 void Client::leave(const std::string& reason) {
     if (m_state == State::kEnded || m_state == State::kIdle) return;
-    m_transport.send(m_server, Channel::kControl, encode(Bye{ByeReason::kQuit, reason}));
-    m_transport.flush();
-    m_transport.disconnect(m_server);
+    m_link.close(reason);
     end("left: " + reason);
 }
 
@@ -66,38 +44,59 @@ std::optional<ClientEvent> Client::poll_event() {
 }
 
 int Client::delay_at(std::uint32_t frame) const {
-    auto it = m_schedule.upper_bound(frame);
-    if (it == m_schedule.begin()) return m_start.delay;
-    return std::prev(it)->second;
+    return m_frames.delay_at(frame);
 }
 
-bool Client::schedule_known_for(std::uint32_t frame) const {
-    // Rollback and no-wait run at one fixed delay: nothing to wait for (waiting for each keyframe's
-    // confirmation would stall a zero-delay client at every keyframe).
-    if (m_welcome.mode != SessionMode::kFrameLock) return true;  // one fixed delay
-    const std::uint32_t keyframe = frame - frame % m_welcome.keyframe_interval;
-    return keyframe == 0 || m_schedule.count(keyframe) > 0;
+const EvidenceMask& Client::evidence_mask_at(std::uint32_t frame) const {
+    return m_evidence.mask_at(frame);
 }
 
-std::uint32_t Client::scheduled_frame(Micros now) const {
-    // The last frame whose time has come; frame 0's time not yet come gives "frame -1".
-    // Clamped (to 285 years) so that since * 1000 cannot overflow for a start time far in
-    // the past: frame numbers wrap at 2^32 anyway.
-    const Micros since = std::min(m_sync.to_server(now) - m_start.start_time_us, kMaxSinceUs);
-    if (since < 0) return static_cast<std::uint32_t>(-1);
-    return static_cast<std::uint32_t>(frame_time().frames_in(since));
+Micros Client::round_trip_quantile(double q) const {
+    return m_pad.round_trip_quantile(q);
 }
 
-Micros Client::frame_due_local(std::uint32_t frame) const {
-    // Rounded up to the microsecond: at the time returned, scheduled_frame() counts the frame
-    // as come (rounded down, a loop woken then would find it a microsecond early and spin).
-    const Micros server_time = m_start.start_time_us + frame_time().span_us_up(frame);
-    return m_sync.to_local(server_time);
+ClientStatsSnapshot Client::stats() const {
+    ClientStatsSnapshot s;
+    m_frames.fill(s);
+    m_rollback.fill(s);
+    m_link.fill(s);
+    s.delay = m_state == State::kRunning ? delay_at(m_frames.next_frame()) : 0;
+    return s;
+}
+
+ClientTimeline Client::timeline() const {
+    return ClientTimeline(m_start.start_time_us, frame_time(), m_link.clock_offset());
+}
+
+ClientTransfer::Position Client::transfer_position() const {
+    ClientTransfer::Position position;
+    switch (m_state) {
+        case State::kConnecting:
+            position.stage = ClientTransfer::Stage::kConnecting;
+            break;
+        case State::kLobby:
+            position.stage = ClientTransfer::Stage::kLobby;
+            break;
+        case State::kJoining:
+            position.stage = ClientTransfer::Stage::kJoining;
+            break;
+        case State::kRunning:
+            position.stage = ClientTransfer::Stage::kRunning;
+            break;
+        case State::kIdle:
+        case State::kEnded:
+            position.stage = ClientTransfer::Stage::kOther;
+            break;
+    }
+    position.next_frame = m_frames.next_frame();
+    position.final_end = m_welcome.mode == SessionMode::kRollback ? m_rollback.verified_end()
+                                                                  : m_frames.next_frame();
+    return position;
 }
 
 bool Client::may_sample_next() const {
-    return !spectator() && Frame(m_sample_frame) < Frame(m_confirmed_end + kMaxSampleLead) &&
-           schedule_known_for(m_sample_frame);
+    return !spectator() && m_pad.within_lead(m_frames.confirmed_end()) &&
+           m_frames.schedule_known_for(m_pad.next_sample_frame());
 }
 
 Micros Client::run_behind_us() const {
@@ -105,23 +104,27 @@ Micros Client::run_behind_us() const {
     return spectator() ? frame_time().span_us(m_config.spectator_buffer_frames) : 0;
 }
 
+int Client::send_interval() const {
+    // Fixed by the server. (Batching more at long delays would keep 200 ms links under
+    // 2 KB/s, but the extra frame of batching raises the measured round trip and so the
+    // delay: it needs a controller that accounts for it.)
+    return m_welcome.send_interval;
+}
+
 int Client::tick(InputWord local_pad) {
     const Micros now = m_clock.now_us();
     // The end is final: nothing that arrives after it is read (a join whose transfer
     // failed must not be completed by the chunks still on their way).
     if (m_state == State::kEnded) return 0;
-    if (m_state == State::kRunning) {
-        const Micros frame_us = frame_time().us();
-        m_tick_late = m_last_tick >= 0 && now - m_last_tick > frame_us + kLateTickUs;
-    }
+    if (m_state == State::kRunning)
+        m_tick_late = m_last_tick >= 0 && now - m_last_tick > frame_time().us() + kLateTickUs;
     m_last_tick = now;
-    while (auto event = m_transport.poll()) {
-        if (event->peer != m_server) continue;
+    while (auto event = m_link.poll()) {
         switch (event->type) {
             case TransportEvent::Type::kConnected:
                 // The server's Challenge follows; the Hello answers it.
-                m_connected_at = now;
-                m_last_heard = now;
+                m_handshake.connected(now);
+                m_link.heard(now);
                 break;
             case TransportEvent::Type::kDisconnected:
                 end(m_state == State::kConnecting
@@ -135,321 +138,178 @@ int Client::tick(InputWord local_pad) {
         if (m_state == State::kEnded) return 0;
     }
     if (m_state == State::kEnded || m_state == State::kIdle) return 0;
-    if (m_state == State::kConnecting && m_connected_at >= 0 && !m_hello_sent &&
-        now - m_connected_at > kChallengeWaitUs) {
-        end("the server at " + m_config.server_address + " sent no Challenge within " +
-            std::to_string(kChallengeWaitUs / 1'000'000) +
-            " s: it runs an older framelock (protocol below " + std::to_string(kProtocolVersion) +
-            "); update the older side");
-        return 0;
+    if (m_state == State::kConnecting) {
+        if (Status waiting = m_handshake.challenge_wait(now, m_config.server_address); !waiting) {
+            end(waiting.error().message);
+            return 0;
+        }
     }
-    if (now - m_last_heard > m_config.server_timeout_us) {
-        end("the server has been silent for " + std::to_string((now - m_last_heard) / 1000) +
+    if (m_link.silent_for(now) > m_config.server_timeout_us) {
+        end("the server has been silent for " + std::to_string(m_link.silent_for(now) / 1000) +
             " ms");
         return 0;
     }
-    if (m_upload) {  // a state the server asked for (before the start too)
-        for (const auto& message : m_upload->take_messages())
-            m_transport.send(m_server, Channel::kBulk, message);
-        if (m_upload->done()) m_upload.reset();
-    }
+    m_transfer.pump(m_link);  // a state the server asked for (before the start too)
     if (m_state == State::kLobby || m_state == State::kJoining) {
         // A joiner acknowledges the frames it collects while its state arrives.
         const Micros period =
             m_state == State::kJoining ? frame_time().us() * 2 : kLobbyHeartbeatUs;
         // Before the start each of the server's heartbeats is answered at once: they are
         // its round-trip samples for the first delay, and the start waits for them.
-        if (m_last_send < 0 || now - m_last_send >= period || m_answer_update) send_input();
-        m_answer_update = false;
-        if (now - m_last_stats >= kStatsIntervalUs) send_stats();
-        m_transport.flush();
+        if (m_link.heartbeat_due(now, period)) send_input();
+        if (m_link.stats_due(now)) send_stats();
+        m_link.flush();
         return 0;
     }
     if (m_state != State::kRunning) return 0;
 
-    const Micros frame_us = frame_time().us();
-    if (m_copy_at >= 0 && now >= m_copy_at) {
-        m_transport.send(m_server, Channel::kInput, m_copy);
-        m_copy_at = -1;
-        ++m_stats.copies_sent;
-    }
+    m_link.send_copy(now);
     // The pad is sampled on the server's timeline, for every frame whose time has come,
     // whether or not this emulator has kept up: after a stall the inputs for the frames
     // ahead are already on their way, and catching up is limited by emulation speed
     // alone. A frame's sample needs the delay of its keyframe; it waits for it if needed.
-    while (Frame(m_sample_frame) <= Frame(scheduled_frame(now)) && may_sample_next()) {
-        sample_input(m_sample_frame, local_pad);
-        ++m_sample_frame;
-        if (++m_samples_since_send >= send_interval()) send_input();
+    const std::uint32_t scheduled = timeline().scheduled_frame(now);
+    while (Frame(m_pad.next_sample_frame()) <= Frame(scheduled) && may_sample_next()) {
+        sample_next(local_pad);
+        if (m_link.count_sample(send_interval())) send_input();
     }
     const int ran = m_welcome.mode == SessionMode::kRollback && !spectator() ? run_rollback(now)
                                                                              : run_frame_lock(now);
     // Keep inputs, acknowledgements and round-trip samples flowing while stalled too. A
     // frame late, so it never doubles the frame-paced sends.
-    if (m_last_send < 0 || now - m_last_send >= (send_interval() + 1) * frame_us) send_input();
-    m_transport.flush();
+    if (m_link.send_due(now, (send_interval() + 1) * frame_time().us())) send_input();
+    m_link.flush();
     return ran;
-}
-
-int Client::run_frame_lock(Micros now) {
-    int ran = 0;
-    const Micros buffer = run_behind_us();
-    while (ran < m_config.max_catch_up_frames) {
-        if (m_resync_waiting && m_resync_waiting->first == m_next_frame) {
-            auto waiting = std::move(*m_resync_waiting);
-            m_resync_waiting.reset();
-            apply_resync(waiting.first, waiting.second);
-        }
-        const Micros due = frame_due_local(m_next_frame) + buffer;
-        if (now < due || at_stop()) break;
-        if (!(Frame(m_confirmed_end) > Frame(m_next_frame)) || !schedule_known_for(m_next_frame)) {
-            note_blocked(due, now);
-            break;
-        }
-        note_unblocked(now);
-        const std::uint32_t frame = m_next_frame;
-        const InputFrame inputs = m_confirmed.front();
-        m_confirmed.pop_front();
-        // Not looked at only if the next frame is due too and can run right away; the last
-        // frame a tick can run is always shown, even when the client runs behind.
-        const bool next_runs_now =
-            now >= frame_due_local(frame + 1) + buffer &&
-            !(m_config.stop_at_frame && frame + 1 >= m_config.stop_at_frame) &&
-            !m_confirmed.empty() && ran + 1 < m_config.max_catch_up_frames;
-        const bool behind = next_runs_now;
-        add_lateness(now - due);
-        m_emulator.run_frame(inputs, !behind);
-        if (behind) ++m_stats.frames_fast_forwarded;
-        ++m_stats.frames_run;
-        ++m_next_frame;
-        ++ran;
-        if (m_welcome.hash_interval && frame % m_welcome.hash_interval == 0 && !spectator()) {
-            queue_control(
-                encode(HashReport{frame, evidence_of(frame), evidence_mask_at(frame).generation}));
-        }
-        after_frame(frame, inputs);
-    }
-    return ran;
-}
-
-void Client::note_blocked(Micros due, Micros now) {
-    if (m_blocked_since >= 0) return;
-    // Only the time spent waiting from now on is a stall: a client already behind (catching
-    // up) must not count its backlog again.
-    m_blocked_since = std::max(due, now);
-    ++m_stats.stall_events;
-}
-
-void Client::note_unblocked(Micros now) {
-    if (m_blocked_since < 0) return;
-    const Micros frame_us = frame_time().us();
-    const Micros waited = now - m_blocked_since;
-    if (waited > kStallToleranceUs)
-        m_stats.stall_frames += static_cast<std::uint32_t>((waited + frame_us - 1) / frame_us);
-    m_blocked_since = -1;
-}
-
-int Client::send_interval() const {
-    // Fixed by the server. (Batching more at long delays would keep 200 ms links under
-    // 2 KB/s, but the extra frame of batching raises the measured round trip and so the
-    // delay: it needs a controller that accounts for it.)
-    return m_welcome.send_interval;
 }
 
 Micros Client::next_wakeup() const {
     const Micros now = m_clock.now_us();
     if (m_state != State::kRunning) return now + 1000;
-    const Micros frame_us = frame_time().us();
+    const ClientTimeline timeline = this->timeline();
     // Statistics and hash reports leave with the next input datagram (at the latest one
     // frame after the send interval): no wake-up of their own.
-    Micros wake = std::min(m_last_send + (send_interval() + 1) * frame_us,
-                           m_last_heard + m_config.server_timeout_us);
+    Micros wake =
+        m_link.next_wakeup((send_interval() + 1) * frame_time().us(), m_config.server_timeout_us);
     // A sample held back (by the lead or an unknown keyframe delay), like a frame waiting for
     // its inputs, is woken by what arrives (the network), not by time: waking for it would
     // spin.
-    if (may_sample_next()) wake = std::min(wake, frame_due_local(m_sample_frame));
-    if (m_copy_at >= 0) wake = std::min(wake, m_copy_at);
-    if (m_blocked_since < 0) wake = std::min(wake, frame_due_local(m_next_frame) + run_behind_us());
+    if (may_sample_next()) wake = std::min(wake, timeline.due(m_pad.next_sample_frame()));
+    if (!m_frames.blocked())
+        wake = std::min(wake, timeline.due(m_frames.next_frame()) + run_behind_us());
     return std::max(wake, now);
 }
 
-void Client::sample_input(std::uint32_t frame, InputWord pad) {
-    const std::uint32_t target = frame + static_cast<std::uint32_t>(delay_at(frame));
-    const InputWord presses = static_cast<InputWord>(pad & ~m_last_sample);
-    m_last_sample = pad;
-    if (m_own_started && Frame(target) < Frame(m_own_next)) {
-        // The delay fell: this sample has no frame of its own. A button pressed now is
-        // carried into the next frame that gets one, so no tap is ever lost.
-        m_carried_presses |= presses;
-        return;
+void Client::sample_next(InputWord pad) {
+    const std::uint32_t frame = m_pad.next_sample_frame();
+    const PadSampler::Sampled sampled =
+        m_pad.sample(pad, m_frames.delay_at(frame), timeline().due(frame), m_clock.now_us());
+    if (m_welcome.mode == SessionMode::kRollback) m_rollback.add_own(sampled.word, sampled.frames);
+}
+
+int Client::run_frame_lock(Micros now) {
+    const ClientTimeline timeline = this->timeline();
+    const Micros behind = run_behind_us();
+    int ran = 0;
+    while (ran < m_config.max_catch_up_frames) {
+        m_transfer.resync_if_due(transfer_position(), m_link, m_events);
+        const auto frame = m_frames.run_next(now, timeline, behind,
+                                             ran + 1 < m_config.max_catch_up_frames, m_emulator);
+        if (!frame) break;
+        ++ran;
+        if (m_welcome.hash_interval && frame->frame % m_welcome.hash_interval == 0 && !spectator())
+            report_hash(frame->frame, m_evidence.hash_after(frame->frame, m_emulator));
+        m_transfer.after_frame(frame->frame, frame->inputs, transfer_position(), m_link);
     }
-    const InputWord word = static_cast<InputWord>(pad | m_carried_presses);
-    m_carried_presses = 0;
-    if (!m_own_started) {
-        // A late joiner's inputs start at its first sample's frame.
-        m_own_started = true;
-        m_own_next = m_own_acked_end = m_sample_base = target;
-        m_own.clear();
-        m_sample_times.clear();
-    }
-    // The delay rose: frames between the last sample's target and this one's get this
-    // sample too.
-    const Micros due = frame_due_local(frame);
-    m_max_late = std::max(m_max_late, m_clock.now_us() - due);
-    while (Frame(m_own_next) <= Frame(target)) {
-        m_own.push_back(word);
-        if (m_welcome.mode == SessionMode::kRollback) m_own_log.push_back(word);
-        m_sample_times.push_back(due);
-        ++m_own_next;
+    return ran;
+}
+
+int Client::run_rollback(Micros now) {
+    const ClientTimeline timeline = this->timeline();
+    const bool memory_evidence = m_evidence.newest_is_memory();
+    m_rollback.correct(now, timeline, m_frames, m_emulator, memory_evidence);
+    settle_rollback();
+    const int ran = m_rollback.run(now, timeline, m_frames, m_emulator,
+                                   m_config.max_catch_up_frames, memory_evidence);
+    settle_rollback();
+    return ran;
+}
+
+void Client::settle_rollback() {
+    // Frames run with every input confirmed are final: report their hashes, forget them.
+    while (const auto final = m_rollback.oldest_final(m_frames)) {
+        const std::uint32_t f = final->frame;
+        if (m_welcome.hash_interval && f % m_welcome.hash_interval == 0) {
+            report_hash(
+                f, m_evidence.hash_after(f, m_emulator, final->state_after, final->memory_after));
+        }
+        // Snapshots are of verified states only (joiners start from them).
+        if (m_transfer.wants_snapshot(f)) {
+            std::vector<std::uint8_t> state;
+            if (final->state_after) {
+                state = *final->state_after;
+            } else {
+                m_emulator.save_state(state);
+            }
+            m_transfer.take_snapshot(f + 1, std::move(state));
+        }
+        m_rollback.retire_oldest(m_frames);
+        m_transfer.serve_pending(transfer_position(), m_link);
     }
 }
 
-void Client::queue_control(std::vector<std::uint8_t> message) {
-    m_control_out.push_back(std::move(message));
-}
-
-void Client::add_lateness(Micros late) {
-    // A frame more than a minute late counts as a minute: the sum stays meaningful and
-    // cannot overflow, whatever times the server sent.
-    m_stats.lateness_total_us += std::min<Micros>(late, 60'000'000);
+void Client::report_hash(std::uint32_t frame, std::uint64_t hash) {
+    // A reliable report that rides with the next input datagram.
+    m_link.queue_control(encode(m_evidence.report(frame, hash)));
 }
 
 void Client::send_input() {
     const Micros now = m_clock.now_us();
+    const bool running = m_state == State::kRunning;
     // Reliable reports go out in the same flush as the input datagram, so ENet packs them
     // into it: sent on their own, a hash report and the statistics cost two datagrams a
     // second of headers (~120 B/s of a player's 2 KB/s upstream).
-    if (m_state == State::kRunning && now - m_last_stats >= kStatsIntervalUs) send_stats();
-    for (auto& message : m_control_out) m_transport.send(m_server, Channel::kControl, message);
-    m_control_out.clear();
+    if (running && m_link.stats_due(now)) send_stats();
     ClientInput input;
-    input.seq = m_seq++;
-    m_sent_at[input.seq] = now;
-    input.confirmed_ack = static_cast<std::uint16_t>(m_confirmed_end - 1);
-    input.latency_100us =
-        static_cast<std::uint16_t>(std::clamp<Micros>(m_max_round_trip / 100, 0, 65535));
-    m_max_round_trip = 0;
-    input.late_ms = static_cast<std::uint8_t>(std::clamp<Micros>(m_max_late / 1000, 0, 255));
-    m_max_late = 0;
-    input.echo_seq = m_echo_seq;
-    input.echo_hold_10us = kEchoHoldUnknown;
-    if (m_have_echo) {
-        input.echo_hold_10us = static_cast<std::uint16_t>(
-            std::clamp<Micros>((now - m_echo_at) / 10, 0, kEchoHoldUnknown));
-    }
-    input.first_frame = static_cast<std::uint16_t>(m_own_acked_end);
-    const std::size_t count = std::min(m_own.size(), kMaxFramesPerMessage);
-    input.inputs.assign(m_own.begin(), m_own.begin() + static_cast<std::ptrdiff_t>(count));
-    std::vector<std::uint8_t> bytes = encode(input);
-    m_transport.send(m_server, Channel::kInput, bytes);
-    // On a lossy link (the server says so) the same datagram goes again a moment later,
-    // unless a newer one replaces it first.
-    m_copy_at = -1;
-    if (m_copies > 1 && m_state == State::kRunning) {
-        m_copy = std::move(bytes);
-        m_copy_at = now + kCopySpacingUs;
-    }
-    m_last_send = now;
-    m_samples_since_send = 0;
-}
-
-void Client::answer(const Challenge& challenge) {
-    if (challenge.version != kProtocolVersion) {
-        end("protocol version mismatch: this framelock speaks " + std::to_string(kProtocolVersion) +
-            ", the server " + std::to_string(challenge.version) +
-            " (update framelock on the older side)");
-        return;
-    }
-    const bool spectating = m_config.role == Role::kSpectator;
-    const bool needed = spectating ? challenge.spectator_password : challenge.player_password;
-    Hello hello;
-    hello.requested_slot = m_config.requested_slot;
-    hello.player_name = m_config.player_name;
-    hello.content_name = m_config.content_name;
-    hello.identity = m_config.identity;
-    hello.role = m_config.role;
-    if (needed && !m_config.password.empty()) {
-        // The password stays here: the server gets a hash of its nonce under a key derived
-        // from it, good for this connection only.
-        const KdfCost& least = m_config.min_password_kdf;
-        if (!within_bounds(challenge.kdf) || challenge.kdf.passes < least.passes ||
-            challenge.kdf.memory_kib < least.memory_kib) {
-            end("the server asks for a password key costing " +
-                std::to_string(challenge.kdf.passes) + " passes over " +
-                std::to_string(challenge.kdf.memory_kib) + " KiB; this framelock derives one of " +
-                std::to_string(least.passes) + "-" + std::to_string(kMaxKdfCost.passes) +
-                " passes over " + std::to_string(least.memory_kib) + "-" +
-                std::to_string(kMaxKdfCost.memory_kib) +
-                " KiB (less would make the password cheap to guess from a captured join): "
-                "refused");
-            return;
-        }
-        const auto key = derive_password_key(m_config.password, challenge.salt, challenge.kdf);
-        if (!key) {
-            end("cannot derive the password key (out of memory?)");
-            return;
-        }
-        hello.password_proof = password_proof(*key, challenge.nonce, m_config.role);
-    }
-    if (m_config.rejoin_token && !spectating)
-        hello.rejoin_proof = rejoin_proof(*m_config.rejoin_token, challenge.nonce);
-    m_box_keys = new_box_keys();
-    hello.box_key = m_box_keys.public_key;
-    m_transport.send(m_server, Channel::kControl, encode(hello));
-    m_hello_sent = true;
+    input.confirmed_ack = static_cast<std::uint16_t>(m_frames.confirmed_end() - 1);
+    m_pad.fill(input);
+    m_link.send_input(std::move(input), now, running);
 }
 
 void Client::send_stats() {
-    ClientStats stats;
-    stats.frames_run = m_stats.frames_run;
-    stats.stall_frames = m_stats.stall_frames;
-    // RFC 6298 starts RTTVAR at half the first sample; a few samples in, the RTT means
-    // something. Until then the server hears "unknown" and waits (briefly) to start.
-    if (m_rtt.samples() >= kMinRttSamples) {
-        stats.srtt_100us =
-            static_cast<std::uint16_t>(std::clamp<Micros>(m_rtt.srtt() / 100, 1, 65535));
-        stats.rttvar_100us =
-            static_cast<std::uint16_t>(std::clamp<Micros>(m_rtt.rttvar() / 100, 0, 65535));
-    }
-    const std::uint64_t expected = m_stats.updates_received + m_stats.updates_lost;
-    stats.down_loss_permille =
-        expected ? static_cast<std::uint16_t>(m_stats.updates_lost * 1000 / expected)
-                 : std::uint16_t{0};
-    stats.down_lost = static_cast<std::uint32_t>(m_stats.updates_lost);
-    stats.clock_us =
-        std::clamp<Micros>(m_clock.now_us() + m_welcome_offset, -kMaxClockUs, kMaxClockUs);
-    m_transport.send(m_server, Channel::kControl, encode(stats));
-    m_last_stats = m_clock.now_us();
+    m_link.send_stats(m_frames.frames_run(), m_frames.stall_frames());
 }
 
 void Client::handle_message(std::span<const std::uint8_t> bytes) {
     const Micros now = m_clock.now_us();
-    m_last_heard = now;
+    m_link.heard(now);
     const auto id = peek_id(bytes);
     if (!id) return;  // unknown: dropped
     switch (*id) {
         case MsgId::kChallenge: {
             auto challenge = decode_challenge(bytes);
-            if (!challenge || m_state != State::kConnecting || m_hello_sent) return;
-            answer(*challenge);
+            if (!challenge || m_state != State::kConnecting || m_handshake.hello_sent()) return;
+            Result<Hello> hello = m_handshake.answer(*challenge, m_config);
+            if (!hello) {
+                end(hello.error().message);
+                return;
+            }
+            m_link.send(Channel::kControl, encode(hello.value()));
             return;
         }
         case MsgId::kWelcome: {
             auto welcome = decode_welcome(bytes);
-            if (!welcome || m_state != State::kConnecting || !m_hello_sent) return;
+            if (!welcome || m_state != State::kConnecting || !m_handshake.hello_sent()) return;
             m_welcome = *welcome;
-            m_slot = welcome->slot;
-            m_players = welcome->players;
-            m_sync.seed(welcome->server_time_us, now);
-            m_welcome_offset = welcome->server_time_us - now;
-            if (!spectator()) m_rejoin_token = open_token(welcome->sealed_token, m_box_keys);
+            m_frames.configure(welcome->mode, welcome->keyframe_interval);
+            m_rollback.configure(welcome->slot, welcome->players, welcome->prediction_window);
+            m_transfer.configure(*welcome);
+            m_link.seed_clock(welcome->server_time_us, now);
+            if (!spectator()) m_handshake.welcomed(welcome->sealed_token);
             m_state = State::kLobby;  // a late joiner's Start follows at once
-            emit({ClientEvent::Type::kWelcome, m_slot, 0, 0, 0, {}});
+            emit({ClientEvent::Type::kWelcome, slot(), 0, 0, 0, {}});
             if (!m_welcome.late) {
                 // Before the start, an early state can only be the start state.
-                auto early = std::move(m_early_bulk);
-                m_early_bulk.clear();
-                for (const auto& message : early) handle_bulk(message);
+                for (const auto& message : m_transfer.take_early()) handle_bulk(message);
             }
             return;
         }
@@ -467,31 +327,18 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             if (m_welcome.late) {
                 // The session runs already: its state comes first (handle_bulk).
                 m_state = State::kJoining;
-                m_join_header = false;
-                m_confirmed.clear();
-                emit({ClientEvent::Type::kJoining, m_slot, 0, 0, 0,
+                m_transfer.expect_join();
+                m_frames.start_late(start->delay);
+                emit({ClientEvent::Type::kJoining, slot(), 0, 0, 0,
                       "waiting for the session's state"});
-                auto early = std::move(m_early_bulk);
-                m_early_bulk.clear();
-                for (const auto& message : early) handle_bulk(message);
+                for (const auto& message : m_transfer.take_early()) handle_bulk(message);
                 return;
             }
-            m_schedule = {{0u, start->delay}};
-            m_next_frame = 0;
-            m_confirmed.assign(start->delay, InputFrame{});
-            m_confirmed_end = start->delay;
-            m_own.clear();
-            m_own_acked_end = m_own_next = start->delay;
-            m_sample_times.clear();
-            m_sample_base = start->delay;
-            m_sample_frame = 0;
-            m_ring.clear();
-            m_verified_end = 0;
-            for (auto& tail : m_tails) tail.clear();
-            m_own_log.assign(start->delay, InputWord{0});
-            m_own_log_base = 0;
+            m_frames.start(start->delay);
+            m_pad.start(start->delay);
+            m_rollback.start(start->delay);
             m_state = State::kRunning;
-            emit({ClientEvent::Type::kStarted, m_slot, 0, start->delay, 0, {}});
+            emit({ClientEvent::Type::kStarted, slot(), 0, start->delay, 0, {}});
             return;
         }
         case MsgId::kServerUpdate: {
@@ -513,7 +360,10 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             return;
         }
         case MsgId::kStateRequest: {
-            if (auto request = decode_state_request(bytes)) handle_state_request(*request);
+            auto request = decode_state_request(bytes);
+            if (!request) return;
+            Status served = m_transfer.on_request(*request, transfer_position(), m_link, m_events);
+            if (!served) end(served.error().message);
             return;
         }
         case MsgId::kStateHeader:
@@ -522,18 +372,12 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             handle_bulk(bytes);
             return;
         case MsgId::kEvidenceMask: {
-            auto mask = decode_evidence_mask(bytes);
-            // Generations only grow (wrap-safe): an older or repeated one is no news.
-            if (!mask ||
-                static_cast<std::int16_t>(mask->generation - m_masks.back().generation) <= 0)
-                return;
-            m_masks.push_back(std::move(*mask));
-            while (m_masks.size() > kMaxMasksKept) m_masks.pop_front();
+            if (auto mask = decode_evidence_mask(bytes)) m_evidence.add(std::move(*mask));
             return;
         }
         case MsgId::kDesync: {
             if (auto desync = decode_desync(bytes)) {
-                m_last_desync_frame = desync->frame;
+                m_transfer.note_desync(desync->frame);
                 emit({ClientEvent::Type::kDesync, 0, desync->frame, 0, desync->differing_slots,
                       "desync at frame " + std::to_string(desync->frame)});
             }
@@ -544,125 +388,47 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
     }
 }
 
-const EvidenceMask& Client::evidence_mask_at(std::uint32_t frame) const {
-    for (auto it = m_masks.rbegin(); it != m_masks.rend(); ++it) {
-        if (Frame(frame) >= Frame(it->from_frame)) return *it;
-    }
-    return m_masks.front();
-}
-
-std::uint64_t Client::evidence_of(std::uint32_t frame) {
-    return evidence_hash(m_emulator, evidence_mask_at(frame), m_evidence_scratch);
-}
-
-std::uint64_t Client::evidence_of(std::uint32_t frame, std::span<const std::uint8_t> state) const {
-    return evidence_hash(state, evidence_mask_at(frame));
-}
-
 void Client::handle_update(const ServerUpdate& update) {
     const Micros now = m_clock.now_us();
-    // A second copy (or a late one) is no news, and no measure of the round trip either.
-    const bool newest = m_update_loss.record(update.seq);
-    if (newest) {
-        m_present = update.present;
-        m_copies = update.copies;
-        m_stats.path_floor = update.path_floor;
-        m_have_echo = true;
-        m_echo_seq = update.seq;
-        m_echo_at = now;
-        m_answer_update = m_state == State::kLobby;
-    } else {
-        ++m_stats.updates_redundant;
-    }
-    m_stats.updates_received = m_update_loss.received();
-    m_stats.updates_lost = m_update_loss.lost();
-
-    // Round trip and clock offset from the echoed client time: only an echo of a time this
-    // client sent counts (before the server heard from us it echoes nothing meaningful).
-    // A saturated hold is no measure: after an outage the server may echo a time it got
-    // seconds ago, and the round trip would take the outage for the network.
-    const Micros t0 = m_sent_at[update.echo_seq];
-    if (newest && update.echo_hold_10us != kEchoHoldUnknown && t0 >= 0 &&
-        now - t0 < kEchoMaxAgeUs) {
-        const Micros hold = static_cast<Micros>(update.echo_hold_10us) * 10;
-        const Micros rtt = now - t0 - hold;
-        if (t0 <= now && rtt >= 0 && rtt < 10'000'000) {
-            m_rtt.add_sample(rtt);
-            if (m_sync.synced()) {
-                const Micros t2 = expand_time(update.server_time, m_sync.to_server(now));
-                m_sync.add_sample(t0, t2 - hold, t2, now);
-            }
-        }
-    }
-    if (m_state != State::kRunning && !(m_state == State::kJoining && m_join_header)) return;
-
-    // Own inputs the server holds need not be sent again.
-    const std::uint32_t acked_end = expand_frame(update.input_ack, Frame(m_own_next)).value() + 1;
-    while (Frame(m_own_acked_end) < Frame(acked_end) && !m_own.empty()) {
-        m_own.pop_front();
-        ++m_own_acked_end;
-    }
-    for (const auto& entry : update.schedule) {
-        auto [it, inserted] = m_schedule.emplace(entry.frame, entry.delay);
-        if (inserted && it != m_schedule.begin() && std::prev(it)->second != entry.delay) {
-            emit({ClientEvent::Type::kDelayChanged, 0, entry.frame, entry.delay, 0, {}});
-        }
-    }
-    // Schedule entries the client has run past are no longer needed.
-    while (m_schedule.size() > 2 &&
-           Frame(std::next(m_schedule.begin())->first) <= Frame(m_next_frame)) {
-        m_schedule.erase(m_schedule.begin());
-    }
-    const Frame first = expand_frame(update.first_frame, Frame(m_confirmed_end));
-    const std::uint32_t confirmed_before = m_confirmed_end;
-    for (std::size_t i = 0; i < update.frames.size(); ++i) {
-        const Frame frame = first + static_cast<std::int32_t>(i);
-        if (frame < Frame(m_confirmed_end)) continue;
-        if (frame > Frame(m_confirmed_end)) break;
-        m_confirmed.push_back(update.frames[i]);
-        m_last_confirmed = update.frames[i];
-        // This frame's input round trip, from when this client sampled its own input for
-        // it (every player samples a frame's input at the same scheduled moment).
-        if (!m_tick_late && Frame(m_confirmed_end) >= Frame(m_sample_base) &&
-            m_confirmed_end - m_sample_base < m_sample_times.size()) {
-            const Micros round_trip = now - m_sample_times[m_confirmed_end - m_sample_base];
-            m_max_round_trip = std::max(m_max_round_trip, round_trip);
-            const auto bin = static_cast<std::size_t>(std::clamp<Micros>(
-                round_trip / kRoundTripBinUs, 0, static_cast<Micros>(m_round_trips.size()) - 1));
-            ++m_round_trips[bin];
-        }
-        ++m_confirmed_end;
-    }
-    while (!m_sample_times.empty() && Frame(m_sample_base) < Frame(m_confirmed_end)) {
-        m_sample_times.pop_front();
-        ++m_sample_base;
-    }
+    if (m_link.on_update(update, now, m_state == State::kLobby)) m_present = update.present;
+    if (m_state != State::kRunning &&
+        !(m_state == State::kJoining && m_transfer.join_frame_known()))
+        return;
+    m_pad.acknowledge(update.input_ack);
+    const FrameLock::Filed filed = m_frames.file(update);
+    for (const ScheduleEntry& change : filed.delay_changes)
+        emit({ClientEvent::Type::kDelayChanged, 0, change.frame, change.delay, 0, {}});
+    m_pad.confirmed(filed.before, m_frames.confirmed_end(), now, m_tick_late);
     if (m_welcome.mode == SessionMode::kRollback)
-        rollback_merge_tails(update, first, confirmed_before);
+        m_rollback.merge_tails(update, filed.first, filed.before, m_frames);
 }
 
-Micros Client::round_trip_quantile(double q) const {
-    std::uint64_t total = 0;
-    for (std::uint32_t n : m_round_trips) total += n;
-    if (total == 0) return 0;
-    const auto rank = static_cast<std::uint64_t>(std::clamp(q, 0.0, 1.0) * (total - 1));
-    std::uint64_t seen = 0;
-    for (std::size_t bin = 0; bin < m_round_trips.size(); ++bin) {
-        seen += m_round_trips[bin];
-        if (seen > rank) return static_cast<Micros>(bin) * kRoundTripBinUs + kRoundTripBinUs / 2;
+void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
+    ClientTransfer::Received received =
+        m_transfer.receive(bytes, transfer_position(), m_link, m_events);
+    if (received.join_header) {
+        // Confirmed inputs from the state's frame on are collected from now; the frames
+        // before it are final.
+        m_frames.join(received.join_header->frame, received.join_header->delay);
+        m_rollback.join(received.join_header->frame);
     }
-    return static_cast<Micros>(m_round_trips.size()) * kRoundTripBinUs;
+    if (!received.status) {
+        end(received.status.error().message);
+        return;
+    }
+    if (received.joined) joined();
 }
 
-ClientStatsSnapshot Client::stats() const {
-    ClientStatsSnapshot s = m_stats;
-    s.srtt = m_rtt.srtt();
-    s.rttvar = m_rtt.rttvar();
-    s.safe_rtt = m_rtt.safe();
-    s.clock_offset = m_sync.offset();
-    s.delay = m_state == State::kRunning ? delay_at(m_next_frame) : 0;
-    s.traffic = m_transport.stats(m_server);
-    return s;
+void Client::joined() {
+    // From the present on, this player's pad is sampled like everyone's.
+    const std::uint32_t first = m_transfer.first_frame();
+    const std::uint32_t present = timeline().scheduled_frame(m_clock.now_us()) + 1;
+    m_pad.join(Frame(present) > Frame(first) ? present : first);
+    m_rollback.forget_own();
+    m_frames.forget_stall();
+    m_state = State::kRunning;
+    emit({ClientEvent::Type::kJoined, slot(), first, delay_at(first), 0,
+          "joined at frame " + std::to_string(first)});
 }
 
 }  // namespace framelock::netplay

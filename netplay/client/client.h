@@ -1,107 +1,50 @@
-// A frame-lock client: runs its Emulator one frame at a time on the server's timeline,
-// only ever with every player's confirmed input for that frame.
+// A netplay client: runs its Emulator one frame at a time on the server's timeline, only
+// ever with every player's confirmed input for that frame (frame lock and no-wait), or ahead
+// of it on predicted input, corrected when the real input differs (rollback).
 //
-// Each frame it runs, it samples the local pad for frame f + D (D: the delay in force at
-// f, from the server's keyframe schedule), sends its unacknowledged inputs every
+// Each frame whose time comes, it samples the local pad for frame f + D (D: the delay in
+// force at f, from the server's keyframe schedule), sends its unacknowledged inputs every
 // `send_interval` frames, and reports a state hash every `hash_interval` frames. When a
 // frame is due but its inputs have not arrived it waits (a stall); when it is more than a
 // frame behind it runs frames without presenting them until it has caught up.
 //
+// The Client is thin: it owns the session's life (connecting, the Welcome, the Start, the
+// end) and routes each message and each tick to the parts that own their state:
+//   ClientHandshake  the Challenge answered with a Hello, the Welcome's rejoin token
+//   ClientLink       the transport: datagrams up with echoes and copies, round trips,
+//                    clock offset and loss from what comes back, the server's silence
+//   PadSampler       the pad sampled at f for f + D, kept until acknowledged
+//   FrameLock        the confirmed-input book, the delay schedule (KeyframeDelays), running
+//                    each frame once due (ClientTimeline) with its inputs, stalls
+//   ClientRollback   prediction, the ring of saved states, re-simulation
+//   ClientTransfer   snapshots, uploads, the start state, joining, resyncs
+//   ClientEvidence   the announced evidence masks and the hash a report carries
+//
 // Driven by tick(): no threads, no callbacks; results come out of poll_event().
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "netplay/determinism/evidence.h"
+#include "netplay/client/client_evidence.h"
+#include "netplay/client/client_handshake.h"
+#include "netplay/client/client_link.h"
+#include "netplay/client/client_rollback.h"
+#include "netplay/client/client_timeline.h"
+#include "netplay/client/client_transfer.h"
+#include "netplay/client/client_types.h"
+#include "netplay/client/frame_lock.h"
+#include "netplay/client/pad_sampler.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/emulator.h"
 #include "netplay/interfaces/transport.h"
-#include "netplay/timing/clock_sync.h"
-#include "netplay/timing/frame_time.h"
-#include "netplay/timing/loss_counter.h"
-#include "netplay/timing/rtt_estimator.h"
-#include "netplay/transfer/state_transfer.h"
 #include "netplay/wire/protocol.h"
 
 namespace framelock::netplay {
-
-struct ClientConfig {
-    std::string server_address;
-    std::uint8_t requested_slot = 0;  // 0: any
-    std::string player_name;
-    std::string content_name;
-    SessionIdentity identity;
-    Micros server_timeout_us = kPeerSilenceTimeoutUs;  // silent this long: the session ends
-    int max_catch_up_frames = 8;                       // frames run per tick when behind
-    Role role = Role::kPlayer;
-    std::string password;  // never sent: the Hello proves it (join_proof.h)
-    // The token of the slot this player held before (Welcome::rejoin_token, kept from an
-    // earlier process): with it, the server gives that slot back.
-    std::optional<RejoinToken> rejoin_token;
-    // The cheapest password key derivation this client does for a server: a hostile one
-    // asking for less would get a proof cheap to crack (tests and fuzzing lower it).
-    KdfCost min_password_kdf;
-    int spectator_buffer_frames = 6;  // a spectator plays this far behind the session
-    int snapshots_kept = 8;           // own states kept for joiners and resyncs
-    std::uint32_t stop_at_frame = 0;  // runs no frame at or beyond this one (0: no limit)
-};
-
-struct ClientEvent {
-    enum class Type {
-        kWelcome,
-        kRejected,
-        kStarted,
-        kDelayChanged,
-        kPlayerLeft,
-        kDesync,
-        kDisconnected,
-        kJoining,      // a running session: its state is on the way (frame, message: size)
-        kJoined,       // the state is loaded: frame-identical from `frame` on
-        kResynced,     // a reference state replaced a divergent one (message: what differed)
-        kStateError,   // a state transfer was refused (message says why)
-        kStartLoaded,  // before frame 0: the session's start state is loaded (message: size)
-    };
-    Type type;
-    int slot = 0;
-    std::uint32_t frame = 0;
-    int delay = 0;
-    std::uint8_t differing_slots = 0;
-    std::string message;
-};
-
-struct ClientStatsSnapshot {
-    std::uint32_t frames_run = 0;
-    std::uint32_t stall_frames = 0;  // frame periods spent waiting for inputs
-    std::uint32_t stall_events = 0;  // times a due frame had to wait
-    std::uint32_t frames_fast_forwarded = 0;
-    // Sum over frames run of how late each ran after its scheduled time: with the delay,
-    // the input-to-screen lag a player feels (mean lag = delay + this / frames_run).
-    Micros lateness_total_us = 0;
-    Micros srtt = 0, rttvar = 0, safe_rtt = 0;
-    Micros clock_offset = 0;
-    int delay = 0;
-    int path_floor = 0;  // as the server last said (ServerUpdate::path_floor), frames
-    std::uint64_t updates_received = 0, updates_lost = 0;
-    // Redundancy on a lossy link: second copies of input datagrams sent, and server updates
-    // received that were not news (the server's second copies, or a late one).
-    std::uint64_t copies_sent = 0, updates_redundant = 0;
-    PeerStats traffic;
-    // Rollback sessions.
-    std::uint32_t rollbacks = 0;           // times a state was loaded to correct a prediction
-    std::uint32_t frames_resimulated = 0;  // frames run again after those loads
-    std::uint32_t longest_rollback = 0;    // frames, never more than the prediction window
-    std::uint32_t predicted_frames = 0;    // frames first run with a predicted input
-    std::uint32_t predicted_right = 0;     // of those, predicted exactly
-    // Frames run ahead of the newest frame with every player's input, summed per frame run
-    // (mean frame advantage = this / frames_run).
-    std::uint64_t advantage_total = 0;
-};
 
 class Client {
   public:
@@ -121,19 +64,19 @@ class Client {
     std::optional<ClientEvent> poll_event();
 
     State state() const { return m_state; }
-    int slot() const { return m_slot; }
-    int players() const { return m_players; }
+    int slot() const { return m_welcome.slot; }
+    int players() const { return m_welcome.players; }
     SessionMode mode() const { return m_welcome.mode; }
-    std::uint32_t next_frame() const { return m_next_frame; }
+    std::uint32_t next_frame() const { return m_frames.next_frame(); }
     // Frames [0, this) ran with every player's confirmed input and will not run again
     // (rollback: the verified ones; frame lock: every frame run).
     std::uint32_t final_frames() const {
-        return m_welcome.mode == SessionMode::kRollback && !spectator() ? m_verified_end
-                                                                        : m_next_frame;
+        return m_welcome.mode == SessionMode::kRollback && !spectator() ? m_rollback.verified_end()
+                                                                        : m_frames.next_frame();
     }
     // The next scheduled frame whose pad tick() will sample (bots and tests read their
     // scripted pad for it).
-    std::uint32_t next_sample_frame() const { return m_sample_frame; }
+    std::uint32_t next_sample_frame() const { return m_pad.next_sample_frame(); }
     int delay_at(std::uint32_t frame) const;
     ClientStatsSnapshot stats() const;
     // The q-quantile (0..1) of this client's input round trips so far (scheduled sample to
@@ -144,196 +87,73 @@ class Client {
     // After the Welcome: the name the server gave this client (a clash gets a suffix), and a
     // player's rejoin token, which takes its slot back from a new process.
     const std::string& display_name() const { return m_welcome.name; }
-    std::optional<RejoinToken> rejoin_token() const { return m_rejoin_token; }
+    std::optional<RejoinToken> rejoin_token() const { return m_handshake.rejoin_token(); }
     // The server said goodbye (the session ended, or it gave the slot up): nothing to rejoin.
     bool closed_by_server() const { return m_closed_by_server; }
     // Slots with a player connected and playing (bit s-1 = slot s), as the server last said.
     std::uint8_t present_slots() const { return m_present; }
     // Joining a running session: how much of its state has arrived (0..1).
-    double transfer_progress() const { return m_rx.progress(); }
+    double transfer_progress() const { return m_transfer.progress(); }
     // Before the start: the session's start state is on its way (transfer_progress()).
     bool receiving_start_state() const {
-        return m_state == State::kLobby && m_rx.active() &&
-               m_rx.header().purpose == StatePurpose::kStart;
+        return m_state == State::kLobby && m_transfer.receiving_start();
     }
     // The frame this client's emulator started from (0, or a late join's state).
-    std::uint32_t first_frame() const { return m_first_frame; }
+    std::uint32_t first_frame() const { return m_transfer.first_frame(); }
     // The desync evidence mask in force at `frame` (evidence.h), as the server announced it:
     // a hash log that must compare with other players' hashes its states with it.
     const EvidenceMask& evidence_mask_at(std::uint32_t frame) const;
 
   private:
     FrameTime frame_time() const { return FrameTime(m_start.frame_time_ns); }
-    int run_frame_lock(Micros now);
-    int run_rollback(Micros now);
-    void note_blocked(Micros due, Micros now);
-    void note_unblocked(Micros now);
-    void add_lateness(Micros late);
-    // Rollback: the best input known now for `frame` (>= m_verified_end), predicting the
-    // players whose input has not arrived; false when this client's own is not sampled yet.
-    bool rollback_inputs(std::uint32_t frame, InputFrame& out, bool& predicted) const;
-    void rollback_correct(bool frame_due_now);
-    void rollback_verify();
-    // Frames [.., this) have every other player's real input (confirmed or relayed ahead).
-    std::uint32_t rollback_known_end() const;
-    void rollback_merge_tails(const ServerUpdate& update, Frame first,
-                              std::uint32_t confirmed_before);
-    void handle_message(std::span<const std::uint8_t> bytes);
-    void handle_update(const ServerUpdate& update);
-    bool schedule_known_for(std::uint32_t frame) const;
+    // The session's timeline on this clock, as the clock offset stands now.
+    ClientTimeline timeline() const;
+    // Where the session stands, for ClientTransfer.
+    ClientTransfer::Position transfer_position() const;
     // Whether the next pad sample may be taken once its time comes: a player's, within the
     // lead it may run ahead of its confirmations, with its keyframe's delay known.
     bool may_sample_next() const;
     // How far behind the server's timeline frames run here: a spectator's buffer.
     Micros run_behind_us() const;
-    void sample_input(std::uint32_t frame, InputWord pad);
-    void send_input();
-    void answer(const Challenge& challenge);  // says Hello
-    void send_stats();
-    // A reliable message that rides with the next input datagram (send_input()).
-    void queue_control(std::vector<std::uint8_t> message);
-    Micros frame_due_local(std::uint32_t frame) const;
-    std::uint32_t scheduled_frame(Micros now) const;
     int send_interval() const;
-    void end(const std::string& reason);
-    bool at_stop() const {
-        return m_config.stop_at_frame && Frame(m_next_frame) >= Frame(m_config.stop_at_frame);
-    }
-    // State transfer, snapshots, resync.
-    void after_frame(std::uint32_t frame, const InputFrame& inputs);
-    void take_snapshot(std::uint32_t next_frame, std::vector<std::uint8_t> state);
-    void handle_state_request(const StateRequest& request);
-    void upload(std::uint32_t transfer_id, std::uint32_t frame,
-                const std::vector<std::uint8_t>& state);
+
+    void handle_message(std::span<const std::uint8_t> bytes);
+    void handle_update(const ServerUpdate& update);
     void handle_bulk(std::span<const std::uint8_t> bytes);
-    void apply_join(std::vector<std::uint8_t> state);
-    void apply_start(std::vector<std::uint8_t> state);
-    bool apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& state);
-    // After loading `state` (of `frame`) into a machine that held `before`: tells the server
-    // which bytes the load moved.
-    void report_moved(std::span<const std::uint8_t> state, std::uint32_t frame,
-                      std::span<const std::uint8_t> before);
-    // The evidence of the state after `frame`: the live machine's, or (rollback) saved bytes.
-    std::uint64_t evidence_of(std::uint32_t frame);
-    std::uint64_t evidence_of(std::uint32_t frame, std::span<const std::uint8_t> state) const;
+    // A joiner's state is loaded: it runs from its frame on.
+    void joined();
+    void sample_next(InputWord pad);
+    int run_frame_lock(Micros now);
+    int run_rollback(Micros now);
+    // Rollback: each frame made final gets its hash report and snapshot, and is let go.
+    void settle_rollback();
+    // A state hash report, riding with the next input datagram.
+    void report_hash(std::uint32_t frame, std::uint64_t hash);
+    void send_input();
+    void send_stats();
+    void end(const std::string& reason);
     void emit(ClientEvent event) { m_events.push_back(std::move(event)); }
 
-    Transport& m_transport;
     const Clock& m_clock;
     Emulator& m_emulator;
     ClientConfig m_config;
     State m_state = State::kIdle;
-    PeerId m_server = 0;
     std::string m_end_reason;
-
     Welcome m_welcome{};
-    Micros m_connected_at = -1;  // the transport connected; the Challenge is due
-    bool m_hello_sent = false;
-    BoxKeys m_box_keys;  // this connection's: the Welcome's token is sealed to them
-    std::optional<RejoinToken> m_rejoin_token;
-    bool m_closed_by_server = false;
-    // The server clock minus this one's as the Welcome said, never corrected: what
-    // ClientStats::clock_us reports this clock in.
-    Micros m_welcome_offset = 0;
     Start m_start{};
-    int m_slot = 0;
-    int m_players = 0;
-    std::map<std::uint32_t, std::uint8_t> m_schedule;  // keyframe -> delay
-
-    // Confirmed inputs for frames [m_next_frame, m_next_frame + size).
-    std::deque<InputFrame> m_confirmed;
-    std::uint32_t m_confirmed_end = 0;  // every frame < this is held (contiguous)
-    std::uint32_t m_next_frame = 0;     // the next frame to run
-
-    // Own inputs not yet acknowledged: frames [m_own_acked_end, m_own_next).
-    std::deque<InputWord> m_own;
-    std::uint32_t m_own_acked_end = 0;
-    std::uint32_t m_own_next = 0;      // next frame that needs a sampled input
-    std::uint32_t m_sample_frame = 0;  // the next scheduled frame whose pad is sampled
-    InputWord m_last_sample = 0;
-    // When each own input was due to be sampled (its scheduled time, local clock), for frames
-    // [m_sample_base, m_own_next): a frame's input round trip is its confirmation's arrival
-    // minus this, which is what its due time must cover.
-    std::deque<Micros> m_sample_times;
-    std::uint32_t m_sample_base = 0;
-    Micros m_max_round_trip = 0;  // worst since the last datagram
-    // Every frame's round trip, in 0.25 ms bins (the last one: 512 ms or more).
-    static constexpr Micros kRoundTripBinUs = 250;
-    std::vector<std::uint32_t> m_round_trips = std::vector<std::uint32_t>(2048, 0);
-    Micros m_max_late = 0;     // latest sample (after its time) since the last datagram
+    bool m_closed_by_server = false;
+    std::uint8_t m_present = 0;
     Micros m_last_tick = -1;   // when tick() last ran
     bool m_tick_late = false;  // this tick came late: arrivals waited on the process
-    // The newest update (its seq) and when it arrived, echoed so the server measures its own
-    // round trip; how many copies of each datagram to send, and the copy still to go.
-    bool m_have_echo = false;
-    bool m_answer_update = false;  // before the start: echo the newest update at once
-    std::uint8_t m_echo_seq = 0;
-    Micros m_echo_at = 0;
-    std::uint8_t m_copies = 1;
-    std::vector<std::uint8_t> m_copy;
-    Micros m_copy_at = -1;
-    InputWord m_carried_presses = 0;  // presses sampled while the delay was falling
-
-    RttEstimator m_rtt;
-    ClockSync m_sync;
-    std::uint8_t m_seq = 0;
-    int m_samples_since_send = 0;
-    // When each datagram seq was last sent (-1: never), to time the server's echoes of them.
-    std::array<Micros, 256> m_sent_at;
-    LossCounter m_update_loss;
-    Micros m_last_send = -1;
-    Micros m_last_stats = 0;
-    std::vector<std::vector<std::uint8_t>> m_control_out;  // queue_control()
-    Micros m_last_heard = 0;
-    Micros m_blocked_since = -1;  // due time of the frame waiting for inputs
-
-    // Rollback: every frame run but not yet verified (run with confirmed inputs), with the
-    // inputs it ran with and the state before it; frames [m_verified_end, m_next_frame).
-    // m_confirmed then holds confirmed frames from m_verified_end on.
-    struct Speculated {
-        InputFrame used;
-        InputFrame first_used;         // as first run (prediction accuracy)
-        bool predicted = false;        // as last run
-        bool first_predicted = false;  // as first run
-        std::vector<std::uint8_t> state_before;
-        std::uint64_t memory_before = 0;  // with memory as the evidence: its hash (evidence.h)
-    };
-    // Saves the machine into `s` (state, and memory hash when memory is the evidence).
-    void save_before(Speculated& s);
-    std::deque<Speculated> m_ring;
-    std::uint32_t m_verified_end = 0;
-    // Each slot's inputs the server holds beyond m_confirmed_end (index = slot - 1).
-    std::array<std::deque<InputWord>, kMaxPlayers> m_tails;
-    // This player's own inputs from m_verified_end on (known before the server has them).
-    InputFrame m_last_confirmed;  // the newest confirmed frame's inputs (for predictions)
-    std::deque<InputWord> m_own_log;
-    std::uint32_t m_own_log_base = 0;
-    ClientStatsSnapshot m_stats;
     std::deque<ClientEvent> m_events;
 
-    // Own states after every snapshot frame (frame = the next frame to run), newest last,
-    // and the confirmed inputs since the oldest: a resync re-runs from one of them.
-    struct Snapshot {
-        std::uint32_t frame = 0;
-        std::vector<std::uint8_t> state;
-    };
-    std::deque<Snapshot> m_snapshots;
-    std::deque<InputFrame> m_history;  // frames [m_history_base, m_next_frame)
-    std::uint32_t m_history_base = 0;
-    std::optional<StateRequest> m_pending_request;  // for a frame still ahead
-    std::optional<StateSender> m_upload;
-    StateReceiver m_rx;
-    bool m_join_header = false;  // joining: the state's frame is known
-    // A state that overtook the Welcome or Start it belongs to.
-    std::vector<std::vector<std::uint8_t>> m_early_bulk;
-    std::optional<std::pair<std::uint32_t, std::vector<std::uint8_t>>> m_resync_waiting;
-    std::uint32_t m_last_desync_frame = 0;
-    std::uint32_t m_first_frame = 0;
-    // Evidence masks by generation, oldest first (the first: the whole state, generation 0).
-    std::deque<EvidenceMask> m_masks = std::deque<EvidenceMask>(1);
-    std::vector<std::uint8_t> m_evidence_scratch;
-    std::uint8_t m_present = 0;
-    bool m_own_started = true;  // false: a joiner's first sample sets where its inputs start
+    ClientHandshake m_handshake;
+    ClientLink m_link;
+    PadSampler m_pad;
+    FrameLock m_frames;
+    ClientRollback m_rollback;
+    ClientTransfer m_transfer;
+    ClientEvidence m_evidence;
 };
 
 }  // namespace framelock::netplay

@@ -1,36 +1,63 @@
-// The state-transfer half of Client: the snapshots a player keeps, uploading one when the
-// server asks, joining a running session from one, and replacing a divergent state with
-// the reference's (resync), naming the memory that differed.
-#include <algorithm>
+#include "netplay/client/client_transfer.h"
 
-#include "netplay/client/client.h"
+#include <algorithm>
+#include <string>
+
+#include "netplay/determinism/evidence.h"
 #include "netplay/determinism/synctest.h"
 
 namespace framelock::netplay {
+namespace {
+// The answer to a request for a state this client does not hold.
+StateHeader unavailable(const StateRequest& request) {
+    StateHeader none;
+    none.transfer_id = request.transfer_id;
+    none.available = false;
+    none.frame = request.frame;
+    return none;
+}
+}  // namespace
 
-void Client::after_frame(std::uint32_t frame, const InputFrame& inputs) {
-    if (spectator()) return;
+void ClientTransfer::configure(const Welcome& welcome) {
+    m_slot = welcome.slot;
+    m_spectator = welcome.role == Role::kSpectator;
+    m_mode = welcome.mode;
+    m_snapshot_interval = welcome.snapshot_interval;
+}
+
+std::vector<std::vector<std::uint8_t>> ClientTransfer::take_early() {
+    auto early = std::move(m_early_bulk);
+    m_early_bulk.clear();
+    return early;
+}
+
+void ClientTransfer::emit(std::deque<ClientEvent>& events, ClientEvent::Type type,
+                          std::uint32_t frame, std::string message) const {
+    events.push_back({type, m_slot, frame, 0, 0, std::move(message)});
+}
+
+void ClientTransfer::after_frame(std::uint32_t frame, const InputFrame& inputs,
+                                 const Position& position, ClientLink& link) {
+    if (m_spectator) return;
     // Confirmed inputs since the oldest snapshot, for re-running after a resync.
     if (m_history.empty()) m_history_base = frame;
     m_history.push_back(inputs);
-    const std::uint32_t next = frame + 1;
-    const std::uint32_t si = m_welcome.snapshot_interval;
-    const bool pending_here = m_pending_request && m_pending_request->frame == next;
-    if (frame % si == 0 || pending_here) {
+    if (wants_snapshot(frame)) {
         std::vector<std::uint8_t> state;
-        if (m_emulator.save_state(state)) take_snapshot(next, std::move(state));
+        if (m_emulator.save_state(state)) take_snapshot(frame + 1, std::move(state));
     }
-    if (pending_here) {
-        const StateRequest request = *m_pending_request;
-        m_pending_request.reset();
-        handle_state_request(request);
-    }
+    serve_pending(position, link);
 }
 
-void Client::take_snapshot(std::uint32_t next_frame, std::vector<std::uint8_t> state) {
+bool ClientTransfer::wants_snapshot(std::uint32_t frame) const {
+    return frame % m_snapshot_interval == 0 ||
+           (m_pending_request && m_pending_request->frame == frame + 1);
+}
+
+void ClientTransfer::take_snapshot(std::uint32_t next_frame, std::vector<std::uint8_t> state) {
     if (!m_snapshots.empty() && m_snapshots.back().frame == next_frame) return;
     m_snapshots.push_back({next_frame, std::move(state)});
-    while (m_snapshots.size() > static_cast<std::size_t>(std::max(1, m_config.snapshots_kept)))
+    while (m_snapshots.size() > static_cast<std::size_t>(std::max(1, m_snapshots_kept)))
         m_snapshots.pop_front();
     // Inputs older than the oldest snapshot can never be re-run.
     const std::uint32_t oldest = m_snapshots.front().frame;
@@ -40,113 +67,122 @@ void Client::take_snapshot(std::uint32_t next_frame, std::vector<std::uint8_t> s
     }
 }
 
-void Client::handle_state_request(const StateRequest& request) {
-    StateHeader none;
-    none.transfer_id = request.transfer_id;
-    none.available = false;
-    none.frame = request.frame;
-    if (spectator()) return;
-    if (m_state == State::kLobby) {
+void ClientTransfer::serve_pending(const Position& position, ClientLink& link) {
+    if (!m_pending_request || m_pending_request->frame != position.final_end) return;
+    const StateRequest request = *m_pending_request;
+    m_pending_request.reset();
+    serve(request, position, link);
+}
+
+Status ClientTransfer::on_request(const StateRequest& request, const Position& position,
+                                  ClientLink& link, std::deque<ClientEvent>& events) {
+    if (m_spectator) return {};
+    if (position.stage == Stage::kLobby) {
         // Before the start: the session's start state, this emulator's right after power-on
         // (none when the core cannot save its state).
         std::vector<std::uint8_t> state;
-        if (request.frame == 0 && m_next_frame == 0 && m_emulator.save_state(state)) {
-            upload(request.transfer_id, 0, state);
-            apply_start(std::move(state));  // the same bytes the others load
-        } else {
-            m_transport.send(m_server, Channel::kBulk, encode(none));
+        if (request.frame == 0 && position.next_frame == 0 && m_emulator.save_state(state)) {
+            upload(request.transfer_id, 0, state, link);
+            return load_start(std::move(state), link, events);  // the same bytes the others load
         }
-        return;
+        link.send(Channel::kBulk, encode(unavailable(request)));
+        return {};
     }
-    if (m_state != State::kRunning) return;
+    if (position.stage == Stage::kRunning) serve(request, position, link);
+    return {};
+}
+
+void ClientTransfer::serve(const StateRequest& request, const Position& position,
+                           ClientLink& link) {
     for (const Snapshot& snapshot : m_snapshots) {
         if (snapshot.frame == request.frame) {
-            upload(request.transfer_id, snapshot.frame, snapshot.state);
+            upload(request.transfer_id, snapshot.frame, snapshot.state, link);
             return;
         }
     }
-    const std::uint32_t reached =
-        m_welcome.mode == SessionMode::kRollback ? m_verified_end : m_next_frame;
-    if (Frame(request.frame) > Frame(reached)) {
+    if (Frame(request.frame) > Frame(position.final_end)) {
         m_pending_request = request;  // taken when that frame is reached
         return;
     }
-    if (request.frame == m_next_frame && m_welcome.mode != SessionMode::kRollback) {
+    if (request.frame == position.next_frame && m_mode != SessionMode::kRollback) {
         std::vector<std::uint8_t> state;
         if (m_emulator.save_state(state)) {
             take_snapshot(request.frame, state);
-            upload(request.transfer_id, request.frame, state);
+            upload(request.transfer_id, request.frame, state, link);
             return;
         }
     }
-    m_transport.send(m_server, Channel::kBulk, encode(none));
+    link.send(Channel::kBulk, encode(unavailable(request)));
 }
 
-void Client::upload(std::uint32_t transfer_id, std::uint32_t frame,
-                    const std::vector<std::uint8_t>& state) {
+void ClientTransfer::upload(std::uint32_t transfer_id, std::uint32_t frame,
+                            const std::vector<std::uint8_t>& state, ClientLink& link) {
     m_upload.emplace(transfer_id, StatePurpose::kUpload, pack_state(state, frame));
-    for (const auto& message : m_upload->take_messages())
-        m_transport.send(m_server, Channel::kBulk, message);
+    for (const auto& message : m_upload->take_messages()) link.send(Channel::kBulk, message);
 }
 
-void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
+void ClientTransfer::pump(ClientLink& link) {
+    if (!m_upload) return;  // a state the server asked for (before the start too)
+    for (const auto& message : m_upload->take_messages()) link.send(Channel::kBulk, message);
+    if (m_upload->done()) m_upload.reset();
+}
+
+ClientTransfer::Received ClientTransfer::receive(std::span<const std::uint8_t> bytes,
+                                                 const Position& position, ClientLink& link,
+                                                 std::deque<ClientEvent>& events) {
+    const Stage stage = position.stage;
+    Received received;
+    const auto fail = [&](std::string reason) {
+        received.status = make_error(ErrorCode::kState, std::move(reason));
+        return received;
+    };
     switch (*peek_id(bytes)) {
         case MsgId::kStateAck: {
             if (auto ack = decode_state_ack(bytes); ack && m_upload) m_upload->on_ack(*ack);
-            return;
+            return received;
         }
         case MsgId::kStateHeader: {
             auto header = decode_state_header(bytes);
-            if (!header || header->purpose == StatePurpose::kUpload) return;
+            if (!header || header->purpose == StatePurpose::kUpload) return received;
             if (header->purpose == StatePurpose::kStart) {
-                if (m_state == State::kConnecting) {
+                if (stage == Stage::kConnecting) {
                     m_early_bulk.assign(1, std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
-                    return;
+                    return received;
                 }
-                if (m_state != State::kLobby || m_next_frame != 0) return;
+                if (stage != Stage::kLobby || position.next_frame != 0) return received;
                 if (auto ok = m_rx.begin(*header); !ok) {
-                    emit({ClientEvent::Type::kStateError, m_slot, 0, 0, 0, ok.error().message});
-                    end("the session's start state was refused: " + ok.error().message);
-                    return;
+                    emit(events, ClientEvent::Type::kStateError, 0, ok.error().message);
+                    return fail("the session's start state was refused: " + ok.error().message);
                 }
-                emit({ClientEvent::Type::kJoining, m_slot, 0, 0, 0,
-                      "receiving the session's start state (" +
-                          std::to_string(header->compressed_size) + " bytes)"});
-                return;
+                emit(events, ClientEvent::Type::kJoining, 0,
+                     "receiving the session's start state (" +
+                         std::to_string(header->compressed_size) + " bytes)");
+                return received;
             }
             if (header->purpose == StatePurpose::kJoin &&
-                (m_state == State::kConnecting || m_state == State::kLobby)) {
+                (stage == Stage::kConnecting || stage == Stage::kLobby)) {
                 // The bulk channel is not ordered with the control channel: the state can
                 // overtake the Welcome and Start it belongs to. Kept until they arrive.
                 m_early_bulk.assign(1, std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
-                return;
+                return received;
             }
             const bool join = header->purpose == StatePurpose::kJoin;
-            if (join != (m_state == State::kJoining)) return;  // not what this client waits for
+            // Not what this client waits for.
+            if (join != (stage == Stage::kJoining)) return received;
             if (auto ok = m_rx.begin(*header); !ok) {
-                emit({ClientEvent::Type::kStateError, m_slot, header->frame, 0, 0,
-                      ok.error().message});
-                if (join) end("the session's state was refused: " + ok.error().message);
-                return;
+                emit(events, ClientEvent::Type::kStateError, header->frame, ok.error().message);
+                if (join) return fail("the session's state was refused: " + ok.error().message);
+                return received;
             }
             if (join) {
-                // Confirmed inputs from the state's frame on are collected from now.
                 m_join_header = true;
-                m_next_frame = m_confirmed_end = m_first_frame = header->frame;
-                m_confirmed.clear();
-                // Frames before the state are final. (Rollback players never join late, but
-                // a server saying so must not leave the rollback bookkeeping at frame 0.)
-                m_verified_end = header->frame;
-                m_ring.clear();
-                const std::uint32_t keyframe =
-                    header->frame - header->frame % m_welcome.keyframe_interval;
-                m_schedule = {{keyframe, header->delay}};
-                m_start.delay = header->delay;
-                emit({ClientEvent::Type::kJoining, m_slot, header->frame, 0, 0,
-                      "receiving the state of frame " + std::to_string(header->frame) + " (" +
-                          std::to_string(header->compressed_size) + " bytes)"});
+                m_first_frame = header->frame;
+                received.join_header = *header;
+                emit(events, ClientEvent::Type::kJoining, header->frame,
+                     "receiving the state of frame " + std::to_string(header->frame) + " (" +
+                         std::to_string(header->compressed_size) + " bytes)");
             }
-            return;
+            return received;
         }
         case MsgId::kStateChunk: {
             auto chunk = decode_state_chunk(bytes);
@@ -154,110 +190,108 @@ void Client::handle_bulk(std::span<const std::uint8_t> bytes) {
                 // Bounded by the largest state there is.
                 if (m_early_bulk.size() <= kMaxStateBytes / kStateChunkBytes + 1)
                     m_early_bulk.emplace_back(bytes.begin(), bytes.end());
-                return;
+                return received;
             }
-            if (!chunk || !m_rx.active()) return;
+            if (!chunk || !m_rx.active()) return received;
             const bool start = m_rx.header().purpose == StatePurpose::kStart;
+            const char* failed = start ? "receiving the start state failed: " : "joining failed: ";
             auto ack = m_rx.add(*chunk);
             if (!ack) {
-                emit({ClientEvent::Type::kStateError, m_slot, m_rx.header().frame, 0, 0,
-                      ack.error().message});
-                if (m_state == State::kJoining || start)
-                    end((start ? "receiving the start state failed: " : "joining failed: ") +
-                        ack.error().message);
-                return;
+                emit(events, ClientEvent::Type::kStateError, m_rx.header().frame,
+                     ack.error().message);
+                if (stage == Stage::kJoining || start) return fail(failed + ack.error().message);
+                return received;
             }
-            m_transport.send(m_server, Channel::kBulk, encode(ack.value()));
-            if (!m_rx.complete()) return;
+            link.send(Channel::kBulk, encode(ack.value()));
+            if (!m_rx.complete()) return received;
             const StateHeader header = m_rx.header();
             auto raw = m_rx.finish();
             m_rx.reset();
             if (!raw) {
-                emit({ClientEvent::Type::kStateError, m_slot, header.frame, 0, 0,
-                      raw.error().message});
-                if (m_state == State::kJoining || start)
-                    end((start ? "receiving the start state failed: " : "joining failed: ") +
-                        raw.error().message);
-                return;
+                emit(events, ClientEvent::Type::kStateError, header.frame, raw.error().message);
+                if (stage == Stage::kJoining || start) return fail(failed + raw.error().message);
+                return received;
             }
             if (start) {
                 // Only before frame 0: a start state completing later is never loaded.
-                if (m_state == State::kLobby && m_next_frame == 0)
-                    apply_start(std::move(raw).value());
+                if (stage == Stage::kLobby && position.next_frame == 0)
+                    received.status = load_start(std::move(raw).value(), link, events);
             } else if (header.purpose == StatePurpose::kJoin) {
-                apply_join(std::move(raw).value());
-            } else if (Frame(header.frame) > Frame(m_next_frame)) {
+                received.status = load_join(std::move(raw).value(), link);
+                received.joined = received.status.ok();
+            } else if (Frame(header.frame) > Frame(position.next_frame)) {
                 m_resync_waiting.emplace(header.frame, std::move(raw).value());
             } else {
-                apply_resync(header.frame, raw.value());
+                resync(header.frame, raw.value(), position.next_frame, link, events);
             }
-            return;
+            return received;
         }
         default:
-            return;
+            return received;
     }
 }
 
-void Client::apply_join(std::vector<std::uint8_t> state) {
+Status ClientTransfer::load_join(std::vector<std::uint8_t> state, ClientLink& link) {
     if (!m_emulator.load_state(state)) {
-        end("the session's state of frame " + std::to_string(m_first_frame) +
-            " does not load into this core (" + std::to_string(state.size()) +
-            " bytes): is it the same core version?");
-        return;
+        return make_error(ErrorCode::kState,
+                          "the session's state of frame " + std::to_string(m_first_frame) +
+                              " does not load into this core (" + std::to_string(state.size()) +
+                              " bytes): is it the same core version?");
     }
     // No `before`: a field a load resets to its power-on value would look not restored.
-    report_moved(state, m_first_frame, {});
+    report_moved(state, m_first_frame, {}, link);
     m_emulator.rewind_to(m_first_frame);
     m_snapshots.clear();
     m_history.clear();
     m_history_base = m_first_frame;
     take_snapshot(m_first_frame, std::move(state));
-    // From the present on, this player's pad is sampled like everyone's.
-    const Micros now = m_clock.now_us();
-    const std::uint32_t present = scheduled_frame(now) + 1;
-    m_sample_frame = Frame(present) > Frame(m_first_frame) ? present : m_first_frame;
-    m_own_started = false;
-    m_own.clear();
-    m_own_log.clear();
-    m_blocked_since = -1;
-    m_state = State::kRunning;
-    emit({ClientEvent::Type::kJoined, m_slot, m_first_frame, delay_at(m_first_frame), 0,
-          "joined at frame " + std::to_string(m_first_frame)});
+    return {};
 }
 
-void Client::apply_start(std::vector<std::uint8_t> state) {
+Status ClientTransfer::load_start(std::vector<std::uint8_t> state, ClientLink& link,
+                                  std::deque<ClientEvent>& events) {
     if (!m_emulator.load_state(state)) {
-        end("the session's start state does not load into this core (" +
-            std::to_string(state.size()) + " bytes): is it the same core version?");
-        return;
+        return make_error(ErrorCode::kState,
+                          "the session's start state does not load into this core (" +
+                              std::to_string(state.size()) +
+                              " bytes): is it the same core version?");
     }
-    report_moved(state, 0, {});  // as for a join: the machine before is its power-on
+    report_moved(state, 0, {}, link);  // as for a join: the machine before is its power-on
     m_emulator.rewind_to(0);
     m_snapshots.clear();
     m_history.clear();
     m_history_base = 0;
     const std::size_t size = state.size();
     take_snapshot(0, std::move(state));
-    emit({ClientEvent::Type::kStartLoaded, m_slot, 0, 0, 0,
-          "loaded the session's start state (" + std::to_string(size) +
-              " bytes): every player starts from the same bytes"});
+    emit(events, ClientEvent::Type::kStartLoaded, 0,
+         "loaded the session's start state (" + std::to_string(size) +
+             " bytes): every player starts from the same bytes");
+    return {};
 }
 
-void Client::report_moved(std::span<const std::uint8_t> state, std::uint32_t frame,
-                          std::span<const std::uint8_t> before) {
-    if (spectator()) return;  // reports no hashes
-    m_transport.send(m_server, Channel::kControl,
-                     encode(probe_moved_bytes(m_emulator, state, frame, before)));
+void ClientTransfer::report_moved(std::span<const std::uint8_t> state, std::uint32_t frame,
+                                  std::span<const std::uint8_t> before, ClientLink& link) {
+    if (m_spectator) return;  // reports no hashes
+    link.send(Channel::kControl, encode(probe_moved_bytes(m_emulator, state, frame, before)));
 }
 
-bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& state) {
+void ClientTransfer::resync_if_due(const Position& position, ClientLink& link,
+                                   std::deque<ClientEvent>& events) {
+    if (!m_resync_waiting || m_resync_waiting->first != position.next_frame) return;
+    auto waiting = std::move(*m_resync_waiting);
+    m_resync_waiting.reset();
+    resync(waiting.first, waiting.second, position.next_frame, link, events);
+}
+
+void ClientTransfer::resync(std::uint32_t frame, const std::vector<std::uint8_t>& state,
+                            std::uint32_t next_frame, ClientLink& link,
+                            std::deque<ClientEvent>& events) {
     const auto fail = [&](const std::string& why) {
-        emit({ClientEvent::Type::kStateError, m_slot, frame, 0, 0, "resync refused: " + why});
-        return false;
+        emit(events, ClientEvent::Type::kStateError, frame, "resync refused: " + why);
     };
-    if (m_welcome.mode == SessionMode::kRollback) return fail("not supported in rollback sessions");
+    if (m_mode == SessionMode::kRollback) return fail("not supported in rollback sessions");
     if (Frame(frame) < Frame(m_history_base) ||
-        Frame(m_history_base) + static_cast<std::int32_t>(m_history.size()) != Frame(m_next_frame))
+        Frame(m_history_base) + static_cast<std::int32_t>(m_history.size()) != Frame(next_frame))
         return fail("the inputs since frame " + std::to_string(frame) + " are no longer held");
     // What differed: this client's own state of that frame against the reference.
     std::string regions;
@@ -281,7 +315,8 @@ bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& 
     }
     report_moved(
         state, frame,
-        have_current ? std::span<const std::uint8_t>(current) : std::span<const std::uint8_t>());
+        have_current ? std::span<const std::uint8_t>(current) : std::span<const std::uint8_t>(),
+        link);
     m_emulator.rewind_to(frame);
     // Re-run to the present on the confirmed inputs, retaking the snapshots on the way.
     std::deque<Snapshot> kept;
@@ -290,8 +325,8 @@ bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& 
     }
     m_snapshots = std::move(kept);
     take_snapshot(frame, state);
-    const std::uint32_t si = m_welcome.snapshot_interval;
-    for (std::uint32_t f = frame; Frame(f) < Frame(m_next_frame); ++f) {
+    const std::uint32_t si = m_snapshot_interval;
+    for (std::uint32_t f = frame; Frame(f) < Frame(next_frame); ++f) {
         m_emulator.run_frame(m_history[f - m_history_base], false);
         if (f % si == 0) {
             std::vector<std::uint8_t> snap;
@@ -301,15 +336,14 @@ bool Client::apply_resync(std::uint32_t frame, const std::vector<std::uint8_t>& 
     ResyncReport report;
     report.frame = frame;
     report.desync_frame = m_last_desync_frame;
-    report.resumed_frame = m_next_frame;
+    report.resumed_frame = next_frame;
     report.regions = regions;
-    m_transport.send(m_server, Channel::kControl, encode(report));
-    emit({ClientEvent::Type::kResynced, m_slot, frame, 0, 0,
-          "resynced from the reference state of frame " + std::to_string(frame) +
-              " (desync first seen at frame " + std::to_string(m_last_desync_frame) +
-              "; re-ran to frame " + std::to_string(m_next_frame) + "); differing memory: " +
-              (regions.empty() ? "unknown (no own snapshot of that frame)" : regions)});
-    return true;
+    link.send(Channel::kControl, encode(report));
+    emit(events, ClientEvent::Type::kResynced, frame,
+         "resynced from the reference state of frame " + std::to_string(frame) +
+             " (desync first seen at frame " + std::to_string(m_last_desync_frame) +
+             "; re-ran to frame " + std::to_string(next_frame) + "); differing memory: " +
+             (regions.empty() ? "unknown (no own snapshot of that frame)" : regions));
 }
 
 }  // namespace framelock::netplay

@@ -12,6 +12,8 @@
 #include <mutex>
 #include <utility>
 
+#include "netplay/io/enet_address.h"
+
 namespace framelock::netplay {
 namespace {
 
@@ -45,97 +47,6 @@ bool enet_ready() {
 // the host but no user pointer; one transport is serviced at a time per thread.
 thread_local EnetTransport* t_servicing = nullptr;
 
-enum class AddressUse { kListen, kConnect };
-
-bool is_dotted_number(const std::string& host) {
-    return std::all_of(host.begin(), host.end(),
-                       [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
-}
-
-bool is_host_name(const std::string& host) {
-    if (host.size() > 253) return false;
-    return std::all_of(host.begin(), host.end(), [](char c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-               c == '-' || c == '.';
-    });
-}
-
-// "host:port" → ENetAddress. Listening allows an empty host (all interfaces) and port 0 (the
-// OS picks). Dotted numbers are parsed here, without DNS, so a typo never waits on a resolver.
-Result<ENetAddress> parse_address(const std::string& text, AddressUse use) {
-    const auto invalid = [&text](const std::string& why) {
-        return make_error(ErrorCode::kUsage, "invalid address '" + text + "': " + why);
-    };
-    const std::size_t colon = text.rfind(':');
-    if (colon == std::string::npos) return invalid("expected host:port, e.g. 127.0.0.1:7845");
-    const std::string host = text.substr(0, colon);
-    const std::string port_text = text.substr(colon + 1);
-    if (host.find_first_of(":[]") != std::string::npos) {
-        return invalid(
-            "IPv6 is not supported (ENet 1.3 is IPv4 only); use an IPv4 address or "
-            "a host name");
-    }
-
-    const unsigned min_port = use == AddressUse::kConnect ? 1 : 0;
-    const std::string port_range = std::to_string(min_port) + " to 65535";
-    if (port_text.empty() || port_text.size() > 5 ||
-        !std::all_of(port_text.begin(), port_text.end(),
-                     [](char c) { return c >= '0' && c <= '9'; })) {
-        return invalid("port '" + port_text + "' is not a number from " + port_range);
-    }
-    const unsigned long port = std::stoul(port_text);
-    if (port < min_port || port > 65535) {
-        return invalid("port " + port_text + " is out of range (" + port_range + ")");
-    }
-
-    ENetAddress address{};
-    address.port = static_cast<enet_uint16>(port);
-    if (host.empty()) {
-        if (use == AddressUse::kConnect) {
-            return invalid("no host to connect to; expected host:port, e.g. 127.0.0.1:7845");
-        }
-        address.host = ENET_HOST_ANY;
-        return address;
-    }
-    if (is_dotted_number(host)) {
-        in_addr ip{};
-        if (inet_pton(AF_INET, host.c_str(), &ip) != 1) {
-            return invalid("'" + host + "' is not an IPv4 address (four numbers 0-255)");
-        }
-        address.host = ip.s_addr;  // both in network byte order
-        return address;
-    }
-    if (!is_host_name(host)) return invalid("'" + host + "' is not a valid host name");
-    if (enet_address_set_host(&address, host.c_str()) != 0) {
-        return make_error(ErrorCode::kUsage,
-                          "cannot resolve host '" + host + "' in address '" + text + "'");
-    }
-    return address;
-}
-
-Error listen_error(const std::string& bind_address, int error) {
-    const std::string where = "cannot listen on " + bind_address + ": ";
-    switch (error) {
-        case EADDRINUSE:
-            return make_error(ErrorCode::kUsage,
-                              where +
-                                  "the address is already in use (another server on this "
-                                  "port?); pick another port with --port");
-        case EACCES:
-            return make_error(ErrorCode::kUsage,
-                              where +
-                                  "permission denied (ports below 1024 need privileges); "
-                                  "pick another port with --port");
-        case EADDRNOTAVAIL:
-            return make_error(ErrorCode::kUsage,
-                              where + "no network interface of this machine has that address");
-        case 0:
-            return make_error(ErrorCode::kIo, where + "ENet could not create the host");
-        default:
-            return make_error(ErrorCode::kIo, where + std::strerror(error));
-    }
-}
-
 TransportEvent status_event(TransportEvent::Type type, PeerId peer) {
     TransportEvent event;
     event.type = type;
@@ -160,12 +71,12 @@ Result<std::unique_ptr<EnetTransport>> EnetTransport::listen(const std::string& 
                                                  " peers: ENet allows 1 to 4095");
     }
     if (!enet_ready()) return make_error(ErrorCode::kIo, "enet_initialize failed");
-    auto address = parse_address(bind_address, AddressUse::kListen);
+    auto address = parse_enet_address(bind_address, EnetAddressUse::kListen);
     if (!address) return address.error();
 
     errno = 0;
     ENetHost* host = enet_host_create(&address.value(), max_peers, kChannelCount, 0, 0);
-    if (host == nullptr) return listen_error(bind_address, errno);
+    if (host == nullptr) return enet_listen_error(bind_address, errno);
     return std::unique_ptr<EnetTransport>(new EnetTransport(host, options));
 }
 
@@ -206,7 +117,7 @@ EnetTransport::~EnetTransport() {
 // ---- Transport ----------------------------------------------------------------------------
 
 Result<PeerId> EnetTransport::connect(const std::string& address_text) {
-    auto address = parse_address(address_text, AddressUse::kConnect);
+    auto address = parse_enet_address(address_text, EnetAddressUse::kConnect);
     if (!address) return address.error();
     ENetPeer* peer = enet_host_connect(m_host, &address.value(), kChannelCount, 0);
     if (peer == nullptr) {

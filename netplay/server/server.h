@@ -8,88 +8,50 @@
 // One Server serves one session over its Transport (a dedicated `framelock server`
 // runs one Server per session port).
 //
-// Its code is a file per concern: server.cpp (the loop, a slot's life), server_admission
-// (who plays), server_confirm (inputs in, frames out), server_delay (the delay's
-// measurements), server_votes (hash votes, repair, evidence), server_transfer (states);
-// its settings in server_config.h, a slot's record in server_slot.h, its tuning in
-// server_tuning.h.
+// Server itself (server.cpp) is thin: it routes each message to the part it concerns, owns
+// the timeline (delay_schedule.h: the Start and each keyframe's delay) and the loop's timed
+// work, and takes a member through its life (joining, the start, going away, coming back,
+// leaving) across the parts. Each part owns its state, a record of its own in every slot
+// (server_slot.h) included:
+//   roster.h              the slots and spectators, and the one place a slot's life changes
+//   admission.h           who may join and as what: challenges, passwords, rejoin tokens, names
+//   input_book.h          inputs filed per slot, frames confirmed, the confirmed history
+//   delay_measurements.h  echoes, round-trip reports, loss, copies, the path floor, clocks
+//   hash_votes.h          hash votes, the repair they call for, the desync evidence mask
+//   state_transfers.h     uploads, the start state, join and resync states
+// Its settings are in server_config.h, its tuning in server_tuning.h, what it reports in
+// server_events.h and slot_stats.h.
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
+#include "netplay/server/admission.h"
+#include "netplay/server/delay_measurements.h"
+#include "netplay/server/delay_schedule.h"
+#include "netplay/server/hash_votes.h"
+#include "netplay/server/input_book.h"
+#include "netplay/server/roster.h"
 #include "netplay/server/server_config.h"
+#include "netplay/server/server_events.h"
 #include "netplay/server/server_slot.h"
-#include "netplay/timing/clock_check.h"
-#include "netplay/timing/delay_controller.h"
-#include "netplay/timing/frame_time.h"
-#include "netplay/timing/loss_counter.h"
-#include "netplay/timing/rtt_estimator.h"
-#include "netplay/transfer/state_transfer.h"
+#include "netplay/server/slot_stats.h"
+#include "netplay/server/state_transfers.h"
 #include "netplay/wire/protocol.h"
 
 namespace framelock::netplay {
 
-struct SlotStats {
-    int slot = 0;
-    std::string name;
-    bool connected = false;
-    Micros srtt = 0, rttvar = 0, safe_rtt = 0;
-    std::uint32_t frames_run = 0, stall_frames = 0;
-    std::uint64_t datagrams_received = 0, datagrams_lost_up = 0;
-    std::uint64_t malformed = 0;
-    PeerStats traffic;
-    // The server's own measurement of the round trip to this client (echoes of its updates).
-    Micros server_srtt = 0, server_rttvar = 0;
-    // Round-trip reports left out of the delay: beyond what the server measured of this
-    // client's link (inflated), or covering frames a stalled process held up (hiccups).
-    std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;
-    bool redundant = false;  // datagrams on this link go twice (loss seen lately)
-    // Its clock against the server's (clock_check.h): the rate error over the newest window
-    // (0.05: 5 % fast; nullopt until measured), samples refused, and whether it is off pace.
-    std::optional<double> clock_rate_error;
-    long clock_refused = 0;
-    bool off_pace = false;
-};
-
-struct ServerEvent {
-    enum class Type {
-        kPlayerJoined,
-        kPlayerLeft,
-        kRejected,
-        kStarted,
-        kDelayChanged,
-        kDesync,
-        kMalformed,
-        kPlayerAway,  // silent or disconnected: neutral input until it is back
-        kPlayerBack,  // plays again from `frame`
-        kSpectatorJoined,
-        kSpectatorLeft,
-        kRefused,         // a request refused (spectator input, a bad state upload, ...)
-        kStateSent,       // a join/resync state went out: `frame`, `message` has the size
-        kResynced,        // a divergent player loaded the reference state (message: regions)
-        kEvidence,        // the desync evidence changed (message: which state bytes are left out)
-        kOffPace,         // no-wait: a player's clock runs too fast or slow (a speed hack?)
-        kConfigAdjusted,  // a setting outside its range was brought inside (message: which)
-    };
-    Type type;
-    int slot = 0;  // 1..8 where it applies
-    std::uint32_t frame = 0;
-    int delay = 0;
-    std::uint8_t differing_slots = 0;
-    std::string message;
-};
-
 class Server {
   public:
     Server(Transport& transport, const Clock& clock, ServerConfig config);
+    // Its parts hold references to its settings and its event queue: it stays where it is.
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
 
     // Processes the network and sends what is due. Call often (every millisecond or on
     // every network event); it never blocks.
@@ -99,202 +61,76 @@ class Server {
 
     std::optional<ServerEvent> poll_event();
 
-    bool started() const { return m_started; }
+    bool started() const { return m_roster.started(); }
     // Started, and every player has left since: the session is over.
-    bool ended() const;
-    Micros start_time_us() const { return m_start.start_time_us; }
+    bool ended() const { return m_roster.ended(); }
+    Micros start_time_us() const { return m_schedule.start().start_time_us; }
     std::uint32_t confirmed_frames() const {
-        return m_confirmed_end;
+        return m_book.confirmed_end();
     }  // frames [0, this) confirmed
-    int current_delay() const { return m_schedule.empty() ? 0 : m_schedule.back().delay; }
+    int current_delay() const { return m_schedule.current_delay(); }
     // The path floor in frames, from the server's own round trips, as estimated at the last
     // keyframe with players (0 before any): the slowest playing client's worst round trip of
     // the last 10 s, each of its one-way paths taken as half of it. For client i and players
     // j, an ideal pipeline needs j's uplink plus i's downlink, so the slowest player's round
     // trip bounds every client's need.
-    int path_floor() const { return m_path_floor; }
+    int path_floor() const { return m_measure.path_floor(); }
     // The delay from frame 0, then one entry per change: the whole session's delay.
-    const std::vector<ScheduleEntry>& schedule() const { return m_delay_history; }
+    const std::vector<ScheduleEntry>& schedule() const { return m_schedule.history(); }
     // Keyframes decided so far (one delay decision each, changed or not).
-    std::uint64_t keyframes() const { return m_keyframes; }
+    std::uint64_t keyframes() const { return m_schedule.keyframes(); }
     // Frames for which every playing slot reported a state hash and all were equal.
-    std::uint64_t hash_frames_matched() const { return m_hash_frames_matched; }
+    std::uint64_t hash_frames_matched() const { return m_votes.frames_matched(); }
     std::vector<SlotStats> slot_stats() const;
-    int spectators() const { return static_cast<int>(m_spectators.size()); }
-    std::uint16_t snapshot_interval() const { return m_snapshot_interval; }
+    int spectators() const { return static_cast<int>(m_roster.spectators().size()); }
+    std::uint16_t snapshot_interval() const { return m_transfers.snapshot_interval(); }
     const InputFrame* confirmed_input(std::uint32_t frame) const;
 
   private:
-    FrameTime frame_time() const { return FrameTime(m_start.frame_time_ns); }
-    using Slot = ServerSlot;
-    // The one place a slot's life changes (server_slot.h has the states and their order).
-    void set_life(Slot& slot, SlotLife life);
-    // When a member that stays silent is dealt with, and how (update() acts on it,
-    // next_wakeup() wakes for it).
-    struct SilenceDeadline {
-        enum class Then { kDrop, kGoAway, kGraceOver, kDropJoining };
-        Micros at = 0;
-        Then then = Then::kDrop;
-    };
-    SilenceDeadline silence_deadline(const Slot& slot) const;
-    // A connection that was sent a Challenge and has not said Hello yet.
-    struct Pending {
-        Nonce nonce{};
-        Micros since = 0;
-    };
-    struct Upload {
-        int slot = 0;
-        std::uint32_t id = 0;
-        std::uint32_t frame = 0;
-        Micros asked_at = 0;
-    };
-    struct Repair {
-        std::uint32_t desync_frame = 0;
-        std::uint32_t state_frame = 0;
-        std::uint8_t slots = 0;  // bit s-1: slot s gets the state
-        int reference = 0;
-        int attempts = 0;
-        bool sent = false;
-    };
+    FrameTime frame_time() const { return m_schedule.frame_time(); }
+    void emit(ServerEvent event) { m_events.emit(std::move(event)); }
 
+    // Messages, each to the part it concerns.
     void handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes);
-    void handle_hello(PeerId peer, const Hello& hello);
-    void handle_input(Slot& slot, const ClientInput& input);
-    void handle_hash(int slot_number, const HashReport& report);
+    void handle_input(ServerSlot& slot, int slot_number, const ClientInput& input);
     void handle_disconnect(PeerId peer, const std::string& reason);
-    void drop(int slot_number, ByeReason reason, const std::string& message);
-    void reject(PeerId peer, RejectReason reason, const std::string& message);
+
+    // A member's life across the parts.
+    void handle_hello(PeerId peer, const Hello& hello);
+    void join_running(PeerId peer, const Hello& hello, const Admission::Admit& admit);
+    void add_spectator(PeerId peer, const std::string& name);
+    void welcome(const ServerSlot& member, int slot_number, bool late, const BoxPublicKey& box_key);
     void maybe_start();
-    void confirm_frames();
-    // No-wait: when frame g is confirmed whatever has arrived (server clock).
-    Micros no_wait_deadline(std::uint32_t g) const;
-    void send_update(Slot& slot);
-    void check_hashes();
-    int slot_of(PeerId peer) const;
-    // The server's own round-trip measurements over the slots playing.
-    Micros srtt_worst() const;
-    Micros lobby_period(const Slot& slot) const;  // before the start: heartbeat interval
-    Micros safe_rtt_worst() const;
-    // Delay measurements (see delay_controller.h).
-    Micros sample_time(std::uint32_t frame) const;  // server clock: when frame's input was sampled
-    // How long after the first update carrying `frame` to this client the next one carried
-    // it again, when the client never echoed the first (0: it did, or no second one yet).
-    static Micros resend_gap(const Slot& slot, std::uint32_t frame);
-    int estimate_path_floor() const;  // see path_floor()
-    void note_round_trip_report(Slot& slot, int slot_number, const ClientInput& input,
-                                std::uint32_t ack_end);
-    void note_echo(Slot& slot, const ClientInput& input);
-    // A ClientStats clock reading (clock_check.h): refused, or measured; names a player whose
-    // clock is off pace in no-wait mode.
-    void note_clock(Slot& slot, int slot_number, Micros client_us, Micros now);
-    bool redundant(const Slot& slot) const;
-    static void note_loss(Slot& slot, Micros now);
-    void emit(ServerEvent event) { m_events.push_back(std::move(event)); }
-    // Late join, reconnect, state transfer.
-    Slot* member(PeerId peer, int& slot_number);
-    bool absent(const Slot& slot) const;  // gets neutral input without being waited for
-    bool active(const Slot& slot) const;  // playing: reports hashes, may serve states
-    // The player slot whose rejoin token the Hello proves (0: none).
-    int proven_slot(const Hello& hello, const Nonce& nonce) const;
-    // Whether the Hello proves the password its role needs; rejects the peer if not.
-    bool check_password(PeerId peer, const Hello& hello, const Nonce& nonce);
-    // `wanted`, or with a suffix when another player or spectator goes by it already.
-    std::string unique_name(std::string wanted, const Slot* self) const;
-    // The display name slot `slot_number` gets for this Hello ("player N" when it asks none).
-    std::string player_name(const Hello& hello, int slot_number) const;
-    // The first slot nobody holds (0: the session is full).
-    int free_slot() const;
-    // free_slot(), or 0 after refusing the peer: the session is full, then `advice`.
-    int free_slot_or_reject(PeerId peer, const Hello& hello, const std::string& advice);
-    // For a refusal: the name asked for is a player's here (a name is no key to a slot).
-    std::string name_hint(const Hello& hello) const;
-    void hello_running(PeerId peer, const Hello& hello, int proven);
-    void add_spectator(PeerId peer, const Hello& hello);
+    void activate(ServerSlot& slot, int slot_number, std::uint32_t first_frame);
     void go_away(int slot_number, const std::string& why);
-    void activate(Slot& slot, int slot_number, std::uint32_t first_frame);
-    void welcome(Slot& slot, int slot_number, bool late);
-    void handle_bulk(Slot& slot, int slot_number, std::span<const std::uint8_t> bytes);
-    void request_state(std::uint32_t frame, int prefer_slot);
+    void drop(int slot_number, ByeReason reason, const std::string& message);
+
+    // The timed work.
+    // Confirms what the input book can, deciding the delay at each keyframe on the way.
+    void confirm_frames();
+    void decide_delay(std::uint32_t keyframe, Micros now);
+    void send_update(ServerSlot& slot);
+    // Settles the hash votes that can be, and starts the repairs they call for.
+    void check_hashes();
+    // Sends states where they are wanted (StateTransfers::serve) and takes each member that
+    // got one from there.
     void serve_states();
-    // Gives up on an upload asked for longer than state_request_timeout_us ago (an event
-    // naming `what` and the player, who is not asked first again): whether it did.
-    bool expire_upload(const char* what);
-    void pump_senders();
     void trim_history();
-    void start_repair(std::uint32_t desync_frame, std::uint8_t slots, int reference);
-    // Before the start: asks for the start state, and sends it once it is here.
-    void prepare_start_state();
-    void offer_start_state(Slot& member);
-    // Every member holds the start state, or there is none to wait for.
-    bool start_state_everywhere() const;
-    std::uint8_t delay_in_force(std::uint32_t frame) const;
-    // Desync evidence (evidence.h): what a player's load moved; the mask in force at a frame.
-    void handle_moved(int slot_number, const MovedBytes& moved);
-    void announce_mask(std::uint32_t from_frame, const std::string& why);
-    std::uint16_t mask_generation_at(std::uint32_t frame) const;
-    // Every player said what its load of the start state moved (or none will).
-    bool moved_everywhere() const;
 
     Transport& m_transport;
     const Clock& m_clock;
     std::vector<std::string> m_config_adjusted;  // normalized() fills it before m_config
     ServerConfig m_config;
-    DelayController m_delay;
-    std::array<Slot, kMaxPlayers> m_slots{};
-    std::optional<SessionIdentity> m_identity;
-    std::string m_content_name;
-    bool m_started = false;
-    Micros m_lobby_full_since = -1;
-    // The session's start state (common_start) once uploaded; refused: the core cannot save
-    // its state, so every player starts from its own power-on state.
-    std::optional<PackedState> m_start_state;
-    bool m_start_state_refused = false;
-    // The desync evidence mask: the union of what players' loads moved; generation 0 (the
-    // whole state) until one moved anything. Each generation's first frame, oldest first.
-    EvidenceMask m_mask;
-    std::deque<EvidenceMask> m_mask_history;  // every generation kept, with its ranges
-    std::uint16_t m_mask_trimmed = 0;         // the newest generation no longer kept
-    Start m_start{};
-    // Every keyframe's decision from the oldest confirmed frame still kept (the entry in
-    // force there first): trimmed with m_confirmed, so a long session's updates do not scan
-    // an hour of keyframes and its memory stays flat.
-    std::deque<ScheduleEntry> m_schedule;
-    std::vector<ScheduleEntry> m_delay_history;  // first entry, then changes only
-    std::uint64_t m_keyframes = 0;
-    int m_path_floor = 0;
-    std::uint32_t m_confirmed_end = 0;   // frames [0, this) are confirmed
-    std::uint32_t m_confirmed_base = 0;  // m_confirmed[0] is this frame
-    std::deque<InputFrame> m_confirmed;  // kept while some client may still need them
-    // The newest confirmed frames (from m_info_base on): how long after its sampling each was
-    // confirmed, and whether a stalled process held it up. Round-trip reports are checked
-    // against them.
-    struct Confirmation {
-        Micros lateness = 0;
-        bool stalled = false;
-    };
-    std::deque<Confirmation> m_info;
-    std::uint32_t m_info_base = 0;
-    std::uint32_t m_last_sent_end = 0;
-    std::uint64_t m_inputs_seen = 0, m_last_sent_inputs = 0;  // rollback: any input news
-    Micros m_blocked_since = -1;  // since when confirmation waits on the same frame
-    std::map<std::uint32_t, std::array<std::uint64_t, kMaxPlayers>> m_hashes;
-    std::uint64_t m_hash_frames_matched = 0;
-    bool m_in_desync = false;
-    std::deque<ServerEvent> m_events;
-    std::vector<Slot> m_spectators;
-    std::uint16_t m_snapshot_interval = 60;
-    std::optional<Upload> m_upload;
-    StateReceiver m_upload_rx;
-    std::optional<PackedState> m_cached;
-    std::uint32_t m_next_transfer_id = 1;
-    std::optional<Repair> m_repair;
-    // The join handshake (join_proof.h): the salt and the keys derived from the passwords,
-    // and each connection's Challenge until it says Hello.
-    Salt m_salt{};
-    std::optional<PasswordKey> m_player_key, m_spectator_key;
-    std::map<PeerId, Pending> m_pending;
-    int m_bad_reference = 0;           // the slot whose last upload failed: asked last
-    Micros m_absence_changed_at = -1;  // a player last went away or came back
+    ServerEvents m_events;
+    Roster m_roster;
+    // The Start and every keyframe's decision: trimmed with the input book's history, so a
+    // long session's updates do not scan an hour of keyframes and its memory stays flat.
+    DelaySchedule m_schedule;
+    Admission m_admission;
+    InputBook m_book;
+    DelayMeasurements m_measure;
+    HashVotes m_votes;
+    StateTransfers m_transfers;
 };
 
 }  // namespace framelock::netplay

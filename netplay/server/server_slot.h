@@ -1,5 +1,12 @@
-// The server's record of one slot: a player's (Server::m_slots) or a spectator's, with its
-// life as one explicit state (SlotLife) and what the server measures and owes it.
+// The server's record of one slot: a player's (Roster::players()) or a spectator's. Its life is
+// one explicit state (SlotLife), changed by the Roster only; who holds it is written by the
+// Roster and the Server; the rest is one record per part of the server, each record's fields
+// private to the part that owns them (a friend), which the other parts read through the
+// record's const accessors:
+//   InputLane       InputBook          inputs filed and not yet confirmed, acknowledgements
+//   LinkRecord      DelayMeasurements  echoes, reports, loss, copies, the client's clock
+//   VoteRecord      HashVotes          from when its hashes count, the evidence it owes
+//   TransferRecord  StateTransfers     the state on its way, a resync pending
 #pragma once
 
 #include <array>
@@ -10,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include "netplay/crypto/join_proof.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
 #include "netplay/timing/clock_check.h"
@@ -20,6 +26,12 @@
 #include "netplay/wire/protocol.h"
 
 namespace framelock::netplay {
+
+class DelayMeasurements;
+class HashVotes;
+class InputBook;
+class Roster;
+class StateTransfers;
 
 // A slot's life. A player's: kEmpty -> kPlaying (joined before the start) or
 // kAwaitingState (joined a running session, or took its slot back) -> kJoining (holds the
@@ -37,96 +49,155 @@ enum class SlotLife : std::uint8_t {
     kWatching,
 };
 
-struct ServerSlot {
-    // Where the slot is in its life: changed by Server::set_life() only.
-    SlotLife life = SlotLife::kEmpty;
-    // In kAway: what it was before (an away joiner never played: it is not waited for).
-    SlotLife away_from = SlotLife::kPlaying;
-    // A spectator's slot (Server::m_spectators): its life is kAwaitingState, then kWatching.
-    bool spectator = false;
+// The input book's record of a member (input_book.h): its inputs filed and not yet
+// confirmed, and what it acknowledged.
+class InputLane {
+  public:
+    std::uint32_t inputs_end() const { return m_inputs_end; }  // inputs held for [.., this)
+    std::uint32_t left_from() const { return m_left_from; }    // after leaving: neutral from here
 
-    bool taken() const { return life != SlotLife::kEmpty; }
-    // Taken and not left: a member of the session (away ones too).
-    bool in_session() const { return life != SlotLife::kEmpty && life != SlotLife::kLeft; }
-    bool away() const { return life == SlotLife::kAway; }
-    bool awaiting_state() const { return life == SlotLife::kAwaitingState; }
-
-    PeerId peer = 0;
-    std::string name;
-    std::uint32_t inputs_end = 0;      // inputs held for frames [.., inputs_end)
-    std::deque<InputWord> pending;     // inputs for [m_confirmed_end, inputs_end)
-    std::uint32_t left_from = 0;       // after leaving: neutral input from here
-    std::uint32_t client_ack_end = 0;  // the client holds confirmed frames [0, this)
-    std::uint8_t last_client_seq = 0;  // the newest ClientInput, echoed in updates
-    Micros last_client_seq_at = -1;    // when it arrived (-1: none yet)
-    Micros last_heard = 0;
-    Micros last_update_sent = 0;
-    std::uint8_t next_update_seq = 0;
-    Micros srtt = 0, rttvar = 0;  // the client's own measurement (ClientStats), 0 = unknown
-    std::uint32_t frames_run = 0, stall_frames = 0;
-    std::uint64_t datagrams = 0, malformed = 0;
-    LossCounter up_loss;
+  private:
+    friend class InputBook;
+    std::uint32_t m_inputs_end = 0;      // inputs held for frames [.., m_inputs_end)
+    std::deque<InputWord> m_pending;     // inputs for [confirmed_end, m_inputs_end)
+    std::uint32_t m_left_from = 0;       // after leaving: neutral input from here
+    std::uint32_t m_client_ack_end = 0;  // the client holds confirmed frames [0, this)
     // No-wait: the pad used while this slot's input is late, and the newest frame whose
     // input arrived (late inputs newer than it replace the held pad).
-    InputWord held = 0;
-    std::uint32_t newest_input = 0;
-    bool any_input = false;
-    std::uint16_t down_loss_permille = 0;
-    // The delay's measurements (handle_input): the server's own round trip to the client,
-    // its recent worst, and the earliest an input arrived after its scheduled sample time
-    // lately (both over kCheckWindowUs), for checking what the client reports.
-    RttEstimator rtt;
-    std::array<Micros, 256> update_sent_at{};  // by ServerUpdate::seq
-    // The confirmed frames each update carried, [first, end) by ServerUpdate::seq, and
-    // whether the client echoed it: a frame whose first update never came back may have
-    // reached the client only in the next one (resend_gap).
-    std::array<std::pair<std::uint32_t, std::uint32_t>, 256> update_frames{};
-    std::array<bool, 256> update_echoed{};
-    std::deque<std::pair<Micros, Micros>> rtt_max;  // (time, rtt), decreasing rtt
-    std::deque<std::pair<Micros, Micros>> up_min;   // (time, lateness), increasing
+    InputWord m_held = 0;
+    std::uint32_t m_newest_input = 0;
+    bool m_any_input = false;
     struct Arrival {
         std::uint32_t frame = 0;
         Micros at = 0;
         bool stalled = false;  // the client's process sampled it late (a hiccup)
     };
-    std::deque<Arrival> arrivals;   // inputs held and not yet confirmed
-    std::uint32_t report_from = 0;  // the next report covers frames from here
-    std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;
+    std::deque<Arrival> m_arrivals;  // inputs held and not yet confirmed
+};
+
+// State transfers' record of a member (state_transfers.h): the state on its way to it.
+class TransferRecord {
+  public:
+    bool sending() const { return m_sender.has_value(); }
+    // It was sent a reference state and has not reported loading it: its hashes wait.
+    bool resyncing() const { return m_resync_pending; }
+
+  private:
+    friend class StateTransfers;
+    std::optional<StateSender> m_sender;
+    bool m_start_loaded = false;    // holds the session's start state (common_start)
+    bool m_resync_pending = false;  // a reference state is on its way to it
+};
+
+// The delay measurements' record of a member (delay_measurements.h): what the server
+// measures of its link and what it reports of itself.
+class LinkRecord {
+  public:
+    Micros last_update_sent() const { return m_last_update_sent; }
+    Micros copy_at() const { return m_copy_at; }  // the last update's copy goes then (-1: none)
+
+  private:
+    friend class DelayMeasurements;
+    std::uint8_t m_last_client_seq = 0;  // the newest ClientInput, echoed in updates
+    Micros m_last_client_seq_at = -1;    // when it arrived (-1: none yet)
+    Micros m_last_update_sent = 0;
+    std::uint8_t m_next_update_seq = 0;
+    // The client's own measurement (ClientStats), 0 = unknown, and what else it reports.
+    Micros m_client_srtt = 0, m_client_rttvar = 0;
+    std::uint32_t m_frames_run = 0, m_stall_frames = 0;
+    std::uint16_t m_down_loss_permille = 0;
+    std::uint64_t m_datagrams = 0;
+    LossCounter m_up_loss;
+    // The server's own round trip to the client, its recent worst, and the earliest an input
+    // arrived after its scheduled sample time lately (both over kCheckWindowUs), for checking
+    // what the client reports.
+    RttEstimator m_rtt;
+    std::array<Micros, 256> m_update_sent_at{};  // by ServerUpdate::seq
+    // The confirmed frames each update carried, [first, end) by ServerUpdate::seq, and
+    // whether the client echoed it: a frame whose first update never came back may have
+    // reached the client only in the next one (resend_gap).
+    std::array<std::pair<std::uint32_t, std::uint32_t>, 256> m_update_frames{};
+    std::array<bool, 256> m_update_echoed{};
+    std::deque<std::pair<Micros, Micros>> m_rtt_max;  // (time, rtt), decreasing rtt
+    std::deque<std::pair<Micros, Micros>> m_up_min;   // (time, lateness), increasing
+    std::uint32_t m_report_from = 0;                  // the next report covers frames from here
+    std::uint64_t m_reports_used = 0, m_reports_inflated = 0, m_reports_hiccup = 0;
     // Redundancy: loss last seen on this link (either direction), how long before its
     // newest loss event the loss before it was seen (-1: none; losses within
     // kLossEventUs are one event), and the copy of the last update still to go out a
     // moment after it.
-    Micros loss_seen_at = -1;
-    Micros loss_gap = -1;
-    std::uint64_t up_lost_seen = 0;
-    std::uint32_t down_lost_seen = 0;
-    std::vector<std::uint8_t> copy;
-    Micros copy_at = -1;
-    // Late join, reconnect, spectators.
-    Micros away_since = 0;              // in kAway: since when
-    bool refused_input = false;         // spectator: refusal already reported
-    std::uint32_t hash_from = 0;        // reports hashes from this frame on
-    std::uint32_t hash_valid_from = 0;  // resynced: earlier hashes were the old state's
-    std::uint32_t last_hash_frame = 0;
-    bool any_hash = false;
-    bool resync_pending = false;  // a reference state is on its way to it
-    bool start_loaded = false;    // holds the session's start state (common_start)
+    Micros m_loss_seen_at = -1;
+    Micros m_loss_gap = -1;
+    std::uint64_t m_up_lost_seen = 0;
+    std::uint32_t m_down_lost_seen = 0;
+    std::vector<std::uint8_t> m_copy;
+    Micros m_copy_at = -1;
+    // Its clock against the server's; whether a refusal or its pace was reported.
+    ClockCheck m_clock;
+    bool m_clock_refusal_reported = false;
+    bool m_named_off_pace = false;
+};
+
+// Hash votes' record of a player (hash_votes.h): from when its hashes count, and the
+// evidence it owes.
+class VoteRecord {
+  public:
+    // The newest frame it reported a hash for (nullopt: none since it joined).
+    std::optional<std::uint32_t> last_hash() const {
+        return m_any_hash ? std::optional<std::uint32_t>(m_last_hash_frame) : std::nullopt;
+    }
+
+  private:
+    friend class HashVotes;
+    std::uint32_t m_hash_from = 0;        // reports hashes from this frame on
+    std::uint32_t m_hash_valid_from = 0;  // resynced: earlier hashes were the old state's
+    std::uint32_t m_last_hash_frame = 0;
+    bool m_any_hash = false;
     // It said which bytes its load of the start state moved; hash reports it sent under a
     // mask not in force at their frame.
-    bool moved_reported = false;
-    std::uint64_t reports_other_mask = 0;
+    bool m_moved_reported = false;
+    std::uint64_t m_reports_other_mask = 0;
     // The state it was sent (start, join, resync) whose MovedBytes it owes: (frame, size).
     // Only such a report is taken, once: a player cannot widen the mask at will.
-    std::optional<std::pair<std::uint32_t, std::uint32_t>> moved_due;
-    std::optional<MovedBytes> start_moved;  // before the start: its load of the start state
-    std::optional<StateSender> sender;
-    // Players: the secret that takes this slot back (a new one with every Welcome).
-    RejoinToken token{};
-    BoxPublicKey box_key{};  // its connection's (Hello::box_key): the token is sealed to it
-    // Its clock against the server's; whether a refusal or its pace was reported.
-    ClockCheck clock;
-    bool clock_refusal_reported = false;
-    bool named_off_pace = false;
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> m_moved_due;
+    std::optional<MovedBytes> m_start_moved;  // before the start: its load of the start state
+};
+
+struct ServerSlot {
+    // Where the slot is in its life: changed by Roster::set_life() only.
+    SlotLife life() const { return m_life; }
+    bool taken() const { return m_life != SlotLife::kEmpty; }
+    // Taken and not left: a member of the session (away ones too).
+    bool in_session() const { return m_life != SlotLife::kEmpty && m_life != SlotLife::kLeft; }
+    bool away() const { return m_life == SlotLife::kAway; }
+    bool awaiting_state() const { return m_life == SlotLife::kAwaitingState; }
+    // Playing: reports hashes, may serve states.
+    bool active() const { return m_life == SlotLife::kPlaying && !spectator; }
+
+    // Who holds the slot, as Admission decided: written by Roster::seat() and
+    // Roster::add_spectator() (a spectator's slot lives kAwaitingState, then kWatching).
+    bool spectator = false;
+    PeerId peer = 0;
+    std::string name;
+    // Written by the Server as it routes messages: when the last well-formed one came, the
+    // malformed ones, and (a spectator) whether its refused input was reported already.
+    Micros last_heard = 0;
+    std::uint64_t malformed = 0;
+    bool refused_input = false;
+
+    // Each part's own record of the slot.
+    InputLane inputs;
+    LinkRecord link;
+    VoteRecord votes;
+    TransferRecord transfer;
+
+  private:
+    friend class Roster;
+    SlotLife m_life = SlotLife::kEmpty;
+    // In kAway: what it was before (an away joiner never played: it is not waited for), and
+    // since when.
+    SlotLife m_away_from = SlotLife::kPlaying;
+    Micros m_away_since = 0;
 };
 
 }  // namespace framelock::netplay

@@ -1,6 +1,5 @@
 // The server's tuning: how often it sends, how long its measurements reach, when it gives
-// up. One description each, for every file of the server (server.cpp and the files named
-// server_*.cpp, one concern each).
+// up. One description each, for the Server and every part of it (server.h lists them).
 #pragma once
 
 #include <cstddef>
@@ -16,7 +15,7 @@ namespace framelock::netplay::server_tuning {
 inline constexpr int kQuietUpdateFrames = 3;
 inline constexpr std::size_t kMaxEvents = 4096;
 // Round trips reported this long after a player went away or came back are not network
-// measurements (see handle_input).
+// measurements (Roster::unsettled).
 inline constexpr Micros kAbsenceSettleUs = 1'000'000;
 // A sample taken this late by the client's own process (ClientInput::late_ms) is a hiccup of
 // that process (scheduler, disk, a window dragged), not the network: frames it held up do

@@ -1,9 +1,9 @@
-// The config file (frontend/config.h, TOML; docs/config.md): any text either parses or
+// The config file (frontend/app/config.h, TOML; docs/config.md): any text either parses or
 // fails with a message that names the file, as every config error must.
 #include <string>
 #include <string_view>
 
-#include "frontend/config.h"
+#include "frontend/app/config.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace framelock::fuzz {

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 #include "support/temp_dir.h"
 
 using namespace framelock::frontend;

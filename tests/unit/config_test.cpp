@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "frontend/config.h"
+#include "frontend/app/config.h"
 
 using namespace framelock::frontend;
 

@@ -13,7 +13,7 @@
 
 #include <zlib.h>
 
-#include "frontend/atomic_file.h"
+#include "frontend/files/atomic_file.h"
 #include "frontend/host/image.h"
 #include "support/temp_dir.h"
 

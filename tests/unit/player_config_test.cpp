@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "frontend/config.h"
+#include "frontend/app/config.h"
 #include "support/build_paths.h"
 
 using namespace framelock::frontend;

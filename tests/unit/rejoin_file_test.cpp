@@ -1,4 +1,4 @@
-// The rejoin token file (frontend/rejoin_file.h): one holder at a time, this user's alone.
+// The rejoin token file (frontend/files/rejoin_file.h): one holder at a time, this user's alone.
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "frontend/rejoin_file.h"
+#include "frontend/files/rejoin_file.h"
 #include "support/temp_dir.h"
 
 using framelock::frontend::RejoinFile;

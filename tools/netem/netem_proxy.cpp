@@ -17,18 +17,17 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "tools/netem/delay_queue.h"
+
 namespace framelock::netem {
 
 namespace {
 
-using Nanos = std::int64_t;
-constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 // Datagrams read from one socket before looking at the others and at the queue again.
 constexpr int kReceiveBurst = 64;
 constexpr int kSocketBufferBytes = 4 << 20;
@@ -98,59 +97,11 @@ Error io_error(const std::string& what, int err) {
     return make_error(ErrorCode::kIo, what + ": " + std::strerror(err));
 }
 
-Error usage_error(const std::string& message) {
-    return make_error(ErrorCode::kUsage, message);
-}
-
 void set_buffers(int fd) {
     // Best effort: the kernel caps these at net.core.{r,w}mem_max.
     ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &kSocketBufferBytes, sizeof kSocketBufferBytes);
     ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &kSocketBufferBytes, sizeof kSocketBufferBytes);
 }
-
-enum class Direction { kUp, kDown };
-
-struct Datagram {
-    Nanos due = 0;
-    std::uint64_t seq = 0;  // FIFO among datagrams due at the same nanosecond
-    Nanos received = 0;
-    Direction direction = Direction::kUp;
-    std::uint64_t client = 0;  // key_of(client source address)
-    std::vector<std::uint8_t> payload;
-};
-
-// Datagrams ordered by due time: a binary min-heap, O(log n) per push and pop.
-class DelayQueue {
-  public:
-    bool empty() const { return m_heap.empty(); }
-    std::size_t bytes() const { return m_bytes; }
-    std::size_t size() const { return m_heap.size(); }
-    Nanos next_due() const { return m_heap.empty() ? kNever : m_heap.front().due; }
-
-    void push(Datagram datagram) {
-        datagram.seq = m_next_seq++;
-        m_bytes += datagram.payload.size();
-        m_heap.push_back(std::move(datagram));
-        std::push_heap(m_heap.begin(), m_heap.end(), later);
-    }
-
-    Datagram pop() {
-        std::pop_heap(m_heap.begin(), m_heap.end(), later);
-        Datagram datagram = std::move(m_heap.back());
-        m_heap.pop_back();
-        m_bytes -= datagram.payload.size();
-        return datagram;
-    }
-
-  private:
-    static bool later(const Datagram& a, const Datagram& b) {
-        return a.due != b.due ? a.due > b.due : a.seq > b.seq;
-    }
-
-    std::vector<Datagram> m_heap;
-    std::uint64_t m_next_seq = 0;
-    std::size_t m_bytes = 0;
-};
 
 struct Client {
     UniqueFd upstream;  // connected to the server
@@ -158,161 +109,7 @@ struct Client {
     Nanos last_active = 0;
 };
 
-Status check_impairment(const Impairment& impairment, const char* direction) {
-    const auto bad = [&](const char* field, double value, const char* range) {
-        return usage_error(fmt::format("{} {} must be {}, got {}", direction, field, range, value));
-    };
-    if (!(impairment.delay_ms >= 0 && impairment.delay_ms <= kMaxDelayMs))
-        return bad("delay", impairment.delay_ms, "0..10000 ms");
-    if (!(impairment.jitter_ms >= 0 && impairment.jitter_ms <= kMaxDelayMs))
-        return bad("jitter", impairment.jitter_ms, "0..10000 ms");
-    if (!(impairment.loss_pct >= 0 && impairment.loss_pct <= 100))
-        return bad("loss", impairment.loss_pct, "0..100 %");
-    if (!(impairment.duplicate_pct >= 0 && impairment.duplicate_pct <= 100))
-        return bad("duplicate", impairment.duplicate_pct, "0..100 %");
-    if (!(impairment.corrupt_pct >= 0 && impairment.corrupt_pct <= 100))
-        return bad("corrupt", impairment.corrupt_pct, "0..100 %");
-    return {};
-}
-
-std::string stats_line(const char* name, const DirectionStats& s) {
-    return fmt::format(
-        "{} in {} out {} dropped {} blackout {} duplicated {} corrupted {} overflow {} "
-        "send_errors {} unsent {} bytes_in {} bytes_out {} planned_ms min {:.3f} max {:.3f} "
-        "hold_ms mean {:.3f} max {:.3f} late_ms mean {:.3f} max {:.3f}\n",
-        name, s.datagrams_in, s.datagrams_out, s.dropped, s.blackout, s.duplicated, s.corrupted,
-        s.overflow, s.send_errors, s.unsent, s.bytes_in, s.bytes_out, s.planned_min_ms,
-        s.planned_max_ms, s.hold_mean_ms(), s.hold_max_ms, s.late_mean_ms(), s.late_max_ms);
-}
-
-std::string impairment_json(const Impairment& i) {
-    return fmt::format(
-        R"({{"delay_ms": {:.3f}, "jitter_ms": {:.3f}, "loss_pct": {:.3f}, "duplicate_pct": {:.3f}, )"
-        R"("corrupt_pct": {:.3f}}})",
-        i.delay_ms, i.jitter_ms, i.loss_pct, i.duplicate_pct, i.corrupt_pct);
-}
-
-std::string direction_json(const DirectionStats& s) {
-    return fmt::format(
-        R"({{"datagrams_in": {}, "datagrams_out": {}, "dropped": {}, "blackout": {}, )"
-        R"("duplicated": {}, "corrupted": {}, )"
-        R"("overflow": {}, "send_errors": {}, "unsent": {}, "bytes_in": {}, "bytes_out": {}, )"
-        R"("planned_min_ms": {:.4f}, "planned_max_ms": {:.4f}, )"
-        R"("hold_mean_ms": {:.4f}, "hold_max_ms": {:.4f}, "late_mean_ms": {:.4f}, )"
-        R"("late_max_ms": {:.4f}}})",
-        s.datagrams_in, s.datagrams_out, s.dropped, s.blackout, s.duplicated, s.corrupted,
-        s.overflow, s.send_errors, s.unsent, s.bytes_in, s.bytes_out, s.planned_min_ms,
-        s.planned_max_ms, s.hold_mean_ms(), s.hold_max_ms, s.late_mean_ms(), s.late_max_ms);
-}
-
-std::string blackouts_json(const std::vector<Blackout>& windows) {
-    std::string json = "[";
-    for (const Blackout& window : windows) {
-        if (json.size() > 1) json += ", ";
-        json += fmt::format(R"({{"start_s": {:.3f}, "length_s": {:.3f}}})", window.start_s,
-                            window.length_s);
-    }
-    return json + "]";
-}
-
 }  // namespace
-
-Status validate(const ProxyConfig& config) {
-    if (!config.allow_non_loopback) {
-        if (!config.listen.is_loopback()) {
-            return usage_error("--listen " + config.listen.to_string() +
-                               " is not a loopback address (127.0.0.0/8); only loopback "
-                               "traffic is allowed unless --allow-non-loopback is given");
-        }
-        if (!config.forward.is_loopback()) {
-            return usage_error("--forward " + config.forward.to_string() +
-                               " is not a loopback address (127.0.0.0/8); only loopback "
-                               "traffic is allowed unless --allow-non-loopback is given");
-        }
-    }
-    if (config.forward.port == 0) return usage_error("--forward needs a port other than 0");
-    if (auto status = check_impairment(config.up, "up"); !status) return status;
-    if (auto status = check_impairment(config.down, "down"); !status) return status;
-    for (const Blackout& window : config.blackouts) {
-        if (!(window.start_s >= 0 && window.start_s <= kMaxDurationS && window.length_s > 0 &&
-              window.length_s <= kMaxDurationS)) {
-            return usage_error(fmt::format(
-                "--blackout {}:{} needs a start of 0..{} s and a length of more than 0 and at "
-                "most {} s",
-                window.start_s, window.length_s, kMaxDurationS, kMaxDurationS));
-        }
-    }
-    if (!(config.duration_s > 0 && config.duration_s <= kMaxDurationS)) {
-        return usage_error(fmt::format("--duration must be more than 0 and at most {} s, got {}",
-                                       kMaxDurationS, config.duration_s));
-    }
-    if (!(config.idle_exit_s >= 0 && config.idle_exit_s <= kMaxDurationS)) {
-        return usage_error(fmt::format("--idle-exit must be 0 (off) to {} s, got {}", kMaxDurationS,
-                                       config.idle_exit_s));
-    }
-    if (config.max_clients < 1 || config.max_clients > kMaxClients) {
-        return usage_error(
-            fmt::format("--max-clients must be 1..{}, got {}", kMaxClients, config.max_clients));
-    }
-    if (!(config.client_timeout_s > 0 && config.client_timeout_s <= kMaxDurationS)) {
-        return usage_error(
-            fmt::format("--client-timeout must be more than 0 and at most {} s, "
-                        "got {}",
-                        kMaxDurationS, config.client_timeout_s));
-    }
-    if (config.max_queued_bytes < kMaxDatagram) {
-        return usage_error(fmt::format("the queue must hold at least {} bytes", kMaxDatagram));
-    }
-    return {};
-}
-
-std::string_view to_string(StopReason reason) {
-    switch (reason) {
-        case StopReason::kDuration:
-            return "duration";
-        case StopReason::kIdle:
-            return "idle";
-        case StopReason::kRequested:
-            return "requested";
-    }
-    return "unknown";
-}
-
-std::string format_stats_text(const ProxyStats& stats) {
-    std::string text = fmt::format(
-        "framelock_netem: stopped ({}) after {:.3f} s; listen port {}; clients seen {} "
-        "expired {}; datagrams refused (client table full) {}\n",
-        to_string(stats.reason), stats.elapsed_s, stats.listen_port, stats.clients_seen,
-        stats.clients_expired, stats.refused_datagrams);
-    text += stats_line("up   (client->server):", stats.up);
-    text += stats_line("down (server->client):", stats.down);
-    return text;
-}
-
-std::string format_stats_json(const ProxyStats& stats) {
-    const ProxyConfig& c = stats.config;
-    return fmt::format(
-        "{{\n"
-        "  \"reason\": \"{}\",\n"
-        "  \"elapsed_s\": {:.6f},\n"
-        "  \"listen\": \"{}\",\n"
-        "  \"listen_port\": {},\n"
-        "  \"forward\": \"{}\",\n"
-        "  \"seed\": {},\n"
-        "  \"config_up\": {},\n"
-        "  \"config_down\": {},\n"
-        "  \"blackouts\": {},\n"
-        "  \"clients_seen\": {},\n"
-        "  \"clients_expired\": {},\n"
-        "  \"refused_datagrams\": {},\n"
-        "  \"up\": {},\n"
-        "  \"down\": {}\n"
-        "}}\n",
-        to_string(stats.reason), stats.elapsed_s, c.listen.to_string(), stats.listen_port,
-        c.forward.to_string(), c.seed, impairment_json(c.up), impairment_json(c.down),
-        blackouts_json(c.blackouts), stats.clients_seen, stats.clients_expired,
-        stats.refused_datagrams, direction_json(stats.up), direction_json(stats.down));
-}
 
 Status write_text_atomic(const std::string& path, std::string_view text) {
     // Readers (tests polling for the port) must never see a half-written file; crash safety
@@ -646,8 +443,9 @@ Result<std::unique_ptr<NetemProxy>> NetemProxy::open(const ProxyConfig& config) 
 
     if (config.forward.port == state->listen_port &&
         (config.forward.address == config.listen.address || config.listen.address == 0)) {
-        return usage_error("--forward " + config.forward.to_string() +
-                           " is the proxy's own listen address; it would forward to itself");
+        return make_error(ErrorCode::kUsage,
+                          "--forward " + config.forward.to_string() +
+                              " is the proxy's own listen address; it would forward to itself");
     }
     if (!config.port_file.empty()) {
         if (auto status =

@@ -1,5 +1,0 @@
-#include "frontend/cli.h"
-
-int main(int argc, char** argv) {
-    return framelock::frontend::run_cli(argc, argv);
-}

@@ -1,0 +1,43 @@
+#include "lobby/record_json.h"
+
+#include <string>
+#include <string_view>
+
+#include "lobby/record_fields.h"
+
+namespace framelock::lobby {
+namespace {
+
+// Writes a record's shown fields into a JSON object.
+class JsonWriter {
+  public:
+    void field(std::string_view column, const auto& value, unsigned use, PageColumn = {}) {
+        if (use & field::kShown) m_out[std::string(column)] = value;
+    }
+    void thousandths(std::string_view, const int& value, std::string_view shown_as, unsigned use) {
+        if (use & field::kShown) m_out[std::string(shown_as)] = value / 1000.0;
+    }
+    nlohmann::json take() { return std::move(m_out); }
+
+  private:
+    nlohmann::json m_out = nlohmann::json::object();
+};
+
+template <class Record>
+nlohmann::json shown(const Record& record) {
+    JsonWriter writer;
+    fields(writer, record);
+    return writer.take();
+}
+
+}  // namespace
+
+nlohmann::json room_json(const Room& room) {
+    return shown(room);
+}
+
+nlohmann::json server_json(const RelayServer& server) {
+    return shown(server);
+}
+
+}  // namespace framelock::lobby

@@ -1,0 +1,75 @@
+#include "netplay/client/client_handshake.h"
+
+namespace framelock::netplay {
+namespace {
+// Connected, a server that sends no Challenge this long speaks an older protocol (it waits
+// for a Hello first).
+constexpr Micros kChallengeWaitUs = 5'000'000;
+}  // namespace
+
+void ClientHandshake::connected(Micros now) {
+    m_connected_at = now;
+}
+
+Status ClientHandshake::challenge_wait(Micros now, const std::string& server_address) const {
+    if (m_connected_at < 0 || m_hello_sent || now - m_connected_at <= kChallengeWaitUs) return {};
+    return make_error(ErrorCode::kProtocol,
+                      "the server at " + server_address + " sent no Challenge within " +
+                          std::to_string(kChallengeWaitUs / 1'000'000) +
+                          " s: it runs an older framelock (protocol below " +
+                          std::to_string(kProtocolVersion) + "); update the older side");
+}
+
+Result<Hello> ClientHandshake::answer(const Challenge& challenge, const ClientConfig& config) {
+    if (challenge.version != kProtocolVersion) {
+        return make_error(ErrorCode::kProtocol,
+                          "protocol version mismatch: this framelock speaks " +
+                              std::to_string(kProtocolVersion) + ", the server " +
+                              std::to_string(challenge.version) +
+                              " (update framelock on the older side)");
+    }
+    const bool spectating = config.role == Role::kSpectator;
+    const bool needed = spectating ? challenge.spectator_password : challenge.player_password;
+    Hello hello;
+    hello.requested_slot = config.requested_slot;
+    hello.player_name = config.player_name;
+    hello.content_name = config.content_name;
+    hello.identity = config.identity;
+    hello.role = config.role;
+    if (needed && !config.password.empty()) {
+        // The password stays here: the server gets a hash of its nonce under a key derived
+        // from it, good for this connection only.
+        const KdfCost& least = config.min_password_kdf;
+        if (!within_bounds(challenge.kdf) || challenge.kdf.passes < least.passes ||
+            challenge.kdf.memory_kib < least.memory_kib) {
+            return make_error(
+                ErrorCode::kProtocol,
+                "the server asks for a password key costing " +
+                    std::to_string(challenge.kdf.passes) + " passes over " +
+                    std::to_string(challenge.kdf.memory_kib) +
+                    " KiB; this framelock derives one of " + std::to_string(least.passes) + "-" +
+                    std::to_string(kMaxKdfCost.passes) + " passes over " +
+                    std::to_string(least.memory_kib) + "-" +
+                    std::to_string(kMaxKdfCost.memory_kib) +
+                    " KiB (less would make the password cheap to guess from a captured join): "
+                    "refused");
+        }
+        const auto key = derive_password_key(config.password, challenge.salt, challenge.kdf);
+        if (!key)
+            return make_error(ErrorCode::kProtocol,
+                              "cannot derive the password key (out of memory?)");
+        hello.password_proof = password_proof(*key, challenge.nonce, config.role);
+    }
+    if (config.rejoin_token && !spectating)
+        hello.rejoin_proof = rejoin_proof(*config.rejoin_token, challenge.nonce);
+    m_box_keys = new_box_keys();
+    hello.box_key = m_box_keys.public_key;
+    m_hello_sent = true;
+    return hello;
+}
+
+void ClientHandshake::welcomed(const SealedToken& sealed_token) {
+    m_rejoin_token = open_token(sealed_token, m_box_keys);
+}
+
+}  // namespace framelock::netplay

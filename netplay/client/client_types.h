@@ -1,0 +1,89 @@
+// What a Client is given and what it hands out: its configuration, the events poll_event()
+// returns, and the statistics stats() returns. Apart from client.h so that the parts a Client
+// is made of (netplay/client/) can fill them without seeing the Client.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "netplay/crypto/join_proof.h"
+#include "netplay/interfaces/clock.h"
+#include "netplay/interfaces/transport.h"
+#include "netplay/wire/protocol.h"
+
+namespace framelock::netplay {
+
+struct ClientConfig {
+    std::string server_address;
+    std::uint8_t requested_slot = 0;  // 0: any
+    std::string player_name;
+    std::string content_name;
+    SessionIdentity identity;
+    Micros server_timeout_us = kPeerSilenceTimeoutUs;  // silent this long: the session ends
+    int max_catch_up_frames = 8;                       // frames run per tick when behind
+    Role role = Role::kPlayer;
+    std::string password;  // never sent: the Hello proves it (join_proof.h)
+    // The token of the slot this player held before (Welcome::rejoin_token, kept from an
+    // earlier process): with it, the server gives that slot back.
+    std::optional<RejoinToken> rejoin_token;
+    // The cheapest password key derivation this client does for a server: a hostile one
+    // asking for less would get a proof cheap to crack (tests and fuzzing lower it).
+    KdfCost min_password_kdf;
+    int spectator_buffer_frames = 6;  // a spectator plays this far behind the session
+    int snapshots_kept = 8;           // own states kept for joiners and resyncs
+    std::uint32_t stop_at_frame = 0;  // runs no frame at or beyond this one (0: no limit)
+};
+
+struct ClientEvent {
+    enum class Type {
+        kWelcome,
+        kRejected,
+        kStarted,
+        kDelayChanged,
+        kPlayerLeft,
+        kDesync,
+        kDisconnected,
+        kJoining,      // a running session: its state is on the way (frame, message: size)
+        kJoined,       // the state is loaded: frame-identical from `frame` on
+        kResynced,     // a reference state replaced a divergent one (message: what differed)
+        kStateError,   // a state transfer was refused (message says why)
+        kStartLoaded,  // before frame 0: the session's start state is loaded (message: size)
+    };
+    Type type;
+    int slot = 0;
+    std::uint32_t frame = 0;
+    int delay = 0;
+    std::uint8_t differing_slots = 0;
+    std::string message;
+};
+
+struct ClientStatsSnapshot {
+    std::uint32_t frames_run = 0;
+    std::uint32_t stall_frames = 0;  // frame periods spent waiting for inputs
+    std::uint32_t stall_events = 0;  // times a due frame had to wait
+    std::uint32_t frames_fast_forwarded = 0;
+    // Sum over frames run of how late each ran after its scheduled time: with the delay,
+    // the input-to-screen lag a player feels (mean lag = delay + this / frames_run).
+    Micros lateness_total_us = 0;
+    Micros srtt = 0, rttvar = 0, safe_rtt = 0;
+    Micros clock_offset = 0;
+    int delay = 0;
+    int path_floor = 0;  // as the server last said (ServerUpdate::path_floor), frames
+    std::uint64_t updates_received = 0, updates_lost = 0;
+    // Redundancy on a lossy link: second copies of input datagrams sent, and server updates
+    // received that were not news (the server's second copies, or a late one).
+    std::uint64_t copies_sent = 0, updates_redundant = 0;
+    PeerStats traffic;
+    // Rollback sessions.
+    std::uint32_t rollbacks = 0;           // times a state was loaded to correct a prediction
+    std::uint32_t frames_resimulated = 0;  // frames run again after those loads
+    std::uint32_t longest_rollback = 0;    // frames, never more than the prediction window
+    std::uint32_t predicted_frames = 0;    // frames first run with a predicted input
+    std::uint32_t predicted_right = 0;     // of those, predicted exactly
+    // Frames run ahead of the newest frame with every player's input, summed per frame run
+    // (mean frame advantage = this / frames_run).
+    std::uint64_t advantage_total = 0;
+};
+
+}  // namespace framelock::netplay

@@ -1,0 +1,99 @@
+// Admission: who may join and as what. Every connection is challenged first (a nonce, the
+// password salt); its Hello must answer it, prove the password its role needs, and match the
+// session's game. A player gets a free slot, the one it asks for, or its own back when it
+// proves the slot's rejoin token; a spectator gets a place while there is room. Names are made
+// unique. Admission decides and refuses (Reject); the Server takes the member in.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "netplay/crypto/join_proof.h"
+#include "netplay/interfaces/clock.h"
+#include "netplay/interfaces/transport.h"
+#include "netplay/server/roster.h"
+#include "netplay/server/server_config.h"
+#include "netplay/server/server_events.h"
+#include "netplay/server/server_slot.h"
+#include "netplay/wire/protocol.h"
+
+namespace framelock::netplay {
+
+class Admission {
+  public:
+    // Every reference outlives the part (the Server's own). Derives the passwords' keys here,
+    // once, so that a join costs the server a hash, not a derivation.
+    Admission(Transport& transport, const ServerConfig& config, ServerEvents& events);
+
+    // A new connection: sent its Challenge, which its Hello must answer.
+    void challenge(PeerId peer, Micros now);
+    // The connection closed before its Hello.
+    void forget(PeerId peer) { m_pending.erase(peer); }
+    // Closes the connections that said no Hello within client_timeout_us: a connection that
+    // never says Hello holds a peer for nothing.
+    void expire(Micros now);
+    // Refuses the peer (a Reject saying why) and closes its connection.
+    void reject(PeerId peer, RejectReason reason, const std::string& message);
+
+    // What a Hello makes of its connection: refused (it was sent a Reject), a spectator, or
+    // the player of `slot`.
+    struct Admit {
+        enum class As { kRefused, kSpectator, kPlayer };
+        As as = As::kRefused;
+        int slot = 0;         // kPlayer: 1..players
+        bool proven = false;  // kPlayer: its rejoin token proved the slot its own
+        std::string name;     // the name it goes by (a rejoining player keeps its own)
+        bool first = false;   // the session's first player: its game is the session's now
+        std::string game;     // kPlayer before the start: its game, for the joined event
+    };
+    Admit admit(PeerId peer, const Hello& hello, const Roster& roster, Micros now);
+
+    // A member's Welcome: the session's settings and, for a player, a new rejoin token (the
+    // only one that takes the slot back from now on) sealed to its connection's `box_key`.
+    Welcome welcome(const ServerSlot& member, int slot_number, bool late,
+                    const BoxPublicKey& box_key, std::uint16_t snapshot_interval, Micros now);
+
+  private:
+    Admit admit_spectator(PeerId peer, const Hello& hello, const Roster& roster);
+    Admit admit_running(PeerId peer, const Hello& hello, int proven, const Roster& roster);
+    // The player slot whose rejoin token the Hello proves (0: none).
+    int proven_slot(const Hello& hello, const Nonce& nonce, const Roster& roster) const;
+    // Whether the Hello proves the password its role needs; rejects the peer if not.
+    bool check_password(PeerId peer, const Hello& hello, const Nonce& nonce);
+    // `wanted`, or with a suffix when another player or spectator goes by it already.
+    std::string unique_name(std::string wanted, const ServerSlot* self, const Roster& roster) const;
+    // The display name slot `slot_number` gets for this Hello ("player N" when it asks none).
+    std::string player_name(const Hello& hello, int slot_number, const Roster& roster) const;
+    // The first slot nobody holds, or 0 after refusing the peer: the session is full, then
+    // `advice`.
+    int free_slot_or_reject(PeerId peer, const Hello& hello, const std::string& advice,
+                            const Roster& roster);
+    // For a refusal: the name asked for is a player's here (a name is no key to a slot).
+    std::string name_hint(const Hello& hello, const Roster& roster) const;
+
+    // A connection that was sent a Challenge and has not said Hello yet.
+    struct Pending {
+        Nonce nonce{};
+        Micros since = 0;
+    };
+
+    Transport& m_transport;
+    const ServerConfig& m_config;
+    ServerEvents& m_events;
+    // The join handshake (join_proof.h): the salt and the keys derived from the passwords,
+    // and each connection's Challenge until it says Hello.
+    Salt m_salt{};
+    std::optional<PasswordKey> m_player_key, m_spectator_key;
+    std::map<PeerId, Pending> m_pending;
+    // The session's game: the first player's, which every later Hello must match.
+    std::optional<SessionIdentity> m_identity;
+    std::string m_content_name;
+    // Each player slot's rejoin token (a new one with every Welcome); a slot's counts only
+    // while the slot is in the session.
+    std::array<RejoinToken, kMaxPlayers> m_tokens{};
+};
+
+}  // namespace framelock::netplay

@@ -1,0 +1,119 @@
+// The delay's measurements: what the server measures of each member's link and feeds the
+// DelayController. The server's own round trips (echoes of its updates), the clients'
+// round-trip reports checked against them and against how late the frames they cover were
+// confirmed, loss either way and the redundant copies it turns on, the path floor, and each
+// client's clock against the server's (ClientStats).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "netplay/interfaces/clock.h"
+#include "netplay/server/delay_schedule.h"
+#include "netplay/server/input_book.h"
+#include "netplay/server/server_config.h"
+#include "netplay/server/server_events.h"
+#include "netplay/server/server_slot.h"
+#include "netplay/server/slot_stats.h"
+#include "netplay/timing/delay_controller.h"
+#include "netplay/timing/frame_time.h"
+#include "netplay/wire/protocol.h"
+
+namespace framelock::netplay {
+
+class DelayMeasurements {
+  public:
+    // Every reference outlives the part (the Server's own).
+    DelayMeasurements(const ServerConfig& config, ServerEvents& events);
+
+    // The session's frame rate is known (its first Hello): the controller starts anew with it.
+    void restart_controller(const DelayPolicy& policy) { m_delay = DelayController(policy); }
+    // A player's new slot (it joined before the start): nothing measured yet, its clock
+    // checked from here.
+    void new_link(LinkRecord& link) const;
+    // A player took its slot back from a new process: what was measured of the old connection
+    // (its updates, loss, reports, clock) does not carry over; the round trips do.
+    void new_connection(LinkRecord& link) const;
+
+    // A ClientInput: counted, its loss noted, and (when it is the newest) its echo of an
+    // update taken as a round trip, unless `transfer_on_link` (a state fills the link before
+    // the start: the echo measures the transfer, not the path). Whether it is the newest.
+    bool note_datagram(LinkRecord& link, const ClientInput& input, Micros now,
+                       bool transfer_on_link);
+    // The client's report of its round trip for the confirmed frames it received since its
+    // previous datagram (up to `ack_end`): used for the delay when it fits what the server
+    // measured itself, counted as inflated or as a hiccup when not.
+    void note_report(LinkRecord& link, int slot_number, const ClientInput& input,
+                     std::uint32_t ack_end, const ConfirmationLog& confirmations, Micros now);
+    // The client holds confirmed frames [0, ack_end): its next report covers frames from there.
+    void note_acked(LinkRecord& link, std::uint32_t ack_end, std::uint32_t confirmed_end);
+    // Whether the client says its process sampled this input late (a hiccup of that process:
+    // the frames it held up do not raise the delay).
+    static bool stalled(const ClientInput& input);
+    // Its inputs for [from, end) arrived at `now` (not stalled): how late after their
+    // sampling, the client's uplink.
+    void note_uplink(LinkRecord& link, std::uint32_t from, std::uint32_t end,
+                     const DelaySchedule& schedule, Micros now);
+    // A ClientStats: the client's own measurements, its downlink's loss, and its clock reading
+    // (refused, or measured; a player whose clock is off pace in no-wait mode is named).
+    // `transfer_on_link`: a state on its way to or from it delays what it sends. Returns why
+    // the player is to be removed (kick_off_pace), if it is.
+    std::optional<std::string> note_stats(LinkRecord& link, int slot_number,
+                                          const std::string& name, const ClientStats& stats,
+                                          Micros now, bool transfer_on_link, bool started,
+                                          std::uint32_t confirmed_end);
+
+    // An update's link fields: its sequence number, the server's time, the echo of the
+    // client's newest datagram, whether it goes twice, the path floor.
+    void stamp(LinkRecord& link, ServerUpdate& update, Micros now);
+    // The update went out, carrying confirmed frames [carried.first, carried.second): kept for
+    // its echo, and as the copy to send again a moment later on a lossy link.
+    void sent(LinkRecord& link, const ServerUpdate& update,
+              std::pair<std::uint32_t, std::uint32_t> carried, std::vector<std::uint8_t> bytes,
+              Micros now);
+    // The copy of the last update, once it is due (then no longer).
+    const std::vector<std::uint8_t>* due_copy(LinkRecord& link, Micros now);
+    // Before the start: how often a member gets a heartbeat (often until its first round
+    // trips are measured).
+    Micros lobby_period(const LinkRecord& link) const;
+
+    // Before the start: every player has measured its round trip; the slowest (SRTT plus one
+    // deviation); the first delay for it.
+    bool measured(std::span<const ServerSlot> players) const;
+    Micros safe_rtt_worst(std::span<const ServerSlot> players) const;
+    int initial_delay(Micros safe_rtt_worst) const { return m_delay.initial(safe_rtt_worst); }
+    // At the start: every report covers frames from `confirmed_end` on.
+    void start(std::span<ServerSlot> players, std::uint32_t confirmed_end);
+    // A keyframe's delay, from `current`: the worst round trip the server measured of the
+    // players present, the reports, and the path floor.
+    int decide(Micros now, int current, std::span<const ServerSlot> players, FrameTime frame_time);
+    // The path floor estimated at the last keyframe with players (0 before any): see
+    // Server::path_floor().
+    int path_floor() const { return m_path_floor; }
+
+    // A player's statistics: the measurements' share.
+    void fill(const LinkRecord& link, SlotStats& stats, Micros now) const;
+
+  private:
+    static void note_loss(LinkRecord& link, Micros now);
+    bool redundant(const LinkRecord& link, Micros now) const;
+    void note_echo(LinkRecord& link, const ClientInput& input, Micros now, bool transfer_on_link);
+    // How long after the first update carrying `frame` to this client the next one carried
+    // it again, when the client never echoed the first (0: it did, or no second one yet).
+    static Micros resend_gap(const LinkRecord& link, std::uint32_t frame);
+    // The server's own round-trip measurements over the players present.
+    Micros srtt_worst(std::span<const ServerSlot> players) const;
+    int estimate_path_floor(std::span<const ServerSlot> players, Micros now,
+                            FrameTime frame_time) const;
+
+    const ServerConfig& m_config;
+    ServerEvents& m_events;
+    DelayController m_delay;
+    int m_path_floor = 0;
+};
+
+}  // namespace framelock::netplay

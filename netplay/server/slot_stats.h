@@ -1,0 +1,35 @@
+// What the server reports of each player slot (Server::slot_stats()).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "netplay/interfaces/clock.h"
+#include "netplay/interfaces/transport.h"
+
+namespace framelock::netplay {
+
+struct SlotStats {
+    int slot = 0;
+    std::string name;
+    bool connected = false;
+    Micros srtt = 0, rttvar = 0, safe_rtt = 0;
+    std::uint32_t frames_run = 0, stall_frames = 0;
+    std::uint64_t datagrams_received = 0, datagrams_lost_up = 0;
+    std::uint64_t malformed = 0;
+    PeerStats traffic;
+    // The server's own measurement of the round trip to this client (echoes of its updates).
+    Micros server_srtt = 0, server_rttvar = 0;
+    // Round-trip reports left out of the delay: beyond what the server measured of this
+    // client's link (inflated), or covering frames a stalled process held up (hiccups).
+    std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;
+    bool redundant = false;  // datagrams on this link go twice (loss seen lately)
+    // Its clock against the server's (clock_check.h): the rate error over the newest window
+    // (0.05: 5 % fast; nullopt until measured), samples refused, and whether it is off pace.
+    std::optional<double> clock_rate_error;
+    long clock_refused = 0;
+    bool off_pace = false;
+};
+
+}  // namespace framelock::netplay
