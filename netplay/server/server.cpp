@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "netplay/base/safe_text.h"
 #include "netplay/server/server_tuning.h"
 
 namespace framelock::netplay {
@@ -170,6 +171,12 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
                                "malformed Hello (not a framelock client?)");
             return;
         }
+        // A peer's text is made safe where the server takes it (netplay/base/safe_text.h):
+        // the log, the events and what the other players are sent show escapes, not controls.
+        hello->player_name = safe_text(hello->player_name, kMaxNameBytes);
+        hello->content_name = safe_text(hello->content_name);
+        hello->identity.core_name = safe_text(hello->identity.core_name);
+        hello->identity.core_version = safe_text(hello->identity.core_version);
         handle_hello(peer, *hello);
         return;
     }
@@ -253,6 +260,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         case MsgId::kResyncReport: {
             auto report = decode_resync_report(bytes);
             if (!report || !s) return malformed("malformed ResyncReport dropped");
+            report->regions = safe_text(report->regions);
             slot.last_heard = now;
             m_transfers.resynced(slot.transfer);
             m_votes.resynced(slot, s, *report);
@@ -260,7 +268,9 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         }
         case MsgId::kBye: {
             auto bye = decode_bye(bytes);
-            const std::string why = bye ? (bye->message.empty() ? "left" : bye->message) : "left";
+            // Relayed to every player: safe text, and short.
+            const std::string why =
+                bye && !bye->message.empty() ? safe_text(bye->message, kMaxReasonBytes) : "left";
             if (s) {
                 drop(s, ByeReason::kQuit, why);
             } else {
