@@ -1,0 +1,33 @@
+// Test clients that lie to the server about what the delay is measured from (issue 31): each
+// is a SimScenario::tamper that rewrites the client's ClientInput datagrams as they leave. A
+// session with one of them must play as the same session with an honest client in its place,
+// and the server must name it (tests/unit/delay_grief_test.cpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "netplay/wire/protocol.h"
+
+namespace framelock::netplay {
+
+using InputTamper = std::function<void(ClientInput&)>;
+
+// Echoes the oldest update the server may still remember (the one after the newest it
+// received: 255 updates back, about 4 s while running), as if held for no time, and reports
+// input round trips of at least 4 s: a server that takes echoes at their word measures a 4 s
+// round trip to it, and the reports fit that.
+InputTamper inflating_echoes();
+
+// Says in every datagram that its process sampled `late_ms` late (a hiccup): a server that
+// takes the claim at its word leaves every frame this client's input completed out of the
+// delay, and no report of any player reaches the controller.
+InputTamper hiccup_claims(std::uint8_t late_ms);
+
+// Flips its echo at every keyframe (every 30 frames of its own inputs): honest for one, then
+// an update 12 older than the newest it holds (200 ms more at 60 fps), as if held for no time:
+// a server that takes echoes at their word sees this client's round trip jump by more than a
+// quarter twice a second.
+InputTamper oscillating_echoes();
+
+}  // namespace framelock::netplay
