@@ -30,4 +30,9 @@ InputTamper hiccup_claims(std::uint8_t late_ms);
 // quarter twice a second.
 InputTamper oscillating_echoes();
 
+// Sends its inputs at `rate` times the session's pace (1.05: 5 % fast), numbered by a count of
+// its own, while its clock, and every clock reading it sends, stays honest: a speed hack that
+// fakes its readings. Each datagram carries its honest pad for the newest 16 frames so counted.
+InputTamper fast_inputs(double rate);
+
 }  // namespace framelock::netplay

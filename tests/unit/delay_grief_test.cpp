@@ -1,7 +1,8 @@
 // Clients that lie about what the delay is measured from (netplay/sim/sim_cheats.h), each in
 // a session with two honest players: every honest player's delay and stalls stay those of the
 // same session (same seed, same trace) with an honest client in the cheater's place, and the
-// server names the cheater (its slot's refusals, an event naming it).
+// server names the cheater (its slot's refusals, an event naming it). And a client whose
+// inputs run fast while its clock readings stay honest, named from its inputs' arrival.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -174,4 +175,37 @@ TEST_CASE(
     const ServerEvent* named = naming(r);
     REQUIRE(named);
     std::printf("[figure] named: %s\n", named->message.c_str());
+}
+
+TEST_CASE(
+    "No-wait: a client whose inputs come 5 % fast while its clock readings stay honest is named "
+    "from their arrival",
+    "[netplay][session][grief][pace]") {
+    // The speed check judges what the server sees: the pace at which a client's inputs arrive
+    // against their frames' times, not only the clock readings the client sends (which a
+    // modified client fakes, or omits).
+    SimScenario sc;
+    sc.players = 3;
+    sc.seed = 3401;
+    sc.frames = 30 * 60;
+    sc.server.mode = SessionMode::kNoWait;
+    sc.server.delay.fixed_delay = 4;
+    sc.link = {20'000, 4'000, 0.01, 0.0, 0};  // 40 ms round trip, jitter, 1 % loss
+    sc.tamper_client = 2;
+    sc.tamper = fast_inputs(1.05);
+    const SimResult r = run_scenario(sc);
+    REQUIRE(r.slots.size() == 3);
+    CHECK(r.hashes_identical);
+    const ServerEvent* named = find_event(r, ServerEvent::Type::kOffPace, 2);
+    REQUIRE(named);
+    std::printf("[figure] inputs 5 %% fast, readings honest: named at %.1f s of play: %s\n",
+                named->frame / 60.0, named->message.c_str());
+    CHECK_THAT(named->message, Catch::Contains("client2's inputs"));
+    CHECK(named->frame < 15 * 60);
+    CHECK(r.slots[1].off_pace);
+    CHECK_FALSE(find_event(r, ServerEvent::Type::kOffPace, 1));
+    CHECK_FALSE(find_event(r, ServerEvent::Type::kOffPace, 3));
+    // Its clock readings alone say nothing.
+    REQUIRE(r.slots[1].clock_rate_error);
+    CHECK(*r.slots[1].clock_rate_error == Approx(0).margin(0.01));
 }
