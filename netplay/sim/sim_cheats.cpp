@@ -9,7 +9,9 @@ namespace framelock::netplay {
 InputTamper inflating_echoes() {
     return [](ClientInput& input) {
         if (input.echo_hold_10us == kEchoHoldUnknown) return;  // nothing to echo yet
-        input.echo_seq = static_cast<std::uint8_t>(input.echo_seq + 1);
+        // 240 before the newest it holds: with fewer than 16 updates on their way to it (a
+        // round trip under a quarter second), one the server sent 240-255 updates ago.
+        input.echo_seq = static_cast<std::uint8_t>(input.echo_seq - 240);
         input.echo_hold_10us = 0;
         if (input.latency_100us)
             input.latency_100us = std::max<std::uint16_t>(input.latency_100us, 40'000);

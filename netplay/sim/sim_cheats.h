@@ -13,10 +13,10 @@ namespace framelock::netplay {
 
 using InputTamper = std::function<void(ClientInput&)>;
 
-// Echoes the oldest update the server may still remember (the one after the newest it
-// received: 255 updates back, about 4 s while running), as if held for no time, and reports
-// input round trips of at least 4 s: a server that takes echoes at their word measures a 4 s
-// round trip to it, and the reports fit that.
+// Echoes one of the oldest updates the server may still remember (240-255 updates back, about
+// 4 s while running), as if held for no time, and reports input round trips of at least 4 s:
+// a server that takes echoes at their word measures a 4 s round trip to it, and the reports
+// fit that.
 InputTamper inflating_echoes();
 
 // Says in every datagram that its process sampled `late_ms` late (a hiccup): a server that
