@@ -313,10 +313,18 @@ int DelayMeasurements::estimate_path_floor(std::span<const ServerSlot> players, 
 
 int DelayMeasurements::decide(Micros now, int current, std::span<const ServerSlot> players,
                               FrameTime frame_time) {
-    m_delay.observe_srtt(srtt_worst(players));
+    // Each player's own regime: one player's round trip moving (or a client making it seem to)
+    // drops that player's reports only.
+    for (std::size_t i = 0; i < players.size(); ++i) {
+        if (players[i].in_session() && !players[i].away())
+            m_delay.observe_srtt(static_cast<int>(i) + 1, players[i].link.m_rtt.srtt());
+    }
     if (const int floor = estimate_path_floor(players, now, frame_time); floor > 0)
         m_path_floor = floor;
-    return m_delay.decide(now, current, m_delay.target(now));
+    // Whatever the reports say (or leave out), never below the round trip the server measured
+    // itself to the slowest player present: every frame's input needs it.
+    const int measured = m_delay.frames_for(srtt_worst(players));
+    return m_delay.decide(now, current, std::max(m_delay.target(now), measured));
 }
 
 void DelayMeasurements::fill(const LinkRecord& link, SlotStats& stats, Micros now) const {

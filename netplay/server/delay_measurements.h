@@ -88,8 +88,9 @@ class DelayMeasurements {
     int initial_delay(Micros safe_rtt_worst) const { return m_delay.initial(safe_rtt_worst); }
     // At the start: every report covers frames from `confirmed_end` on.
     void start(std::span<ServerSlot> players, std::uint32_t confirmed_end);
-    // A keyframe's delay, from `current`: the worst round trip the server measured of the
-    // players present, the reports, and the path floor.
+    // A keyframe's delay, from `current`: each player's reports (a player whose round trip as
+    // the server measures it moved by a quarter starts its own reports anew), never below the
+    // frames that cover the server's own smoothed round trip to the slowest player present.
     int decide(Micros now, int current, std::span<const ServerSlot> players, FrameTime frame_time);
     // The path floor estimated at the last keyframe with players (0 before any): see
     // Server::path_floor().
