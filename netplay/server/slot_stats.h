@@ -34,7 +34,10 @@ struct SlotStats {
     // (0.05: 5 % fast; nullopt until measured), samples refused, and whether it is off pace.
     std::optional<double> clock_rate_error;
     long clock_refused = 0;
-    bool off_pace = false;
+    // The same rate as its inputs' arrival shows it (their frames' scheduled sampling against
+    // when they came), which the client cannot fake without sending them at that pace.
+    std::optional<double> input_rate_error;
+    bool off_pace = false;  // either rate
 };
 
 }  // namespace framelock::netplay
