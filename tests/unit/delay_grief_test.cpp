@@ -209,3 +209,30 @@ TEST_CASE(
     REQUIRE(r.slots[1].clock_rate_error);
     CHECK(*r.slots[1].clock_rate_error == Approx(0).margin(0.01));
 }
+
+TEST_CASE(
+    "A lone player who sends no round-trip report keeps the delay at the round trip the server "
+    "measured itself",
+    "[netplay][session][delay][grief]") {
+    // Nothing reaches the controller: the delay rests on the server's own SRTT to the player.
+    SimScenario sc = session(3501);
+    sc.players = 1;
+    const SimResult fair = run_scenario(sc);
+    sc.tamper_client = 1;
+    sc.tamper = [](ClientInput& input) { input.latency_100us = 0; };
+    const SimResult r = run_scenario(sc);
+    REQUIRE(r.slots.size() == 1);
+    CHECK(r.slots[0].reports_used == 0);
+    const int floor =
+        (static_cast<int>(r.slots[0].server_srtt) + 1'000 + 16'666) / 16'667;  // frames covering it
+    int lowest = 60;
+    for (std::uint32_t f = sc.warmup_frames; f < sc.frames; f += sc.server.keyframe_interval)
+        lowest = std::min(lowest, r.delay_at(f));
+    std::printf(
+        "[figure] no reports: delay from 20 s on %.2f, lowest %d (honest run %.2f); the server's "
+        "SRTT %.1f ms covers %d frames\n",
+        r.mean_delay_after_warmup, lowest, fair.mean_delay_after_warmup,
+        r.slots[0].server_srtt / 1000.0, floor);
+    CHECK(lowest >= floor);
+    CHECK(lowest >= 4);
+}
