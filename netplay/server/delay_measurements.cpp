@@ -141,6 +141,10 @@ void DelayMeasurements::note_echo(LinkRecord& link, int slot_number, const std::
     while (!link.m_rtt_max.empty() && link.m_rtt_max.back().second <= rtt)
         link.m_rtt_max.pop_back();
     link.m_rtt_max.emplace_back(now, rtt);
+    while (!link.m_rtt_min.empty() && link.m_rtt_min.back().second >= rtt)
+        link.m_rtt_min.pop_back();
+    link.m_rtt_min.emplace_back(now, rtt);
+    prune(link.m_rtt_min, now);
     while (link.m_rtt_max.front().first < now - kCheckWindowUs) link.m_rtt_max.pop_front();
 }
 
@@ -428,10 +432,17 @@ void DelayMeasurements::start(std::span<ServerSlot> players, std::uint32_t confi
     for (ServerSlot& slot : players) slot.link.m_report_from = confirmed_end;
 }
 
-Micros DelayMeasurements::srtt_worst(std::span<const ServerSlot> players) const {
+Micros DelayMeasurements::shortest_worst(std::span<const ServerSlot> players, Micros now) const {
     Micros worst = 0;
     for (const ServerSlot& slot : players) {
-        if (slot.in_session() && !slot.away()) worst = std::max(worst, slot.link.m_rtt.srtt());
+        if (!slot.in_session() || slot.away()) continue;
+        // The window's minimum is its front, once the expired ones are skipped.
+        for (const auto& [at, rtt] : slot.link.m_rtt_min) {
+            if (at >= now - kCheckWindowUs) {
+                worst = std::max(worst, rtt);
+                break;
+            }
+        }
     }
     return worst;
 }
@@ -464,8 +475,8 @@ int DelayMeasurements::decide(Micros now, int current, std::span<const ServerSlo
     if (const int floor = estimate_path_floor(players, now, frame_time); floor > 0)
         m_path_floor = floor;
     // Whatever the reports say (or leave out), never below the round trip the server measured
-    // itself to the slowest player present: every frame's input needs it.
-    const int measured = m_delay.frames_for(srtt_worst(players));
+    // itself to the slowest player present: below its shortest lately, every frame stalls.
+    const int measured = m_delay.frames_for(shortest_worst(players, now));
     return m_delay.decide(now, current, std::max(m_delay.target(now), measured));
 }
 

@@ -114,7 +114,8 @@ class DelayMeasurements {
     void start(std::span<ServerSlot> players, std::uint32_t confirmed_end);
     // A keyframe's delay, from `current`: each player's reports (a player whose round trip as
     // the server measures it moved by a quarter starts its own reports anew), never below the
-    // frames that cover the server's own smoothed round trip to the slowest player present.
+    // frames that cover the shortest round trip the server measured itself lately to the
+    // slowest player present.
     int decide(Micros now, int current, std::span<const ServerSlot> players, FrameTime frame_time);
     // The path floor estimated at the last keyframe with players (0 before any): see
     // Server::path_floor().
@@ -144,8 +145,9 @@ class DelayMeasurements {
     // How long after the first update carrying `frame` to this client the next one carried
     // it again, when the client never echoed the first (0: it did, or no second one yet).
     static Micros resend_gap(const LinkRecord& link, std::uint32_t frame);
-    // The server's own round-trip measurements over the players present.
-    Micros srtt_worst(std::span<const ServerSlot> players) const;
+    // The shortest round trip the server measured itself to each player present over the last
+    // kCheckWindowUs, the largest of those (0: none): no frame's input comes back sooner.
+    Micros shortest_worst(std::span<const ServerSlot> players, Micros now) const;
     int estimate_path_floor(std::span<const ServerSlot> players, Micros now,
                             FrameTime frame_time) const;
 

@@ -108,9 +108,9 @@ class LinkRecord {
     std::uint16_t m_down_loss_permille = 0;
     std::uint64_t m_datagrams = 0;
     LossCounter m_up_loss;
-    // The server's own round trip to the client, its recent worst, and the earliest an input
-    // arrived after its scheduled sample time lately (both over kCheckWindowUs), for checking
-    // what the client reports.
+    // The server's own round trip to the client, its recent worst and best, and the earliest
+    // an input arrived after its scheduled sample time lately (all over kCheckWindowUs), for
+    // checking what the client reports and for the floor under the delay.
     RttEstimator m_rtt;
     std::array<Micros, 256> m_update_sent_at{};  // by ServerUpdate::seq
     // The confirmed frames each update carried, [first, end) by ServerUpdate::seq, and
@@ -119,6 +119,7 @@ class LinkRecord {
     std::array<std::pair<std::uint32_t, std::uint32_t>, 256> m_update_frames{};
     std::array<bool, 256> m_update_echoed{};
     std::deque<std::pair<Micros, Micros>> m_rtt_max;  // (time, rtt), decreasing rtt
+    std::deque<std::pair<Micros, Micros>> m_rtt_min;  // (time, rtt), increasing rtt
     std::deque<std::pair<Micros, Micros>> m_up_min;   // (time, lateness), increasing
     // The latest an input arrived after its sampling lately, inputs of a hiccup left out:
     // the network's own spread, which a hiccup claim must stand out of.

@@ -214,7 +214,8 @@ TEST_CASE(
     "A lone player who sends no round-trip report keeps the delay at the round trip the server "
     "measured itself",
     "[netplay][session][delay][grief]") {
-    // Nothing reaches the controller: the delay rests on the server's own SRTT to the player.
+    // Nothing reaches the controller: the delay rests on the round trips the server measured
+    // itself (never below the shortest of the last 10 s), which here cover its SRTT too.
     SimScenario sc = session(3501);
     sc.players = 1;
     const SimResult fair = run_scenario(sc);
