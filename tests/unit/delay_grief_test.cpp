@@ -90,7 +90,7 @@ const ServerEvent* naming(const SimResult& r) {
 
 TEST_CASE(
     "A client echoing the oldest update it may (round trips of 4 s) and reporting 4 s moves "
-    "nobody's delay, and is named",
+    "nobody's delay, and is named (3,600 frames under sanitizers)",
     "[netplay][session][delay][grief]") {
     const SimScenario honest = session(3101);
     const SimResult fair = run_scenario(honest);
@@ -113,7 +113,7 @@ TEST_CASE(
 
 TEST_CASE(
     "A client claiming a hiccup (its process late) in every datagram moves nobody's delay, and "
-    "is named",
+    "is named (3,600 frames under sanitizers)",
     "[netplay][session][delay][grief]") {
     // 255 ms: the most a datagram can claim; 8 ms: the least that counts as a hiccup, the one
     // the network's own jitter could seem to back now and then.
@@ -153,7 +153,7 @@ TEST_CASE(
 
 TEST_CASE(
     "A client flipping its echoed round trip at every keyframe resets nobody's measurements, "
-    "and is named",
+    "and is named (3,600 frames under sanitizers)",
     "[netplay][session][delay][grief]") {
     const SimScenario honest = session(3301);
     const SimResult fair = run_scenario(honest);
@@ -212,7 +212,7 @@ TEST_CASE(
 
 TEST_CASE(
     "A lone player who sends no round-trip report keeps the delay at the round trip the server "
-    "measured itself",
+    "measured itself (3,600 frames under sanitizers)",
     "[netplay][session][delay][grief]") {
     // Nothing reaches the controller: the delay rests on the round trips the server measured
     // itself (never below the shortest of the last 10 s), which here cover its SRTT too.
