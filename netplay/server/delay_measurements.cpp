@@ -174,9 +174,9 @@ Micros DelayMeasurements::resend_gap(const LinkRecord& link, std::uint32_t frame
     return link.m_update_sent_at[second_seq] - link.m_update_sent_at[first_seq];
 }
 
-void DelayMeasurements::note_report(LinkRecord& link, int slot_number, const ClientInput& input,
-                                    std::uint32_t ack_end, const ConfirmationLog& confirmations,
-                                    Micros now) {
+void DelayMeasurements::note_report(LinkRecord& link, int slot_number, const std::string& name,
+                                    const ClientInput& input, std::uint32_t ack_end,
+                                    const ConfirmationLog& confirmations, Micros now) {
     // The report covers the frames this client received since its previous datagram. The
     // server checks it against what it measured itself: how late after their sampling those
     // frames were confirmed, plus the client's downlink, which cannot exceed the client's
@@ -204,7 +204,14 @@ void DelayMeasurements::note_report(LinkRecord& link, int slot_number, const Cli
     const Micros bound = confirmed_late + link.m_rtt_max.front().second -
                          link.m_up_min.front().second + kCheckSlackUs;
     if (reported > bound) {
-        ++link.m_reports_inflated;
+        // Named once they are not the odd one (an honest client's are a few in thousands).
+        if (++link.m_reports_inflated >= kNameInflatedReports &&
+            link.m_reports_inflated * 100 > link.m_reports_used + link.m_reports_inflated)
+            name_refusal(link.m_report_named_at, slot_number, ack_end, now,
+                         name +
+                             "'s round-trip reports exceed what the server measured of its "
+                             "link: they are refused (a modified client?)",
+                         link.m_reports_inflated);
         return;
     }
     ++link.m_reports_used;

@@ -56,9 +56,11 @@ class DelayMeasurements {
                        bool transfer_on_link);
     // The client's report of its round trip for the confirmed frames it received since its
     // previous datagram (up to `ack_end`): used for the delay when it fits what the server
-    // measured itself, counted as inflated or as a hiccup when not.
-    void note_report(LinkRecord& link, int slot_number, const ClientInput& input,
-                     std::uint32_t ack_end, const ConfirmationLog& confirmations, Micros now);
+    // measured itself, counted as inflated or as a hiccup when not (inflated ones named in the
+    // log once they are kNameInflatedReports and more than 1 % of the client's).
+    void note_report(LinkRecord& link, int slot_number, const std::string& name,
+                     const ClientInput& input, std::uint32_t ack_end,
+                     const ConfirmationLog& confirmations, Micros now);
     // The client holds confirmed frames [0, ack_end): its next report covers frames from there.
     void note_acked(LinkRecord& link, std::uint32_t ack_end, std::uint32_t confirmed_end);
     // Whether the input's arrival backs the client's claim that its process sampled it late

@@ -525,8 +525,8 @@ void Server::handle_input(ServerSlot& slot, int slot_number, const ClientInput& 
     if (!started) return;
     if (newest && !slot.spectator) {
         if (input.latency_100us && slot_number && !m_roster.unsettled(slot, now))
-            m_measure.note_report(slot.link, slot_number, input, ack_end, m_book.confirmations(),
-                                  now);
+            m_measure.note_report(slot.link, slot_number, slot.name, input, ack_end,
+                                  m_book.confirmations(), now);
         m_measure.note_acked(slot.link, ack_end, m_book.confirmed_end());
     }
     m_book.note_ack(slot.inputs, ack_end);

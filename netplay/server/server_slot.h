@@ -133,7 +133,7 @@ class LinkRecord {
     // Claims refused because what the server saw contradicts them, and when each kind was
     // last named in the log (-1: never).
     std::uint64_t m_echoes_refused = 0, m_hiccups_refused = 0;
-    Micros m_echo_named_at = -1, m_hiccup_named_at = -1;
+    Micros m_echo_named_at = -1, m_hiccup_named_at = -1, m_report_named_at = -1;
     std::uint32_t m_report_from = 0;  // the next report covers frames from here
     std::uint64_t m_reports_used = 0, m_reports_inflated = 0, m_reports_hiccup = 0;
     // Redundancy: loss last seen on this link (either direction), how long before its

@@ -33,6 +33,10 @@ inline constexpr int kEchoLookback = 128;
 // A client's refused claims are named in the log at most this often for each kind (echoes,
 // hiccups); all of them are counted (SlotStats).
 inline constexpr Micros kNameRefusalsUs = 60'000'000;
+// Round-trip reports beyond what the server measured are named once this many of a client's,
+// and more than 1 % of them, were (an honest client's are a few in thousands: a late frame the
+// server's figures do not explain).
+inline constexpr std::uint64_t kNameInflatedReports = 100;
 // How far back the server's own measurements of a link reach when it checks a report, and
 // the slack it allows (the client's loop timing, a second copy's spacing).
 inline constexpr Micros kCheckWindowUs = 10'000'000;

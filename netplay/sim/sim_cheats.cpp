@@ -30,7 +30,7 @@ InputTamper oscillating_echoes() {
     };
 }
 
-InputTamper fast_inputs(double rate) {
+InputTamper fast_inputs(double rate, std::uint32_t lead) {
     struct Count {
         bool started = false;
         std::uint8_t seq = 0;    // the newest datagram's (a copy repeats it)
@@ -38,13 +38,13 @@ InputTamper fast_inputs(double rate) {
         double owed = 0;         // frames due and not yet numbered
     };
     auto count = std::make_shared<Count>();
-    return [count, rate](ClientInput& input) {
+    return [count, rate, lead](ClientInput& input) {
         if (input.inputs.empty()) return;
         Count& c = *count;
         if (!c.started) {
             c.started = true;
             c.seq = input.seq;
-            c.next = input.first_frame + static_cast<std::uint32_t>(input.inputs.size());
+            c.next = input.first_frame + static_cast<std::uint32_t>(input.inputs.size()) + lead;
         } else if (input.seq != c.seq) {
             // A new datagram: the honest client sends one a frame.
             c.seq = input.seq;

@@ -31,8 +31,10 @@ InputTamper hiccup_claims(std::uint8_t late_ms);
 InputTamper oscillating_echoes();
 
 // Sends its inputs at `rate` times the session's pace (1.05: 5 % fast), numbered by a count of
-// its own, while its clock, and every clock reading it sends, stays honest: a speed hack that
-// fakes its readings. Each datagram carries its honest pad for the newest 16 frames so counted.
-InputTamper fast_inputs(double rate);
+// its own that starts `lead` frames ahead of the honest one, while its clock, and every clock
+// reading it sends, stays honest: a speed hack that fakes its readings (rate), or a client
+// whose inputs all arrive early, as if its clock ran ahead (lead). Each datagram carries its
+// honest pad for the newest 16 frames so counted.
+InputTamper fast_inputs(double rate, std::uint32_t lead = 0);
 
 }  // namespace framelock::netplay

@@ -178,6 +178,35 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "A client whose inputs all arrive 10 frames early and whose reports claim 10 frames more "
+    "moves nobody's delay (3,600 frames under sanitizers)",
+    "[netplay][session][delay][grief]") {
+    // An input that arrives before its sampling must not widen the allowance for the client's
+    // reports (its downlink: its round trip less its fastest uplink).
+    const SimScenario honest = session(3601);
+    const SimResult fair = run_scenario(honest);
+    SimScenario cheating = honest;
+    cheating.tamper_client = kCheater;
+    cheating.tamper = [early = fast_inputs(1.0, 10)](ClientInput& input) {
+        early(input);
+        if (input.latency_100us)
+            input.latency_100us = static_cast<std::uint16_t>(input.latency_100us + 1'667);
+    };
+    const SimResult r = run_scenario(cheating);
+    check_unharmed(honest, fair, r, "inputs 10 frames early, reports 10 frames more");
+    check_honest_not_named(fair, r);
+    REQUIRE(r.slots.size() == 3);
+    std::printf(
+        "[figure] its reports refused as inflated: %llu of %llu\n",
+        static_cast<unsigned long long>(r.slots[2].reports_inflated),
+        static_cast<unsigned long long>(r.slots[2].reports_inflated + r.slots[2].reports_used));
+    CHECK(r.slots[2].reports_inflated > 20 * r.slots[2].reports_used);
+    const ServerEvent* named = naming(r);
+    REQUIRE(named);
+    std::printf("[figure] named: %s\n", named->message.c_str());
+}
+
+TEST_CASE(
     "No-wait: a client whose inputs come 5 % fast while its clock readings stay honest is named "
     "from their arrival",
     "[netplay][session][grief][pace]") {
