@@ -14,12 +14,19 @@ namespace framelock::netplay {
 
 using namespace server_tuning;
 
+namespace {
+// Drops the entries of a (time, value) window older than kCheckWindowUs.
+void prune(std::deque<std::pair<Micros, Micros>>& window, Micros now) {
+    while (!window.empty() && window.front().first < now - kCheckWindowUs) window.pop_front();
+}
+}  // namespace
+
 DelayMeasurements::DelayMeasurements(const ServerConfig& config, ServerEvents& events)
     : m_config(config), m_events(events), m_delay(config.delay) {}
 
 void DelayMeasurements::new_link(LinkRecord& link) const {
     link = LinkRecord{};
-    link.m_clock = ClockCheck(m_config.clock_check);
+    link.m_clock = link.m_input_pace = ClockCheck(m_config.clock_check);
 }
 
 void DelayMeasurements::new_connection(LinkRecord& link) const {
@@ -32,39 +39,112 @@ void DelayMeasurements::new_connection(LinkRecord& link) const {
     link.m_up_loss = LossCounter{};
     link.m_loss_seen_at = link.m_loss_gap = -1;
     link.m_last_client_seq_at = -1;
+    link.m_updates_sent = 0;
+    link.m_echo_newest = link.m_echo_hold = -1;
     link.m_client_srtt = link.m_client_rttvar = 0;
-    link.m_clock = ClockCheck(m_config.clock_check);  // a new process, a new clock
-    link.m_clock_refusal_reported = link.m_named_off_pace = false;
+    link.m_clock = link.m_input_pace = ClockCheck(m_config.clock_check);  // a new process
+    link.m_clock_refusal_reported = link.m_named_off_pace = link.m_pace_any = false;
 }
 
-bool DelayMeasurements::note_datagram(LinkRecord& link, const ClientInput& input, Micros now,
+bool DelayMeasurements::note_datagram(LinkRecord& link, int slot_number, const std::string& name,
+                                      const ClientInput& input,
+                                      std::optional<std::uint32_t> ack_end, Micros now,
                                       bool transfer_on_link) {
     ++link.m_datagrams;
     const bool newest = link.m_up_loss.record(input.seq);
     if (link.m_up_loss.lost() > link.m_up_lost_seen) note_loss(link, now);
     link.m_up_lost_seen = link.m_up_loss.lost();
     if (newest) {
+        const Micros previous_at = link.m_last_client_seq_at;
         link.m_last_client_seq = input.seq;
         link.m_last_client_seq_at = now;
-        note_echo(link, input, now, transfer_on_link);
+        note_echo(link, slot_number, name, input, ack_end, now, previous_at, transfer_on_link);
     }
     return newest;
 }
 
-void DelayMeasurements::note_echo(LinkRecord& link, const ClientInput& input, Micros now,
-                                  bool transfer_on_link) {
+int DelayMeasurements::first_carrier(const LinkRecord& link, std::uint32_t frame) {
+    // The updates carrying a frame are consecutive (each carries everything the client has
+    // not acknowledged), newer ones stop once it is acknowledged.
+    int first = -1;
+    const auto reach = static_cast<int>(
+        std::min<std::uint64_t>(link.m_updates_sent, static_cast<std::uint64_t>(kEchoLookback)));
+    for (int back = 0; back < reach; ++back) {
+        const auto seq = static_cast<std::uint8_t>(link.m_next_update_seq - 1 - back);
+        const auto& [begin, end] = link.m_update_frames[seq];
+        if (Frame(begin) <= Frame(frame) && Frame(frame) < Frame(end))
+            first = back;
+        else if (first >= 0)
+            break;
+    }
+    return first;
+}
+
+void DelayMeasurements::note_echo(LinkRecord& link, int slot_number, const std::string& name,
+                                  const ClientInput& input, std::optional<std::uint32_t> ack_end,
+                                  Micros now, Micros previous_at, bool transfer_on_link) {
+    const Micros prior_hold = link.m_echo_hold;
+    link.m_echo_hold = -1;
     if (input.echo_hold_10us == kEchoHoldUnknown) return;
+    // The round trip is the server's own send and arrival times; the client says only which
+    // update it answers and how long it held it, and both must fit what the server saw. An
+    // honest client echoes the newest update it holds, which carried the newest frame it
+    // acknowledges, and held it since its previous datagram at most.
+    const Micros hold = static_cast<Micros>(input.echo_hold_10us) * 10;
+    const int age = static_cast<std::uint8_t>(link.m_next_update_seq - 1 - input.echo_seq);
+    const std::int64_t echoed = static_cast<std::int64_t>(link.m_updates_sent) - 1 - age;
+    const Micros sent = link.m_update_sent_at[input.echo_seq];
+    const bool repeat = echoed == link.m_echo_newest;
+    prune(link.m_up_min, now);
+    prune(link.m_up_max, now);
+    // How much sooner this datagram may have left than its arrival gap says: the uplink's
+    // spread lately, and at least half the round trip (the spread of a handful of inputs
+    // after the start says little yet). A client that claims holds this much too long only
+    // makes its own round trip seem shorter.
+    const Micros spread = std::max(!link.m_up_min.empty() && !link.m_up_max.empty()
+                                       ? link.m_up_max.front().second - link.m_up_min.front().second
+                                       : Micros{0},
+                                   link.m_rtt.srtt() / 2);
+    const char* refused = nullptr;
+    if (age >= kEchoLookback || echoed < 0) {
+        refused = "an update the server did not send it lately";
+    } else if (echoed < link.m_echo_newest) {
+        refused = "an update older than one it echoed before";
+    } else if (const int carrier = ack_end && Frame(*ack_end) > Frame(m_start_confirmed)
+                                       ? first_carrier(link, *ack_end - 1)
+                                       : -1;
+               carrier >= 0 && age > carrier) {
+        refused = "an update older than the frames it acknowledges";
+    } else if (hold > now - sent) {
+        refused = "a hold longer than since the update went out";
+    } else if (previous_at >= 0 && (!repeat || prior_hold >= 0) &&
+               hold > (repeat ? prior_hold : 0) + (now - previous_at) + spread + kCheckSlackUs) {
+        refused = "a hold longer than since its previous datagram";
+    }
+    if (refused) {
+        ++link.m_echoes_refused;
+        name_refusal(link.m_echo_named_at, slot_number, ack_end.value_or(0), now,
+                     name + "'s datagrams echo " + refused +
+                         ": its round trips are refused (a modified client?)",
+                     link.m_echoes_refused);
+        return;
+    }
+    link.m_echo_newest = echoed;
+    link.m_echo_hold = hold;
     link.m_update_echoed[input.echo_seq] = true;
     // A state on its way fills the link: echoes queued behind it measure the transfer, not
     // the path the first delay must cover.
     if (transfer_on_link) return;
-    const Micros sent = link.m_update_sent_at[input.echo_seq];
-    const Micros rtt = now - sent - static_cast<Micros>(input.echo_hold_10us) * 10;
-    if (sent <= 0 || rtt < 0 || rtt > 10'000'000) return;
+    const Micros rtt = now - sent - hold;
+    if (rtt > 10'000'000) return;
     link.m_rtt.add_sample(rtt);
     while (!link.m_rtt_max.empty() && link.m_rtt_max.back().second <= rtt)
         link.m_rtt_max.pop_back();
     link.m_rtt_max.emplace_back(now, rtt);
+    while (!link.m_rtt_min.empty() && link.m_rtt_min.back().second >= rtt)
+        link.m_rtt_min.pop_back();
+    link.m_rtt_min.emplace_back(now, rtt);
+    prune(link.m_rtt_min, now);
     while (link.m_rtt_max.front().first < now - kCheckWindowUs) link.m_rtt_max.pop_front();
 }
 
@@ -94,18 +174,16 @@ Micros DelayMeasurements::resend_gap(const LinkRecord& link, std::uint32_t frame
     return link.m_update_sent_at[second_seq] - link.m_update_sent_at[first_seq];
 }
 
-void DelayMeasurements::note_report(LinkRecord& link, int slot_number, const ClientInput& input,
-                                    std::uint32_t ack_end, const ConfirmationLog& confirmations,
-                                    Micros now) {
+void DelayMeasurements::note_report(LinkRecord& link, int slot_number, const std::string& name,
+                                    const ClientInput& input, std::uint32_t ack_end,
+                                    const ConfirmationLog& confirmations, Micros now) {
     // The report covers the frames this client received since its previous datagram. The
     // server checks it against what it measured itself: how late after their sampling those
     // frames were confirmed, plus the client's downlink, which cannot exceed the client's
     // round trip less its fastest uplink (offset errors of the client's clock cancel).
     const Micros reported = static_cast<Micros>(input.latency_100us) * 100;
-    while (!link.m_rtt_max.empty() && link.m_rtt_max.front().first < now - kCheckWindowUs)
-        link.m_rtt_max.pop_front();
-    while (!link.m_up_min.empty() && link.m_up_min.front().first < now - kCheckWindowUs)
-        link.m_up_min.pop_front();
+    prune(link.m_rtt_max, now);
+    prune(link.m_up_min, now);
     if (link.m_rtt_max.empty() || link.m_up_min.empty()) return;  // nothing to check it against
     const std::uint32_t from = link.m_report_from;
     if (!(Frame(from) < Frame(ack_end)) || !confirmations.find(from) ||
@@ -126,7 +204,14 @@ void DelayMeasurements::note_report(LinkRecord& link, int slot_number, const Cli
     const Micros bound = confirmed_late + link.m_rtt_max.front().second -
                          link.m_up_min.front().second + kCheckSlackUs;
     if (reported > bound) {
-        ++link.m_reports_inflated;
+        // Named once they are not the odd one (an honest client's are a few in thousands).
+        if (++link.m_reports_inflated >= kNameInflatedReports &&
+            link.m_reports_inflated * 100 > link.m_reports_used + link.m_reports_inflated)
+            name_refusal(link.m_report_named_at, slot_number, ack_end, now,
+                         name +
+                             "'s round-trip reports exceed what the server measured of its "
+                             "link: they are refused (a modified client?)",
+                         link.m_reports_inflated);
         return;
     }
     ++link.m_reports_used;
@@ -139,21 +224,63 @@ void DelayMeasurements::note_acked(LinkRecord& link, std::uint32_t ack_end,
         link.m_report_from = ack_end;
 }
 
-bool DelayMeasurements::stalled(const ClientInput& input) {
-    return input.late_ms >= kStalledMs;
+bool DelayMeasurements::hiccup(LinkRecord& link, int slot_number, const std::string& name,
+                               const ClientInput& input, std::uint32_t first,
+                               std::uint32_t new_from, const DelaySchedule& schedule, Micros now) {
+    if (input.late_ms < kStalledMs) return false;
+    // Only the inputs it adds can have held a frame up; the oldest of them waited longest.
+    const auto count = static_cast<std::int32_t>(input.inputs.size());
+    if (!(Frame(first) <= Frame(new_from) && Frame(new_from) < Frame(first) + count)) return false;
+    prune(link.m_up_min, now);
+    prune(link.m_up_max, now);
+    if (link.m_up_min.empty() || link.m_up_max.empty()) return false;  // nothing to check yet
+    // A process late by L sampled L late, so its input arrived at least L after this link's
+    // fastest: one that came sooner contradicts the claim.
+    const Micros up = std::max<Micros>(0, now - schedule.sample_time(new_from));
+    const Micros late = static_cast<Micros>(input.late_ms) * 1000;
+    if (up + kHiccupSlackUs < link.m_up_min.front().second + late) {
+        ++link.m_hiccups_refused;
+        name_refusal(
+            link.m_hiccup_named_at, slot_number, new_from, now,
+            name + " says its process sampled " + std::to_string(input.late_ms) +
+                " ms late, but the input came " +
+                std::to_string(std::max<Micros>(0, up - link.m_up_min.front().second) / 1000) +
+                " ms after its link's fastest lately: the hiccup is refused, the frames "
+                "count (a modified client?)",
+            link.m_hiccups_refused);
+        return false;
+    }
+    // Within what the network itself did lately, the lateness may as well be the network's.
+    return up > link.m_up_max.front().second + kHiccupSlackUs;
 }
 
 void DelayMeasurements::note_uplink(LinkRecord& link, std::uint32_t from, std::uint32_t end,
                                     const DelaySchedule& schedule, Micros now) {
     for (std::uint32_t f = from; Frame(f) < Frame(end); ++f) {
         // How long after its scheduled sampling this input arrived: the client's uplink
-        // (plus its clock's offset error, which its downlink reports carry the other way).
-        const Micros up = now - schedule.sample_time(f);
+        // (plus its clock's offset error, which its downlink reports carry the other way). An
+        // input that came before its sampling says the client's clock runs ahead: it counts
+        // as on time, so it cannot widen the allowance for the client's reports.
+        const Micros up = std::max<Micros>(0, now - schedule.sample_time(f));
         while (!link.m_up_min.empty() && link.m_up_min.back().second >= up)
             link.m_up_min.pop_back();
         link.m_up_min.emplace_back(now, up);
-        while (link.m_up_min.front().first < now - kCheckWindowUs) link.m_up_min.pop_front();
+        while (!link.m_up_max.empty() && link.m_up_max.back().second <= up)
+            link.m_up_max.pop_back();
+        link.m_up_max.emplace_back(now, up);
     }
+    prune(link.m_up_min, now);
+    prune(link.m_up_max, now);
+}
+
+void DelayMeasurements::name_refusal(Micros& named_at, int slot_number, std::uint32_t frame,
+                                     Micros now, std::string what, std::uint64_t count) {
+    if ((named_at >= 0 && now - named_at < kNameRefusalsUs) || !m_events.room()) return;
+    named_at = now;
+    what += " [" + std::to_string(count) +
+            " refused so far; more are counted, and named again a minute after this at the "
+            "earliest]";
+    m_events.emit({ServerEvent::Type::kRefused, slot_number, frame, 0, 0, std::move(what)});
 }
 
 std::optional<std::string> DelayMeasurements::note_stats(LinkRecord& link, int slot_number,
@@ -189,19 +316,43 @@ std::optional<std::string> DelayMeasurements::note_stats(LinkRecord& link, int s
         }
         return std::nullopt;
     }
-    const bool off = link.m_clock.off_pace();
-    if (!off) link.m_named_off_pace = false;
-    if (!off || link.m_named_off_pace || slot_number == 0 || !started ||
+    return name_off_pace(link, slot_number, name, started, confirmed_end);
+}
+
+std::optional<std::string> DelayMeasurements::note_pace(
+    LinkRecord& link, int slot_number, const std::string& name, const ClientInput& input,
+    std::uint32_t first, const DelaySchedule& schedule, Micros now, std::uint32_t confirmed_end) {
+    if (input.inputs.empty() || slot_number == 0) return std::nullopt;
+    const std::uint32_t newest = first + static_cast<std::uint32_t>(input.inputs.size()) - 1;
+    if (link.m_pace_any && !(Frame(newest) > Frame(link.m_pace_frame))) return std::nullopt;
+    link.m_pace_any = true;
+    link.m_pace_frame = newest;
+    // The newest input was sampled when the client's timeline reached its frame's sampling: a
+    // reading of the client's clock that it cannot fake without sending its inputs at that
+    // pace (the clock readings of ClientStats it can).
+    if (link.m_input_pace.add(now, schedule.sample_time(newest)) != ClockCheck::Verdict::kTaken)
+        return std::nullopt;
+    return name_off_pace(link, slot_number, name, true, confirmed_end);
+}
+
+std::optional<std::string> DelayMeasurements::name_off_pace(LinkRecord& link, int slot_number,
+                                                            const std::string& name, bool started,
+                                                            std::uint32_t confirmed_end) {
+    const bool clock = link.m_clock.off_pace(), inputs = link.m_input_pace.off_pace();
+    if (!clock && !inputs) link.m_named_off_pace = false;
+    if ((!clock && !inputs) || link.m_named_off_pace || slot_number == 0 || !started ||
         m_config.mode != SessionMode::kNoWait)
         return std::nullopt;
     // In no-wait mode the server's clock decides when an input applies: a client running
     // fast samples its pad early, and its inputs beat the others'.
     link.m_named_off_pace = true;
-    const double error = link.m_clock.rate_error().value_or(0);
-    char text[200];
+    const double error = (clock ? link.m_clock : link.m_input_pace).rate_error().value_or(0);
+    char text[240];
     std::snprintf(text, sizeof text,
-                  "%s's clock runs %.1f %% %s than the server's (over %.0f s): a speed hack or a "
-                  "broken clock",
+                  clock ? "%s's clock runs %.1f %% %s than the server's (over %.0f s): a speed "
+                          "hack or a broken clock"
+                        : "%s's inputs come %.1f %% %s than the server's clock (over %.0f s): a "
+                          "speed hack (its clock readings say otherwise) or a broken clock",
                   name.c_str(), std::abs(error) * 100, error > 0 ? "faster" : "slower",
                   m_config.clock_check.window_us / 1e6);
     m_events.emit({ServerEvent::Type::kOffPace, slot_number, confirmed_end, 0, 0, text});
@@ -223,6 +374,7 @@ bool DelayMeasurements::redundant(const LinkRecord& link, Micros now) const {
 
 void DelayMeasurements::stamp(LinkRecord& link, ServerUpdate& update, Micros now) {
     update.seq = link.m_next_update_seq++;
+    ++link.m_updates_sent;
     update.server_time = static_cast<std::uint32_t>(now);
     update.echo_seq = link.m_last_client_seq;
     update.echo_hold_10us = link.m_last_client_seq_at < 0
@@ -283,13 +435,21 @@ Micros DelayMeasurements::safe_rtt_worst(std::span<const ServerSlot> players) co
 }
 
 void DelayMeasurements::start(std::span<ServerSlot> players, std::uint32_t confirmed_end) {
+    m_start_confirmed = confirmed_end;
     for (ServerSlot& slot : players) slot.link.m_report_from = confirmed_end;
 }
 
-Micros DelayMeasurements::srtt_worst(std::span<const ServerSlot> players) const {
+Micros DelayMeasurements::shortest_worst(std::span<const ServerSlot> players, Micros now) const {
     Micros worst = 0;
     for (const ServerSlot& slot : players) {
-        if (slot.in_session() && !slot.away()) worst = std::max(worst, slot.link.m_rtt.srtt());
+        if (!slot.in_session() || slot.away()) continue;
+        // The window's minimum is its front, once the expired ones are skipped.
+        for (const auto& [at, rtt] : slot.link.m_rtt_min) {
+            if (at >= now - kCheckWindowUs) {
+                worst = std::max(worst, rtt);
+                break;
+            }
+        }
     }
     return worst;
 }
@@ -313,10 +473,18 @@ int DelayMeasurements::estimate_path_floor(std::span<const ServerSlot> players, 
 
 int DelayMeasurements::decide(Micros now, int current, std::span<const ServerSlot> players,
                               FrameTime frame_time) {
-    m_delay.observe_srtt(srtt_worst(players));
+    // Each player's own regime: one player's round trip moving (or a client making it seem to)
+    // drops that player's reports only.
+    for (std::size_t i = 0; i < players.size(); ++i) {
+        if (players[i].in_session() && !players[i].away())
+            m_delay.observe_srtt(static_cast<int>(i) + 1, players[i].link.m_rtt.srtt());
+    }
     if (const int floor = estimate_path_floor(players, now, frame_time); floor > 0)
         m_path_floor = floor;
-    return m_delay.decide(now, current, m_delay.target(now));
+    // Whatever the reports say (or leave out), never below the round trip the server measured
+    // itself to the slowest player present: below its shortest lately, every frame stalls.
+    const int measured = m_delay.frames_for(shortest_worst(players, now));
+    return m_delay.decide(now, current, std::max(m_delay.target(now), measured));
 }
 
 void DelayMeasurements::fill(const LinkRecord& link, SlotStats& stats, Micros now) const {
@@ -332,10 +500,13 @@ void DelayMeasurements::fill(const LinkRecord& link, SlotStats& stats, Micros no
     stats.reports_used = link.m_reports_used;
     stats.reports_inflated = link.m_reports_inflated;
     stats.reports_hiccup = link.m_reports_hiccup;
+    stats.echoes_refused = link.m_echoes_refused;
+    stats.hiccups_refused = link.m_hiccups_refused;
     stats.redundant = redundant(link, now);
     stats.clock_rate_error = link.m_clock.rate_error();
     stats.clock_refused = link.m_clock.refused();
-    stats.off_pace = link.m_clock.off_pace();
+    stats.input_rate_error = link.m_input_pace.rate_error();
+    stats.off_pace = link.m_clock.off_pace() || link.m_input_pace.off_pace();
 }
 
 }  // namespace framelock::netplay

@@ -1,8 +1,11 @@
 // The delay's measurements: what the server measures of each member's link and feeds the
-// DelayController. The server's own round trips (echoes of its updates), the clients'
-// round-trip reports checked against them and against how late the frames they cover were
-// confirmed, loss either way and the redundant copies it turns on, the path floor, and each
-// client's clock against the server's (ClientStats).
+// DelayController. The server's own round trips (echoes of its updates, each checked against
+// what it sent), the clients' round-trip reports checked against them and against how late
+// the frames they cover were confirmed, hiccup claims checked against when the input arrived,
+// loss either way and the redundant copies it turns on, the path floor, and each client's
+// clock against the server's (ClientStats). Every claim a client makes is checked against what
+// the server saw itself; one the server's own figures contradict is refused, counted
+// (SlotStats) and named in the log (at most once a minute for each kind and client).
 #pragma once
 
 #include <cstdint>
@@ -39,25 +42,48 @@ class DelayMeasurements {
     // (its updates, loss, reports, clock) does not carry over; the round trips do.
     void new_connection(LinkRecord& link) const;
 
-    // A ClientInput: counted, its loss noted, and (when it is the newest) its echo of an
-    // update taken as a round trip, unless `transfer_on_link` (a state fills the link before
-    // the start: the echo measures the transfer, not the path). Whether it is the newest.
-    bool note_datagram(LinkRecord& link, const ClientInput& input, Micros now,
+    // A ClientInput of the member in `slot_number` (0: a spectator) called `name`: counted, its
+    // loss noted, and (when it is the newest) its echo of an update checked and taken as a
+    // round trip, unless `transfer_on_link` (a state fills the link before the start: the echo
+    // measures the transfer, not the path). An echo is refused when it names an update not
+    // among the kEchoLookback newest sent to this client, older than one it echoed before, or
+    // (once running, `ack_end`: the confirmed frames it says it holds) older than the first
+    // update that carried the newest frame it acknowledges; or a hold longer than since the
+    // update went out, or than since its previous datagram (plus the uplink's spread). Whether
+    // it is the newest.
+    bool note_datagram(LinkRecord& link, int slot_number, const std::string& name,
+                       const ClientInput& input, std::optional<std::uint32_t> ack_end, Micros now,
                        bool transfer_on_link);
     // The client's report of its round trip for the confirmed frames it received since its
     // previous datagram (up to `ack_end`): used for the delay when it fits what the server
-    // measured itself, counted as inflated or as a hiccup when not.
-    void note_report(LinkRecord& link, int slot_number, const ClientInput& input,
-                     std::uint32_t ack_end, const ConfirmationLog& confirmations, Micros now);
+    // measured itself, counted as inflated or as a hiccup when not (inflated ones named in the
+    // log once they are kNameInflatedReports and more than 1 % of the client's).
+    void note_report(LinkRecord& link, int slot_number, const std::string& name,
+                     const ClientInput& input, std::uint32_t ack_end,
+                     const ConfirmationLog& confirmations, Micros now);
     // The client holds confirmed frames [0, ack_end): its next report covers frames from there.
     void note_acked(LinkRecord& link, std::uint32_t ack_end, std::uint32_t confirmed_end);
-    // Whether the client says its process sampled this input late (a hiccup of that process:
-    // the frames it held up do not raise the delay).
-    static bool stalled(const ClientInput& input);
-    // Its inputs for [from, end) arrived at `now` (not stalled): how late after their
-    // sampling, the client's uplink.
+    // Whether the input's arrival backs the client's claim that its process sampled it late
+    // (ClientInput::late_ms: a hiccup of that process, whose frames do not raise the delay).
+    // The inputs it adds from `new_from` (the end of those held; its first is for `first`)
+    // must have arrived at `now` at least the claimed lateness after this link's fastest input
+    // lately (else the claim is refused, counted and named), and later than the network alone
+    // brought any input lately (else the lateness may as well be the network's, and counts).
+    bool hiccup(LinkRecord& link, int slot_number, const std::string& name,
+                const ClientInput& input, std::uint32_t first, std::uint32_t new_from,
+                const DelaySchedule& schedule, Micros now);
+    // Its inputs for [from, end) arrived at `now` (no hiccup): how late after their
+    // sampling, the client's uplink (an input earlier than its sampling counts as on time).
     void note_uplink(LinkRecord& link, std::uint32_t from, std::uint32_t end,
                      const DelaySchedule& schedule, Micros now);
+    // A player's ClientInput, its first input for `first`: the scheduled sampling of its newest
+    // input, against its arrival at `now`, measures the player's pace (clock_check.h) from what
+    // the server sees; a player off pace in no-wait mode is named. Returns why the player is to
+    // be removed (kick_off_pace), if it is.
+    std::optional<std::string> note_pace(LinkRecord& link, int slot_number, const std::string& name,
+                                         const ClientInput& input, std::uint32_t first,
+                                         const DelaySchedule& schedule, Micros now,
+                                         std::uint32_t confirmed_end);
     // A ClientStats: the client's own measurements, its downlink's loss, and its clock reading
     // (refused, or measured; a player whose clock is off pace in no-wait mode is named).
     // `transfer_on_link`: a state on its way to or from it delays what it sends. Returns why
@@ -88,8 +114,10 @@ class DelayMeasurements {
     int initial_delay(Micros safe_rtt_worst) const { return m_delay.initial(safe_rtt_worst); }
     // At the start: every report covers frames from `confirmed_end` on.
     void start(std::span<ServerSlot> players, std::uint32_t confirmed_end);
-    // A keyframe's delay, from `current`: the worst round trip the server measured of the
-    // players present, the reports, and the path floor.
+    // A keyframe's delay, from `current`: each player's reports (a player whose round trip as
+    // the server measures it moved by a quarter starts its own reports anew), never below the
+    // frames that cover the shortest round trip the server measured itself lately to the
+    // slowest player present.
     int decide(Micros now, int current, std::span<const ServerSlot> players, FrameTime frame_time);
     // The path floor estimated at the last keyframe with players (0 before any): see
     // Server::path_floor().
@@ -101,12 +129,27 @@ class DelayMeasurements {
   private:
     static void note_loss(LinkRecord& link, Micros now);
     bool redundant(const LinkRecord& link, Micros now) const;
-    void note_echo(LinkRecord& link, const ClientInput& input, Micros now, bool transfer_on_link);
+    void note_echo(LinkRecord& link, int slot_number, const std::string& name,
+                   const ClientInput& input, std::optional<std::uint32_t> ack_end, Micros now,
+                   Micros previous_at, bool transfer_on_link);
+    // How many updates back (0: the newest) the first of the newest run of updates that
+    // carried `frame` went; -1: none of the kEchoLookback newest did.
+    static int first_carrier(const LinkRecord& link, std::uint32_t frame);
+    // Names a player off pace (its clock readings or its inputs) once, in no-wait mode after
+    // the start; why it is to be removed, with kick_off_pace.
+    std::optional<std::string> name_off_pace(LinkRecord& link, int slot_number,
+                                             const std::string& name, bool started,
+                                             std::uint32_t confirmed_end);
+    // Names a refused claim (`what`, the `count`-th of its kind) unless one of its kind was
+    // named within kNameRefusalsUs (`named_at`).
+    void name_refusal(Micros& named_at, int slot_number, std::uint32_t frame, Micros now,
+                      std::string what, std::uint64_t count);
     // How long after the first update carrying `frame` to this client the next one carried
     // it again, when the client never echoed the first (0: it did, or no second one yet).
     static Micros resend_gap(const LinkRecord& link, std::uint32_t frame);
-    // The server's own round-trip measurements over the players present.
-    Micros srtt_worst(std::span<const ServerSlot> players) const;
+    // The shortest round trip the server measured itself to each player present over the last
+    // kCheckWindowUs, the largest of those (0: none): no frame's input comes back sooner.
+    Micros shortest_worst(std::span<const ServerSlot> players, Micros now) const;
     int estimate_path_floor(std::span<const ServerSlot> players, Micros now,
                             FrameTime frame_time) const;
 
@@ -114,6 +157,9 @@ class DelayMeasurements {
     ServerEvents& m_events;
     DelayController m_delay;
     int m_path_floor = 0;
+    // Frames [0, this) were confirmed at the start: every member knows them from the Start,
+    // not from an update (no proof of which update it holds).
+    std::uint32_t m_start_confirmed = 0;
 };
 
 }  // namespace framelock::netplay

@@ -166,6 +166,8 @@ InputBook::Step InputBook::confirm(std::span<ServerSlot> players, std::uint8_t a
             return {Step::Kind::kKeyframe, g, 0, {}};
         InputFrame frame;
         Confirmation info{now - schedule.sample_time(g), false};
+        // A hiccup excuses the frame only when its input was the last to come (held it up).
+        Micros last_at = -1;
         for (int s = 0; s < count; ++s) {
             ServerSlot& slot = players[s];
             InputLane& lane = slot.inputs;
@@ -173,8 +175,11 @@ InputBook::Step InputBook::confirm(std::span<ServerSlot> players, std::uint8_t a
             if (!slot.away()) lane.m_held = frame.pads[s];
             lane.m_pending.pop_front();
             while (!lane.m_arrivals.empty() && Frame(lane.m_arrivals.front().frame) <= Frame(g)) {
-                info.stalled |=
-                    lane.m_arrivals.front().frame == g && lane.m_arrivals.front().stalled;
+                const InputLane::Arrival& arrival = lane.m_arrivals.front();
+                if (arrival.frame == g && arrival.at >= last_at) {
+                    info.stalled = arrival.stalled || (arrival.at == last_at && info.stalled);
+                    last_at = arrival.at;
+                }
                 lane.m_arrivals.pop_front();
             }
         }

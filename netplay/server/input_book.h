@@ -21,7 +21,8 @@
 namespace framelock::netplay {
 
 // How long after its sampling a confirmed frame was confirmed, and whether a stalled process
-// held it up: what a client's round-trip report is checked against.
+// held it up (its last input came from a hiccup the server saw: DelayMeasurements::hiccup):
+// what a client's round-trip report is checked against.
 struct Confirmation {
     Micros lateness = 0;
     bool stalled = false;
@@ -66,9 +67,10 @@ class InputBook {
     // before it (not yet confirmed) neutral; what it sent for confirmed frames is dropped.
     void fill_to(InputLane& lane, std::uint32_t first);
     // Files the inputs, the first for frame `first`, arrived at `now` (`stalled`: sampled late
-    // by a stalled process). The frames newly held, [from, end), and the first one dropped for
-    // running too far ahead, if any. In no-wait mode a late input (its frame went out without
-    // it) becomes the pad held for the next frame confirmed without this player's input.
+    // by a stalled process, as their arrival shows). The frames newly held, [from, end), and the
+    // first one dropped for running too far ahead, if any. In no-wait mode a late input (its frame
+    // went out without it) becomes the pad held for the next frame confirmed without this player's
+    // input.
     struct Filed {
         std::uint32_t from = 0, end = 0;
         std::optional<std::uint32_t> too_far;

@@ -529,38 +529,41 @@ const InputFrame* Server::confirmed_input(std::uint32_t frame) const {
 
 void Server::handle_input(ServerSlot& slot, int slot_number, const ClientInput& input) {
     const Micros now = m_clock.now_us();
-    const bool newest = m_measure.note_datagram(
-        slot.link, input, now, !m_roster.started() && m_transfers.busy(slot.transfer, slot_number));
-    if (!m_roster.started()) return;
+    const bool started = m_roster.started();
     const std::uint32_t ack_end = m_book.ack_end(input);
+    const bool newest = m_measure.note_datagram(
+        slot.link, slot_number, slot.name, input, started ? std::optional(ack_end) : std::nullopt,
+        now, !started && m_transfers.busy(slot.transfer, slot_number));
+    if (!started) return;
     if (newest && !slot.spectator) {
         if (input.latency_100us && slot_number && !m_roster.unsettled(slot, now))
-            m_measure.note_report(slot.link, slot_number, input, ack_end, m_book.confirmations(),
-                                  now);
+            m_measure.note_report(slot.link, slot_number, slot.name, input, ack_end,
+                                  m_book.confirmations(), now);
         m_measure.note_acked(slot.link, ack_end, m_book.confirmed_end());
     }
     m_book.note_ack(slot.inputs, ack_end);
     const std::uint32_t first = m_book.first_frame(slot.inputs, input);
+    if (const std::optional<std::string> kick =
+            m_measure.note_pace(slot.link, slot_number, slot.name, input, first, m_schedule, now,
+                                m_book.confirmed_end()))
+        return drop(slot_number, ByeReason::kRejected, *kick);
+    const auto too_far = [&](std::uint32_t frame) {
+        ++slot.malformed;
+        emit({ServerEvent::Type::kMalformed, slot_number, frame, 0, 0,
+              "input too far ahead of the session dropped"});
+    };
     if ((slot.life() == SlotLife::kJoining || slot.away()) && !slot.spectator &&
         !input.inputs.empty()) {
         // activate() fills the gap up to `first` with neutral input: never further than an
         // input may run ahead, or the frames between would all be confirmed at once.
-        if (m_book.too_far(first)) {
-            ++slot.malformed;
-            emit({ServerEvent::Type::kMalformed, slot_number, first, 0, 0,
-                  "input too far ahead of the session dropped"});
-            return;
-        }
+        if (m_book.too_far(first)) return too_far(first);
         activate(slot, slot_number, first);
     }
-    const bool stalled = DelayMeasurements::stalled(input);
+    const bool stalled = m_measure.hiccup(slot.link, slot_number, slot.name, input, first,
+                                          slot.inputs.inputs_end(), m_schedule, now);
     const InputBook::Filed filed = m_book.file(slot.inputs, input, first, now, stalled);
     if (!stalled) m_measure.note_uplink(slot.link, filed.from, filed.end, m_schedule, now);
-    if (filed.too_far) {
-        ++slot.malformed;
-        emit({ServerEvent::Type::kMalformed, slot_number, *filed.too_far, 0, 0,
-              "input too far ahead of the session dropped"});
-    }
+    if (filed.too_far) too_far(*filed.too_far);
 }
 
 void Server::confirm_frames() {

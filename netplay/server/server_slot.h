@@ -70,7 +70,7 @@ class InputLane {
     struct Arrival {
         std::uint32_t frame = 0;
         Micros at = 0;
-        bool stalled = false;  // the client's process sampled it late (a hiccup)
+        bool stalled = false;  // sampled late by a stalled process (a hiccup its arrival backs)
     };
     std::deque<Arrival> m_arrivals;  // inputs held and not yet confirmed
 };
@@ -111,9 +111,9 @@ class LinkRecord {
     std::uint16_t m_down_loss_permille = 0;
     std::uint64_t m_datagrams = 0;
     LossCounter m_up_loss;
-    // The server's own round trip to the client, its recent worst, and the earliest an input
-    // arrived after its scheduled sample time lately (both over kCheckWindowUs), for checking
-    // what the client reports.
+    // The server's own round trip to the client, its recent worst and best, and the earliest
+    // an input arrived after its scheduled sample time lately (all over kCheckWindowUs), for
+    // checking what the client reports and for the floor under the delay.
     RttEstimator m_rtt;
     std::array<Micros, 256> m_update_sent_at{};  // by ServerUpdate::seq
     // The confirmed frames each update carried, [first, end) by ServerUpdate::seq, and
@@ -122,8 +122,22 @@ class LinkRecord {
     std::array<std::pair<std::uint32_t, std::uint32_t>, 256> m_update_frames{};
     std::array<bool, 256> m_update_echoed{};
     std::deque<std::pair<Micros, Micros>> m_rtt_max;  // (time, rtt), decreasing rtt
+    std::deque<std::pair<Micros, Micros>> m_rtt_min;  // (time, rtt), increasing rtt
     std::deque<std::pair<Micros, Micros>> m_up_min;   // (time, lateness), increasing
-    std::uint32_t m_report_from = 0;                  // the next report covers frames from here
+    // The latest an input arrived after its sampling lately, inputs of a hiccup left out:
+    // the network's own spread, which a hiccup claim must stand out of.
+    std::deque<std::pair<Micros, Micros>> m_up_max;  // (time, lateness), decreasing
+    // The echo checks: updates sent on this connection (ServerUpdate::seq is its low byte),
+    // the newest update an accepted echo named (-1: none yet), and the hold the newest
+    // datagram claimed (-1: none).
+    std::uint64_t m_updates_sent = 0;
+    std::int64_t m_echo_newest = -1;
+    Micros m_echo_hold = -1;
+    // Claims refused because what the server saw contradicts them, and when each kind was
+    // last named in the log (-1: never).
+    std::uint64_t m_echoes_refused = 0, m_hiccups_refused = 0;
+    Micros m_echo_named_at = -1, m_hiccup_named_at = -1, m_report_named_at = -1;
+    std::uint32_t m_report_from = 0;  // the next report covers frames from here
     std::uint64_t m_reports_used = 0, m_reports_inflated = 0, m_reports_hiccup = 0;
     // Redundancy: loss last seen on this link (either direction), how long before its
     // newest loss event the loss before it was seen (-1: none; losses within
@@ -139,6 +153,11 @@ class LinkRecord {
     ClockCheck m_clock;
     bool m_clock_refusal_reported = false;
     bool m_named_off_pace = false;
+    // Its pace as its inputs show it: the scheduled sampling of each newest input (where the
+    // client's timeline stood as it sent) against its arrival, and the newest frame read.
+    ClockCheck m_input_pace;
+    std::uint32_t m_pace_frame = 0;
+    bool m_pace_any = false;
 };
 
 // Hash votes' record of a player (hash_votes.h): from when its hashes count, and the

@@ -21,6 +21,22 @@ inline constexpr Micros kAbsenceSettleUs = 1'000'000;
 // that process (scheduler, disk, a window dragged), not the network: frames it held up do
 // not raise the delay. Below it, the lateness is the loop's own timing and counts.
 inline constexpr int kStalledMs = 8;
+// A hiccup claim must show in its input's arrival: at least the claimed lateness after the
+// link's fastest input lately, less this (late_ms is whole milliseconds, and the sample's own
+// timing); and it excuses frames only when the input came later than the network alone brought
+// any lately, by this much.
+inline constexpr Micros kHiccupSlackUs = 2'000;
+// An echo (ClientInput::echo_seq) must name one of this many newest updates sent to the client
+// (half the 8-bit sequence: never ambiguous). An honest client echoes the newest it holds, a
+// round trip's worth of updates back: at an update a frame, 2 s.
+inline constexpr int kEchoLookback = 128;
+// A client's refused claims are named in the log at most this often for each kind (echoes,
+// hiccups); all of them are counted (SlotStats).
+inline constexpr Micros kNameRefusalsUs = 60'000'000;
+// Round-trip reports beyond what the server measured are named once this many of a client's,
+// and more than 1 % of them, were (an honest client's are a few in thousands: a late frame the
+// server's figures do not explain).
+inline constexpr std::uint64_t kNameInflatedReports = 100;
 // How far back the server's own measurements of a link reach when it checks a report, and
 // the slack it allows (the client's loop timing, a second copy's spacing).
 inline constexpr Micros kCheckWindowUs = 10'000'000;

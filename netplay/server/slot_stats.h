@@ -27,12 +27,20 @@ struct SlotStats {
     // Round-trip reports left out of the delay: beyond what the server measured of this
     // client's link (inflated), or covering frames a stalled process held up (hiccups).
     std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;
+    // Claims the server refused because what it saw itself contradicts them (the client is
+    // named in the log): echoes of an update it did not send this client lately, or not after
+    // the one echoed before, or with a hold the client cannot have had; hiccups (late samples)
+    // that the input's arrival does not show.
+    std::uint64_t echoes_refused = 0, hiccups_refused = 0;
     bool redundant = false;  // datagrams on this link go twice (loss seen lately)
     // Its clock against the server's (clock_check.h): the rate error over the newest window
     // (0.05: 5 % fast; nullopt until measured), samples refused, and whether it is off pace.
     std::optional<double> clock_rate_error;
     long clock_refused = 0;
-    bool off_pace = false;
+    // The same rate as its inputs' arrival shows it (their frames' scheduled sampling against
+    // when they came), which the client cannot fake without sending them at that pace.
+    std::optional<double> input_rate_error;
+    bool off_pace = false;  // either rate
 };
 
 }  // namespace framelock::netplay

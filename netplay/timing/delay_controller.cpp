@@ -17,13 +17,14 @@ void DelayController::add_round_trip(Micros now, int slot, Micros round_trip) {
     while (samples.front().time < now - m_policy.window_us) samples.pop_front();
 }
 
-void DelayController::observe_srtt(Micros srtt_worst) {
-    if (srtt_worst <= 0) return;
-    const Micros tolerance = std::max(m_regime_srtt / 4, m_policy.frame_time.us());
-    if (m_regime_srtt == 0 || srtt_worst > m_regime_srtt + tolerance ||
-        srtt_worst < m_regime_srtt - tolerance) {
-        m_regime_srtt = srtt_worst;
-        for (auto& samples : m_samples) samples.clear();
+void DelayController::observe_srtt(int slot, Micros srtt) {
+    if (srtt <= 0 || slot < 1 || slot > kMaxPlayers) return;
+    const auto index = static_cast<std::size_t>(slot - 1);
+    Micros& regime = m_regime_srtt[index];
+    const Micros tolerance = std::max(regime / 4, m_policy.frame_time.us());
+    if (regime == 0 || srtt > regime + tolerance || srtt < regime - tolerance) {
+        regime = srtt;
+        m_samples[index].clear();
         ++m_regimes;
     }
 }

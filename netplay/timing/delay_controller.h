@@ -24,10 +24,12 @@
 // delay lowered to the target at frame 90 stalled each player 3-6 frames before the tail
 // showed in the reports.
 //
-// The window belongs to a network regime: when the worst round trip the server measures
-// itself (its SRTT to the slowest client) moves away from the one the regime began with by
-// more than a quarter (and at least a frame), the old reports no longer describe the
-// network and are dropped, whichever way it moved. A rise takes effect at the next
+// Each client's window belongs to a regime of its link: when the round trip the server
+// measures itself to that client (its SRTT) moves away from the one the regime began with by
+// more than a quarter (and at least a frame), that client's old reports no longer describe
+// its link and are dropped, whichever way it moved. The others' stay: one client, honest or
+// not, cannot reset everyone's measurements (a network that changes for everyone moves every
+// client's round trip, and drops every client's reports). A rise takes effect at the next
 // keyframe (a worse network stalls everyone at once); a fall waits until the lower target
 // held for `lower_after_us`, then steps a frame per keyframe: a steady delay is worth more
 // than one that changes back and forth.
@@ -62,8 +64,9 @@ class DelayController {
 
     // One reported input round trip of the player in `slot` (1..8), received at `now`.
     void add_round_trip(Micros now, int slot, Micros round_trip);
-    // The server's own SRTT to the slowest client now (0: unknown); may start a new regime.
-    void observe_srtt(Micros srtt_worst);
+    // The server's own SRTT to the player in `slot` (1..8) now (0: unknown); may start a new
+    // regime of that player's reports.
+    void observe_srtt(int slot, Micros srtt);
 
     // The delay the network needs now: every client's recent tail, within the stall budget.
     int target(Micros now);
@@ -78,13 +81,13 @@ class DelayController {
     int decide(Micros now, int current, int target);
 
     const DelayPolicy& policy() const { return m_policy; }
+    // The frames of delay that cover `round_trip` (the policy's margin, minimum and maximum).
+    int frames_for(Micros round_trip) const;
     long regimes() const { return m_regimes; }
     // The round trip the last target() covered (the slowest client's tail), us.
     Micros covered_round_trip() const { return m_covered; }
 
   private:
-    int frames_for(Micros duration) const;
-
     struct Sample {
         Micros time;
         Micros round_trip;
@@ -92,7 +95,7 @@ class DelayController {
     DelayPolicy m_policy;
     std::array<std::deque<Sample>, kMaxPlayers> m_samples;  // per slot, oldest first
     std::vector<Micros> m_scratch;                          // target()'s selection
-    Micros m_regime_srtt = 0;                               // the worst SRTT when this regime began
+    std::array<Micros, kMaxPlayers> m_regime_srtt{};  // per slot: its SRTT as its regime began
     Micros m_covered = 0;
     bool m_evidence_thin = true;
     long m_regimes = 0;

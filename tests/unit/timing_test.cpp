@@ -61,7 +61,7 @@ TEST_CASE("Delay target covers each client's recent tail within the stall budget
     policy.window_us = 30'000'000;
     policy.stall_budget = 0.001;
     DelayController controller(policy);
-    controller.observe_srtt(100'000);
+    controller.observe_srtt(1, 100'000);
     // Nothing reported yet: the smallest delay.
     CHECK(controller.target(0) == 1);
     // 2,000 reports from slot 1 at 100 ms, and two rare tails (two datagrams lost in a
@@ -84,11 +84,11 @@ TEST_CASE("Delay target covers each client's recent tail within the stall budget
     now += 31'000'000;
     // SRTT wobbling within a quarter keeps the regime and its reports.
     controller.add_round_trip(now, 1, 120'000);
-    controller.observe_srtt(110'000);
+    controller.observe_srtt(1, 110'000);
     CHECK(controller.target(now) == 8);
     CHECK(controller.regimes() == 1);
     // A clearly different network starts a new regime: the old reports no longer count.
-    controller.observe_srtt(40'000);
+    controller.observe_srtt(1, 40'000);
     CHECK(controller.regimes() == 2);
     CHECK(controller.target(now) == 1);
     controller.add_round_trip(now, 1, 45'000);
@@ -100,6 +100,35 @@ TEST_CASE("Delay target covers each client's recent tail within the stall budget
     // The first delay: a safe round trip measured during the handshake.
     CHECK(controller.initial(130'000) == 8);  // (130000 + 1000) / 16667 = 7.9 -> 8
     CHECK(controller.initial(1'000) == 1);
+}
+
+TEST_CASE("One client's round trip moving drops that client's reports only", "[netplay][delay]") {
+    DelayPolicy policy;
+    policy.frame_time = FrameTime(16'667'000);
+    DelayController controller(policy);
+    controller.observe_srtt(1, 80'000);
+    controller.observe_srtt(2, 80'000);
+    Micros now = 1'000'000;
+    for (int i = 0; i < 100; ++i) {
+        controller.add_round_trip(now += 16'667, 1, 90'000);
+        controller.add_round_trip(now, 2, 85'000);
+    }
+    REQUIRE(controller.target(now) == 6);  // (90000 + 1000) / 16667 = 5.5 -> 6
+    const long regimes = controller.regimes();
+    // Client 2's round trip jumps (its link, or a client faking its echoes) and back: its own
+    // reports go each time, client 1's stay and still set the delay.
+    controller.observe_srtt(2, 300'000);
+    controller.observe_srtt(2, 80'000);
+    CHECK(controller.regimes() == regimes + 2);
+    CHECK(controller.target(now) == 6);
+    CHECK(controller.covered_round_trip() == 90'000);
+    // Client 1's own change drops its reports: client 2 has none left either.
+    controller.observe_srtt(1, 40'000);
+    CHECK(controller.target(now) == 1);
+    // Slots outside 1..8 are ignored.
+    controller.observe_srtt(0, 1'000'000);
+    controller.observe_srtt(kMaxPlayers + 1, 1'000'000);
+    CHECK(controller.regimes() == regimes + 3);
 }
 
 TEST_CASE("Delay rises at once and falls one frame at a time after a steady improvement",
