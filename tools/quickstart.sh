@@ -124,7 +124,7 @@ bench_smoke() {
     "$B/bench_bandwidth" --seconds 2 --modes framelock --no-spectator
     "$B/bench_server_capacity" --sweep 1,2 --seconds 1 --warmup 0.2 --retries 0 \
         --baseline-sessions 1 --no-relay-per-point
-    "$B/bench_lobby_load" --rooms 200 --requests 200
+    "$B/bench_lobby_load" --rooms 200 --requests 200 --slow-connections 50 --slow-seconds 3
     if [ -x "$B/bench_audio_drc" ]; then "$B/bench_audio_drc" --seconds 5 --skew 0.001 2>/dev/null; fi
 }
 
