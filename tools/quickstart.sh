@@ -14,7 +14,7 @@ PACKAGES=(
     g++ cmake ninja-build pkg-config clang-format git curl ccache
     retroarch-dev libenet-dev libsdl2-dev zlib1g-dev libpng-dev libfmt-dev libcli11-dev libxxhash-dev
     nlohmann-json3-dev libtomlplusplus-dev
-    libsqlite3-dev libpqxx-dev postgresql libcpp-httplib-dev libsodium-dev
+    libsqlite3-dev libpqxx-dev postgresql libmicrohttpd-dev libcpp-httplib-dev libsodium-dev
     libsdl2-ttf-dev libsamplerate0-dev fonts-dejavu-core xvfb xauth xdotool chromium
     catch2 cc65 sdcc python3-matplotlib clang libclang-rt-14-dev
     libretro-nestopia libretro-beetle-pce-fast libretro-gambatte libretro-mgba libretro-core-info
