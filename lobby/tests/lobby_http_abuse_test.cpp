@@ -183,7 +183,7 @@ TEST_CASE(
 
 TEST_CASE(
     "lobby serve: connections past --connections-per-address are refused, requests not whole "
-    "within --request-deadline get 408; both counted and named in the log",
+    "within --request-deadline get 408, and both are counted and named in the log",
     "[lobby][http][abuse]") {
     test::TempDir dir("lobby-connection-limits");
     auto lobby = test::LobbyProcess::start(
