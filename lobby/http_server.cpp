@@ -169,13 +169,14 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(const HttpServerConfig& co
     HttpServer* s = server.get();
     unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (ipv6) flags |= MHD_USE_IPv6;
+    // The logger first: libmicrohttpd prints what it says before it to stderr itself.
     s->m_daemon = MHD_start_daemon(
-        flags, config.port, &Callbacks::accept, s, &Callbacks::request, s, MHD_OPTION_SOCK_ADDR,
+        flags, config.port, &Callbacks::accept, s, &Callbacks::request, s,
+        MHD_OPTION_EXTERNAL_LOGGER, &Callbacks::message, s, MHD_OPTION_SOCK_ADDR,
         reinterpret_cast<sockaddr*>(&address), MHD_OPTION_CONNECTION_LIMIT,
         static_cast<unsigned>(fitted.limits.total), MHD_OPTION_CONNECTION_TIMEOUT,
         config.idle_timeout_s, MHD_OPTION_NOTIFY_CONNECTION, &Callbacks::connection, s,
-        MHD_OPTION_NOTIFY_COMPLETED, &Callbacks::completed, s, MHD_OPTION_EXTERNAL_LOGGER,
-        &Callbacks::message, s, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, &Callbacks::completed, s, MHD_OPTION_END);
     if (s->m_daemon == nullptr) return cannot("in use, or not an address of this machine");
     const MHD_DaemonInfo* bound = MHD_get_daemon_info(s->m_daemon, MHD_DAEMON_INFO_BIND_PORT);
     s->m_port = bound != nullptr ? bound->port : config.port;
