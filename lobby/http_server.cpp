@@ -19,6 +19,7 @@
 
 #include "common/log.h"
 #include "lobby/http_service.h"
+#include "netplay/base/safe_text.h"
 
 namespace framelock::lobby {
 namespace {
@@ -337,8 +338,11 @@ void HttpServer::completed(MHD_Connection* connection, void** slot) {
 
 void HttpServer::log_request(const ApiRequest& request, int status, double ms) const {
     if (!m_config.log_requests) return;
-    log_info("lobby request method={} path={} status={} ms={:.2f} client={}", request.method,
-             request.path.substr(0, 80), status, ms, request.client);
+    // The method and path are the client's (libmicrohttpd decodes %0A in a path into a new
+    // line): escaped, so no request forges a log line.
+    log_info("lobby request method={} path={} status={} ms={:.2f} client={}",
+             safe_text(request.method, 16), safe_text(request.path, 80), status, ms,
+             request.client);
 }
 
 void HttpServer::library_message(const std::string& text) {

@@ -2,8 +2,10 @@
 
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "lobby/record_fields.h"
+#include "netplay/base/safe_text.h"
 
 namespace framelock::lobby {
 namespace {
@@ -12,7 +14,14 @@ namespace {
 class JsonWriter {
   public:
     void field(std::string_view column, const auto& value, unsigned use, PageColumn = {}) {
-        if (use & field::kShown) m_out[std::string(column)] = value;
+        if (!(use & field::kShown)) return;
+        // Text is safe text (netplay/base/safe_text.h) however it came into the store (a row
+        // of an older lobby that took bidi overrides): what the JSON and the page show of
+        // it is escaped.
+        if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>)
+            m_out[std::string(column)] = safe_text(value);
+        else
+            m_out[std::string(column)] = value;
     }
     void thousandths(std::string_view, const int& value, std::string_view shown_as, unsigned use) {
         if (use & field::kShown) m_out[std::string(shown_as)] = value / 1000.0;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "lobby/api_reply.h"
+#include "netplay/base/safe_text.h"
 
 namespace framelock::lobby {
 namespace {
@@ -34,19 +35,7 @@ Micros probe_us(double ms) {
 }  // namespace
 
 bool printable_utf8(const std::string& s) {
-    // No control characters; multi-byte sequences are checked for their shape only.
-    for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x20 || c == 0x7f) return false;
-        int extra = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
-        if (extra < 0 || (extra > 0 && i + static_cast<std::size_t>(extra) >= s.size()))
-            return false;
-        for (int k = 1; k <= extra; ++k) {
-            if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
-        }
-        i += static_cast<std::size_t>(extra) + 1;
-    }
-    return true;
+    return !find_unsafe(s).has_value();
 }
 
 bool all_of_chars(const std::string& s, const char* allowed_extra, bool lower_only) {
@@ -97,8 +86,11 @@ std::optional<std::string> text_field(const json& body, const char* field, std::
     const std::string value = it->get<std::string>();
     if (value.size() < min || value.size() > max)
         throw Refusal{400, fmt::format("\"{}\" must be {} to {} bytes long", field, min, max)};
-    if (!printable_utf8(value))
-        throw Refusal{400, fmt::format("\"{}\" must be printable UTF-8 text", field)};
+    if (const auto bad = find_unsafe(value)) {
+        throw Refusal{400, fmt::format("\"{}\" holds {} at byte {}: text must be printable UTF-8, "
+                                       "without control, bidi or invisible format characters",
+                                       field, bad->what, bad->offset)};
+    }
     return value;
 }
 

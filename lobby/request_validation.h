@@ -16,7 +16,8 @@
 
 namespace framelock::lobby {
 
-// Text without control characters, of well-formed UTF-8 shapes.
+// Safe text (netplay/base/safe_text.h): well-formed UTF-8 without control, bidi or invisible
+// format characters.
 bool printable_utf8(const std::string& s);
 // Only ASCII letters (lowercase only with `lower_only`), digits and `allowed_extra`.
 bool all_of_chars(const std::string& s, const char* allowed_extra, bool lower_only = false);
@@ -29,7 +30,7 @@ bool valid_address(const std::string& a);
 nlohmann::json parse_body(const ApiRequest& request, bool required);
 
 // A field of the body, checked: absent (or null) is nullopt, or a Refusal when `required`.
-// Text of `min` to `max` bytes of printable UTF-8.
+// Text of `min` to `max` bytes of safe text; a refusal names the first character that is not.
 std::optional<std::string> text_field(const nlohmann::json& body, const char* field,
                                       std::size_t min, std::size_t max, bool required);
 // An integer from `min` to `max`.

@@ -116,11 +116,11 @@ breach "${not_sdl[@]}" -- '#include +[<"]SDL' "SDL only in frontend/player/sdl/"
 # the player, its window or the core host, in the service nor in its tests.
 breach lobby/*.h lobby/*.cpp lobby/*/*.h lobby/*/*.cpp -- '#include +("frontend/|[<"](SDL|libretro))' \
     "lobby/ includes nothing of frontend/, SDL or libretro"
-# Of the engine, the lobby sees its error type, the path floor's formula (a room's expected
-# delay) and the rendezvous datagrams only.
+# Of the engine, the lobby sees its error type, safe text, the path floor's formula (a room's
+# expected delay) and the rendezvous datagrams only.
 breach lobby/*.h lobby/*.cpp lobby/*/*.h lobby/*/*.cpp -- \
-    '#include +"netplay/' "lobby/ includes of netplay/ only base/result.h, timing/path_floor.h and reach/rendezvous.h" \
-    '#include +"netplay/(base/result|timing/path_floor|reach/rendezvous)\.h"'
+    '#include +"netplay/' "lobby/ includes of netplay/ only base/result.h, base/safe_text.h, timing/path_floor.h and reach/rendezvous.h" \
+    '#include +"netplay/(base/result|base/safe_text|timing/path_floor|reach/rendezvous)\.h"'
 
 # What the player and the lobby share belongs to neither.
 breach common/*.h common/*.cpp -- '#include +("(frontend|lobby)/|[<"](SDL|libretro))' \

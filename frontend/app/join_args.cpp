@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "netplay/base/safe_text.h"
+
 namespace framelock::frontend {
 
 void JoinArgs::add_to(CLI::App& app, bool joining) {
@@ -55,6 +57,14 @@ void JoinArgs::add_to(CLI::App& app, bool joining) {
 }
 
 Status JoinArgs::validate() const {
+    // Shown to the other players, in their logs and windows: a name is safe text
+    // (netplay/base/safe_text.h). Refused here, naming the character, rather than escaped.
+    if (const auto bad = find_unsafe(name)) {
+        return make_error(ErrorCode::kUsage,
+                          "--name holds " + bad->what + " at byte " + std::to_string(bad->offset) +
+                              ": a name is printable text, without control, bidi or invisible "
+                              "format characters");
+    }
     if (screenshot_frame >= 0 && screenshot.empty() && window_screenshot.empty()) {
         return make_error(ErrorCode::kUsage,
                           "--screenshot-frame needs --screenshot or --window-screenshot");

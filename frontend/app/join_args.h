@@ -40,7 +40,7 @@ struct JoinArgs {
     // shares the server's --password.
     void add_to(CLI::App& app, bool joining);
 
-    // A usage error when --screenshot-frame has no file to write.
+    // A usage error when --screenshot-frame has no file to write, or --name is not safe text.
     Status validate() const;
     // The runner's config for playing on `server_address` (HOST:PORT).
     ClientRunConfig to_config(const std::string& server_address) const;

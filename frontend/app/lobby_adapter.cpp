@@ -8,23 +8,22 @@
 #include <filesystem>
 
 #include "frontend/session/session_identity.h"
+#include "netplay/base/safe_text.h"
 
 namespace framelock::frontend {
 namespace {
 
-// Text for the lobby's fields: printable, cut to the API's limits.
+// Text for the lobby's fields: safe text (netplay/base/safe_text.h, what the lobby takes),
+// cut to the API's limits; with `keep`, only letters, digits and those characters.
 std::string lobby_text(std::string text, std::size_t max, const char* keep = "") {
-    for (char& c : text) {
-        const bool alnum =
-            (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-        if (*keep ? !alnum && !std::strchr(keep, c) : static_cast<unsigned char>(c) < 0x20) c = '-';
+    if (*keep) {
+        for (char& c : text) {
+            const bool alnum =
+                (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+            if (!alnum && !std::strchr(keep, c)) c = '-';
+        }
     }
-    if (text.size() <= max) return text;
-    // Cut before a multi-byte character rather than through it: the lobby refuses text that
-    // is not well-formed UTF-8.
-    std::size_t end = max;
-    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-    return text.substr(0, end);
+    return safe_text(text, max);
 }
 
 }  // namespace

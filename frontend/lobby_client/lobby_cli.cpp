@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "frontend/lobby_client/lobby_client.h"
+#include "netplay/base/safe_text.h"
 
 namespace framelock::frontend::lobby_client {
 
@@ -27,6 +28,13 @@ void add_lobby_command(CLI::App& app, LobbyCommand& c) {
 }
 
 namespace {
+
+// A room's text field for the terminal: safe text (netplay/base/safe_text.h), whatever the
+// lobby sent, cut to `max` bytes on a character's boundary.
+std::string shown(const nlohmann::json& room, const char* field, std::size_t max = kNoTextLimit) {
+    const auto it = room.find(field);
+    return it != room.end() && it->is_string() ? safe_text(it->get<std::string>(), max) : "";
+}
 
 // "3 frames (41 ms)", or "-" without an estimate (no probes, or the host's own server).
 std::string expected_delay_text(const nlohmann::json& room) {
@@ -71,18 +79,20 @@ int list(const LobbyCommand& c) {
         return static_cast<int>(ErrorCode::kProtocol);
     }
     if (c.json) {
-        fmt::print("{}\n", body.dump(2));
+        // As it is, but in ASCII: every other character as its JSON escape, so that no
+        // control or bidi override reaches the terminal and a program reads the same strings.
+        fmt::print("{}\n", body.dump(2, ' ', true));
         return 0;
     }
     fmt::print("{:<6}  {:<24}  {:<16}  {:>7}  {:>5}  {:<9}  {:<20}  {:<16}  {}\n", "CODE", "GAME",
                "HOST", "PLAYERS", "WATCH", "MODE", "CORE", "DELAY", "SERVER");
     for (const auto& r : body["rooms"]) {
         fmt::print("{:<6}  {:<24}  {:<16}  {:>3}/{:<3}  {:>5}  {:<9}  {:<20}  {:<16}  {}{}\n",
-                   r.value("code", ""), r.value("game_name", "").substr(0, 24),
-                   r.value("host_name", "").substr(0, 16), r.value("players", 0),
-                   r.value("slots", 0), r.value("spectators", 0), r.value("mode", ""),
-                   (r.value("core_name", "") + " " + r.value("core_version", "")).substr(0, 20),
-                   expected_delay_text(r), r.value("server_address", ""),
+                   shown(r, "code"), shown(r, "game_name", 24), shown(r, "host_name", 16),
+                   r.value("players", 0), r.value("slots", 0), r.value("spectators", 0),
+                   shown(r, "mode"),
+                   cut_text(shown(r, "core_name") + " " + shown(r, "core_version"), 20),
+                   expected_delay_text(r), shown(r, "server_address"),
                    r.value("has_password", false) ? " (password)" : "");
     }
     fmt::print("{} room{}\n", body["rooms"].size(), body["rooms"].size() == 1 ? "" : "s");

@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/stop_signal.h"
 #include "frontend/player/room_browser_model.h"
+#include "netplay/base/safe_text.h"
 
 namespace framelock::frontend::lobby_client {
 namespace {
@@ -31,11 +32,12 @@ std::unique_ptr<httplib::Client> make_client(const std::string& url) {
     return lobby_http_client(url, kTimeoutS);
 }
 
+// The lobby's reason, shown in the window: safe text (netplay/base/safe_text.h), whatever it is.
 std::string error_of(const std::string& body) {
     const auto json = nlohmann::json::parse(body, nullptr, false);
     if (json.is_object() && json.contains("error") && json["error"].is_string())
-        return json["error"].get<std::string>();
-    return body.substr(0, 120);
+        return safe_text(json["error"].get<std::string>());
+    return safe_text(body, 120);
 }
 
 struct Fetched {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "netplay/base/safe_text.h"
+
 namespace framelock::frontend {
 namespace {
 
@@ -119,8 +121,8 @@ std::vector<OverlayLine> overlay_lines(const SessionStatus& s) {
                          Tone::kError});
     }
     for (const auto& peer : s.peers) {
-        std::string line =
-            fmt::format("P{} {:<10.10} {:<8}", peer.slot, peer.name, state_name(peer.state));
+        std::string line = fmt::format("P{} {:<10.10} {:<8}", peer.slot, safe_text(peer.name),
+                                       state_name(peer.state));
         if (peer.rtt_ms >= 0) line += fmt::format(" {:5.1f} ms", peer.rtt_ms);
         lines.push_back({line, state_tone(peer.state)});
     }
@@ -129,7 +131,9 @@ std::vector<OverlayLine> overlay_lines(const SessionStatus& s) {
 
 void MessageQueue::post(std::string text, Tone tone, netplay::Micros now,
                         netplay::Micros duration) {
-    m_messages.push_back({std::move(text), tone, now + duration});
+    // Messages carry peers' names and reasons: shown as safe text (netplay/base/safe_text.h),
+    // whatever a peer or the server sent.
+    m_messages.push_back({safe_text(text), tone, now + duration});
     // Old messages are only ever needed while they show.
     while (m_messages.size() > 4 * kVisible) m_messages.pop_front();
 }

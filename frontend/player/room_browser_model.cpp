@@ -5,16 +5,15 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "netplay/base/safe_text.h"
+
 namespace framelock::frontend {
 namespace {
 
-// Cuts to `width` bytes without splitting a UTF-8 sequence, so a long game name cannot
-// push the columns after it out of line or leave half a character for the font.
+// Cuts to `width` bytes on a character's boundary (netplay/base/safe_text.h), so a long game
+// name cannot push the columns after it out of line or leave half a character for the font.
 std::string clip(const std::string& text, std::size_t width) {
-    if (text.size() <= width) return text;
-    std::size_t end = width;
-    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-    return text.substr(0, end);
+    return cut_text(text, width);
 }
 
 void pop_utf8(std::string& text) {
@@ -39,10 +38,11 @@ std::optional<std::vector<BrowserRoom>> parse_rooms_json(const std::string& body
         // value() with defaults: a lobby newer or older than this client may add or drop
         // fields; only the code is needed to join.
         room.code = r.value("code", "");
-        room.game_name = r.value("game_name", "");
-        room.host_name = r.value("host_name", "");
-        room.core_name = r.value("core_name", "");
-        room.mode = r.value("mode", "");
+        // What the window shows is safe text, whatever the lobby sent (safe_text.h).
+        room.game_name = safe_text(r.value("game_name", ""));
+        room.host_name = safe_text(r.value("host_name", ""));
+        room.core_name = safe_text(r.value("core_name", ""));
+        room.mode = safe_text(r.value("mode", ""));
         room.players = r.value("players", 0);
         room.slots = r.value("slots", 0);
         room.spectators = r.value("spectators", 0);
@@ -64,9 +64,9 @@ std::string format_room_row(const BrowserRoom& room) {
             ? "-"
             : fmt::format("{}f {:.0f}ms", room.expected_delay, room.expected_rtt_ms);
     std::string row =
-        fmt::format("{:<6}  {:<20}  {:>5}  {:<9}  {:<10}  {}", room.code, clip(room.game_name, 20),
-                    fmt::format("{}/{}", room.players, room.slots), clip(room.mode, 9),
-                    clip(delay, 10), clip(room.host_name, 16));
+        fmt::format("{:<6}  {:<20}  {:>5}  {:<9}  {:<10}  {}", safe_text(room.code),
+                    clip(room.game_name, 20), fmt::format("{}/{}", room.players, room.slots),
+                    clip(room.mode, 9), clip(delay, 10), clip(room.host_name, 16));
     if (room.full()) row += "  full";
     if (room.has_password) row += "  password";
     return row;

@@ -186,9 +186,9 @@ TEST_CASE(
     "within --request-deadline get 408, and both are counted and named in the log",
     "[lobby][http][abuse]") {
     test::TempDir dir("lobby-connection-limits");
-    auto lobby = test::LobbyProcess::start(
-        dir, "lobby", "sqlite:" + dir.file("lobby.db"),
-        {"--quiet", "--connections-per-address", "8", "--request-deadline", "1"});
+    auto lobby =
+        test::LobbyProcess::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"),
+                                  {"--connections-per-address", "8", "--request-deadline", "1"});
     // 12 slow connections from one address: 8 held (then cut at the deadline), 4 refused.
     test::SlowClients slow(static_cast<std::uint16_t>(lobby.port), {"127.0.0.12"}, 12, 300ms);
     REQUIRE(test::poll_until([&] { return slow.timed_out() >= 8; }, test::kReadyLimit));
@@ -196,6 +196,10 @@ TEST_CASE(
     auto health = lobby.client().Get("/health");
     REQUIRE(health);
     CHECK(health->status == 200);
+    // A path that decodes to a new line is logged escaped: it forges no log line.
+    auto forged = lobby.client().Get("/x%0A%5Bwarn%5D%20forged%1B%5B2J");
+    REQUIRE(forged);
+    CHECK(forged->status == 404);
     auto metrics = lobby.client().Get("/metrics");
     REQUIRE(metrics);
     INFO(metrics->body);
@@ -212,6 +216,9 @@ TEST_CASE(
         },
         test::kReadyLimit));
     INFO(test::read_text(lobby.log));
+    CHECK(test::read_text(lobby.log).find("path=/x\\x0a[warn] forged") != std::string::npos);
+    CHECK(test::read_text(lobby.log).find("\n[warn] forged") == std::string::npos);
+    CHECK(test::read_text(lobby.log).find("\x1b") == std::string::npos);
     lobby.process.send_signal(SIGTERM);
     const auto ended = lobby.process.wait_until(test::ready_deadline());
     REQUIRE(ended);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "netplay/base/safe_text.h"
+
 namespace framelock::netplay {
 namespace {
 // A tick this much later than the frame-paced loop promises: the process stalled, and what
@@ -300,6 +302,9 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             auto welcome = decode_welcome(bytes);
             if (!welcome || m_state != State::kConnecting || !m_handshake.hello_sent()) return;
             m_welcome = *welcome;
+            // The server's text is made safe where the client takes it (safe_text.h): a
+            // hostile server or relay cannot write controls into the log or the overlay.
+            m_welcome.name = safe_text(welcome->name, kMaxNameBytes);
             m_frames.configure(welcome->mode, welcome->keyframe_interval);
             m_rollback.configure(welcome->slot, welcome->players, welcome->prediction_window);
             m_transfer.configure(*welcome);
@@ -315,7 +320,7 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
         }
         case MsgId::kReject: {
             auto reject = decode_reject(bytes);
-            const std::string why = reject ? reject->message : "rejected by the server";
+            const std::string why = reject ? safe_text(reject->message) : "rejected by the server";
             emit({ClientEvent::Type::kRejected, 0, 0, 0, 0, why});
             end("rejected: " + why);
             return;
@@ -349,13 +354,14 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
         case MsgId::kBye: {
             auto bye = decode_bye(bytes);
             m_closed_by_server = true;
-            end(bye ? "the server closed the connection: " + bye->message
+            end(bye ? "the server closed the connection: " + safe_text(bye->message)
                     : "the server closed the connection");
             return;
         }
         case MsgId::kPlayerLeft: {
             if (auto left = decode_player_left(bytes)) {
-                emit({ClientEvent::Type::kPlayerLeft, left->slot, left->frame, 0, 0, left->reason});
+                emit({ClientEvent::Type::kPlayerLeft, left->slot, left->frame, 0, 0,
+                      safe_text(left->reason)});
             }
             return;
         }

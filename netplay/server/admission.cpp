@@ -6,6 +6,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "netplay/base/safe_text.h"
+
 namespace framelock::netplay {
 
 namespace {
@@ -277,12 +279,8 @@ std::string Admission::unique_name(std::string wanted, const ServerSlot* self,
         return false;
     };
     if (!taken(wanted)) return wanted;
-    // Room for the suffix within the wire's limit, cut before a multi-byte character.
-    std::size_t end = std::min(wanted.size(), kMaxNameBytes - 5);
-    while (end > 0 && end < wanted.size() &&
-           (static_cast<unsigned char>(wanted[end]) & 0xC0) == 0x80)
-        --end;
-    wanted.resize(end);
+    // Room for the suffix within the wire's limit, cut on a character's boundary.
+    wanted = cut_text(wanted, kMaxNameBytes - 5);
     for (int n = 2;; ++n) {
         std::string name = wanted + " (" + std::to_string(n) + ")";
         if (!taken(name)) return name;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "netplay/base/safe_text.h"
 #include "netplay/server/server_tuning.h"
 
 namespace framelock::netplay {
@@ -22,6 +23,7 @@ Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
       m_measure(m_config, m_events),
       m_votes(m_transport, m_config, m_events),
       m_transfers(m_transport, m_clock, m_config, m_events) {
+    m_votes.keep_votes_every(m_transfers.snapshot_interval());
     // A setting outside its range (session_limits.h) is said, never changed in silence.
     for (std::string& what : m_config_adjusted)
         emit({ServerEvent::Type::kConfigAdjusted, 0, 0, 0, 0, std::move(what)});
@@ -170,6 +172,12 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
                                "malformed Hello (not a framelock client?)");
             return;
         }
+        // A peer's text is made safe where the server takes it (netplay/base/safe_text.h):
+        // the log, the events and what the other players are sent show escapes, not controls.
+        hello->player_name = safe_text(hello->player_name, kMaxNameBytes);
+        hello->content_name = safe_text(hello->content_name);
+        hello->identity.core_name = safe_text(hello->identity.core_name);
+        hello->identity.core_version = safe_text(hello->identity.core_version);
         handle_hello(peer, *hello);
         return;
     }
@@ -253,6 +261,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         case MsgId::kResyncReport: {
             auto report = decode_resync_report(bytes);
             if (!report || !s) return malformed("malformed ResyncReport dropped");
+            report->regions = safe_text(report->regions);
             slot.last_heard = now;
             m_transfers.resynced(slot.transfer);
             m_votes.resynced(slot, s, *report);
@@ -260,7 +269,9 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         }
         case MsgId::kBye: {
             auto bye = decode_bye(bytes);
-            const std::string why = bye ? (bye->message.empty() ? "left" : bye->message) : "left";
+            // Relayed to every player: safe text, and short.
+            const std::string why =
+                bye && !bye->message.empty() ? safe_text(bye->message, kMaxReasonBytes) : "left";
             if (s) {
                 drop(s, ByeReason::kQuit, why);
             } else {
@@ -480,6 +491,7 @@ std::vector<SlotStats> Server::slot_stats() const {
         st.connected = slot.life() != SlotLife::kLeft;
         m_measure.fill(slot.link, st, m_clock.now_us());
         st.malformed = slot.malformed;
+        st.states_refused = slot.transfer.states_refused();
         st.traffic = m_transport.stats(slot.peer);
         out.push_back(st);
     }
@@ -490,7 +502,7 @@ void Server::check_hashes() {
     while (const std::optional<HashVotes::Verdict> verdict =
                m_votes.settle(m_roster.players(), m_book.confirmed_end(), frame_time())) {
         if (verdict->repair && !m_transfers.repairing())
-            m_transfers.start_repair(verdict->frame, verdict->differing, verdict->reference,
+            m_transfers.start_repair(verdict->frame, verdict->differing, verdict->holders,
                                      m_roster.players());
     }
 }
@@ -499,7 +511,7 @@ void Server::serve_states() {
     const Micros now = m_clock.now_us();
     for (const StateTransfers::Served& served :
          m_transfers.serve(m_roster.players(), m_roster.spectators(), m_book.confirmed_base(),
-                           m_book.confirmed_end())) {
+                           m_book.confirmed_end(), m_votes)) {
         ServerSlot& member = *served.member;
         if (served.purpose == StatePurpose::kJoin) {
             m_roster.set_life(member, member.spectator ? SlotLife::kWatching : SlotLife::kJoining,

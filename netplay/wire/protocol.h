@@ -40,6 +40,9 @@ inline constexpr std::uint32_t kMaxStateBytes = 64u << 20;
 inline constexpr std::size_t kMaxFramesPerMessage = 240;
 // Player names on the wire (bytes of UTF-8); a suffix that tells two alike apart fits too.
 inline constexpr std::size_t kMaxNameBytes = 40;
+// A player's Bye reason as the server keeps it and relays it to the others (bytes of safe
+// text, netplay/base/safe_text.h): the wire carries up to 1 KiB, a reason needs a line.
+inline constexpr std::size_t kMaxReasonBytes = 120;
 inline constexpr std::size_t kMaxScheduleEntries = 8;
 inline constexpr std::uint8_t kMaxCopies = 2;  // ServerUpdate::copies
 // The second copy of a datagram leaves this long after the first: late enough not to share a

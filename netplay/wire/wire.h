@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "netplay/base/safe_text.h"
+
 namespace framelock::netplay {
 
 class WireWriter {
@@ -27,11 +29,13 @@ class WireWriter {
     }
     void i64(std::int64_t v) { u64(static_cast<std::uint64_t>(v)); }
     void i16(std::int16_t v) { u16(static_cast<std::uint16_t>(v)); }
-    // u16 length, then the bytes; longer strings are cut at `max` bytes.
+    // u16 length, then the bytes; a longer string is cut to `max` bytes on a character's
+    // boundary (cut_text, netplay/base/safe_text.h).
     void string(const std::string& s, std::size_t max = 255) {
-        const std::size_t n = s.size() < max ? s.size() : max;
-        u16(static_cast<std::uint16_t>(n));
-        m_bytes.insert(m_bytes.end(), s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n));
+        const std::string cut = s.size() <= max ? std::string() : cut_text(s, max);
+        const std::string& sent = s.size() <= max ? s : cut;
+        u16(static_cast<std::uint16_t>(sent.size()));
+        m_bytes.insert(m_bytes.end(), sent.begin(), sent.end());
     }
     void bytes(std::span<const std::uint8_t> b) {
         m_bytes.insert(m_bytes.end(), b.begin(), b.end());

@@ -170,3 +170,26 @@ TEST_CASE("Overlay: the peer list of a session", "[frontend][overlay]") {
     CHECK(peers[1].state == State::kWaiting);
     CHECK(peers[1].name == "-");
 }
+
+TEST_CASE("Overlay: a peer's name and the messages it causes are drawn escaped",
+          "[frontend][overlay][hostile]") {
+    // What the window draws is these strings: controls and bidi overrides never reach the font
+    // raw, whatever the server or a peer sent (netplay/base/safe_text.h).
+    MessageQueue q;
+    q.post(
+        "player 2 left: x\n[warn] forged\x1b]0;PWN\a \xe2\x80\xae"
+        "evil",
+        Tone::kNormal, 0, 1000);
+    REQUIRE(q.visible(0).size() == 1);
+    CHECK(q.visible(0)[0].text == "player 2 left: x\\x0a[warn] forged\\x1b]0;PWN\\x07 \\u202eevil");
+    SessionStatus s;
+    s.slot = 1;
+    s.players = 2;
+    s.peers = {{1, "alice", PeerStatus::State::kYou, -1},
+               {2,
+                "\xe2\x80\xae"
+                "b\x1b",
+                PeerStatus::State::kPlaying, -1}};
+    const auto lines = overlay_lines(s);
+    CHECK(lines.back().text == "P2 \\u202eb\\x1 playing ");
+}

@@ -177,3 +177,20 @@ TEST_CASE("Room browser: the lobby's JSON", "[unit][browser]") {
     CHECK_FALSE(parse_rooms_json("not json"));
     CHECK_FALSE(parse_rooms_json(R"({"error":"rate limited"})"));
 }
+
+TEST_CASE("Room browser: a lobby's controls and bidi overrides are shown escaped",
+          "[unit][browser][hostile]") {
+    // Whatever a lobby sends (an older one took them, a hostile one sends anything), the
+    // window's rows hold safe text (netplay/base/safe_text.h).
+    const auto rooms = parse_rooms_json(
+        R"({"rooms": [{"code": "EVIL01", "game_name": "Evil\u001b[2J\u202egame",
+                       "host_name": "\u009b31mroot", "core_name": "fbneo", "mode": "frame\nlock",
+                       "players": 1, "slots": 2}]})");
+    REQUIRE(rooms);
+    REQUIRE(rooms->size() == 1);
+    const BrowserRoom& r = rooms->front();
+    CHECK(r.game_name == "Evil\\x1b[2J\\u202egame");
+    CHECK(r.host_name == "\\u009b31mroot");
+    CHECK(format_room_row(r) ==
+          "EVIL01  Evil\\x1b[2J\\u202egam    1/2  frame\\x0a  -           \\u009b31mroot");
+}
