@@ -10,8 +10,16 @@
 // Last, the room list again, alone and then while wrong-password joins arrive from 20
 // addresses (each a slow Argon2id check): its p99 both ways, side by side.
 //
+// Then (SQLite only: it measures the HTTP layer) a slowloris on a lobby of its own with a
+// short room TTL: 100 rooms kept alive by their hosts' heartbeats, the list measured alone,
+// then for --slow-seconds while --slow-connections connections from --slow-addresses
+// addresses (127.0.0.2, ...) each send a header line every 2 s and never a whole request:
+// the list's p99 both ways side by side, every heartbeat's answer, and the rooms still alive.
+// --lobby-exe measures another build's lobby (main's, say) with the same client.
+//
 //   bench_lobby_load [--rooms 10000] [--requests 4000] [--threads 4] [--abuse-rate 20]
-//                    [--abuse-addresses 20]
+//                    [--abuse-addresses 20] [--slow-connections 200] [--slow-addresses 10]
+//                    [--slow-seconds 60] [--lobby-exe PATH]
 #include <httplib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +41,7 @@
 #include "bench/sibling_exe.h"
 #include "common/child_process.h"
 #include "support/pg_cluster.h"
+#include "support/slow_clients.h"
 #include "support/temp_dir.h"
 
 namespace {
@@ -45,8 +54,12 @@ struct Options {
     int rooms = 10'000;
     int requests = 4'000;  // per endpoint, spread over the threads
     int threads = 4;
-    double abuse_rate = 20;  // wrong-password joins a second, for the list under abuse
-    int addresses = 20;      // from this many source addresses
+    double abuse_rate = 20;      // wrong-password joins a second, for the list under abuse
+    int addresses = 20;          // from this many source addresses
+    int slow_connections = 200;  // the slowloris: connections that never finish a request
+    int slow_addresses = 10;     // from this many source addresses
+    double slow_seconds = 60;    // held this long (0: no slowloris run)
+    std::string lobby_exe;       // the lobby to measure; empty: the framelock beside this
 };
 
 using GetRooms = std::function<bool(httplib::Client&, int)>;
@@ -79,13 +92,16 @@ struct RoomKey {
 
 class LobbyProcess {
   public:
-    LobbyProcess(const framelock::test::TempDir& dir, const std::string& db) {
-        const std::string out = dir.file("lobby.out"), log = dir.file("lobby.log");
+    // `exe`: a framelock binary ("" for the one beside this); `room_ttl_s`: the rooms' TTL.
+    LobbyProcess(const framelock::test::TempDir& dir, const std::string& db,
+                 const std::string& exe = "", int room_ttl_s = 3600,
+                 const std::string& name = "lobby") {
+        const std::string out = dir.file(name + ".out"), log = dir.file(name + ".log");
         // --quiet: a log line per request would measure the terminal, not the lobby.
         auto child = framelock::ChildProcess::spawn(
-            {framelock::bench::sibling_exe("framelock"), "lobby", "serve", "--listen",
-             "127.0.0.1:0", "--db", db, "--quiet", "--room-ttl", "3600", "--rate", "100000",
-             "--burst", "1000000"},
+            {exe.empty() ? framelock::bench::sibling_exe("framelock") : exe, "lobby", "serve",
+             "--listen", "127.0.0.1:0", "--db", db, "--quiet", "--room-ttl",
+             std::to_string(room_ttl_s), "--rate", "100000", "--burst", "1000000"},
             out, log);
         if (!child) throw std::runtime_error(child.error().message);
         m_child.emplace(std::move(child).value());
@@ -102,6 +118,7 @@ class LobbyProcess {
         }
     }
     ~LobbyProcess() { m_child->stop(5s); }
+    int port() const { return m_port; }
 
     // One keep-alive connection per client thread, as a busy frontend or a relay would keep.
     // `from`: the local address to connect from (any of 127/8 on Linux), "" for any.
@@ -127,17 +144,20 @@ struct Latency {
 };
 
 // Runs `count` requests spread over `threads` threads, each with its own connection;
-// `request(client, i)` returns whether the answer was the expected one.
+// `request(client, i)` returns whether the answer was the expected one. With `for_s` > 0 the
+// threads go on until that many seconds passed instead (`count` then only names the run).
 Latency measure(const LobbyProcess& lobby, const std::string& name, int count, int threads,
-                const std::function<bool(httplib::Client&, int)>& request) {
+                const std::function<bool(httplib::Client&, int)>& request, double for_s = 0) {
     std::vector<std::vector<double>> latencies(threads);
     std::atomic<int> failures{0};
     std::vector<std::thread> workers;
     const auto start = Clock::now();
+    const auto until =
+        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(for_s));
     for (int t = 0; t < threads; ++t) {
         workers.emplace_back([&, t] {
             auto c = lobby.client();
-            for (int i = t; i < count; i += threads) {
+            for (int i = t; for_s > 0 ? Clock::now() < until : i < count; i += threads) {
                 const auto sent = Clock::now();
                 if (!request(*c, i)) ++failures;
                 latencies[t].push_back(
@@ -150,6 +170,7 @@ Latency measure(const LobbyProcess& lobby, const std::string& name, int count, i
     std::vector<double> all;
     for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
     std::sort(all.begin(), all.end());
+    count = static_cast<int>(all.size());
     const auto pct = [&](double p) {
         return all.empty() ? 0.0 : all[std::min(all.size() - 1, std::size_t(p * all.size()))];
     };
@@ -246,11 +267,105 @@ void measure_under_abuse(const Options& o, const LobbyProcess& lobby) {
     std::fflush(stdout);
 }
 
+// The slowloris of issue 31 against a lobby of its own whose rooms live kTtlS without a
+// heartbeat: kRooms rooms, their hosts beating every second (as a host beats a third of the
+// TTL), the list measured alone, then again for `slow_seconds` while `slow_connections`
+// connections from `slow_addresses` addresses each send a header line every 2 s and never a
+// whole request (tests/support/slow_clients.h; one that the lobby ends is opened again).
+void measure_under_slowloris(const Options& o, const framelock::test::TempDir& dir) {
+    constexpr int kRooms = 100;
+    constexpr int kTtlS = 5;
+    std::printf(
+        "lobby under a slowloris: %d rooms living %d s without a heartbeat, beaten every "
+        "second; %d client threads listing\n",
+        kRooms, kTtlS, o.threads);
+    LobbyProcess lobby(dir, "sqlite:" + dir.file("slowloris.db"), o.lobby_exe, kTtlS, "slowloris");
+    std::vector<RoomKey> rooms(kRooms);
+    {
+        auto host = lobby.client();
+        for (int i = 0; i < kRooms; ++i) {
+            auto res = host->Post("/api/rooms", room_body(i).dump(), "application/json");
+            if (!res || res->status != 201) throw std::runtime_error("cannot create a room");
+            const json j = json::parse(res->body);
+            rooms[i] = {j["room"]["id"], j["token"]};
+        }
+    }
+    // The hosts: every room beaten once a second, each beat on a new connection as a host's
+    // own process would send it; every answer and its time are kept.
+    std::atomic<bool> stop{false};
+    std::atomic<int> beats{0}, beats_failed{0};
+    std::atomic<long> beat_max_us{0};
+    std::thread hosts([&] {
+        for (auto round = Clock::now(); !stop; round += 1s) {
+            for (const RoomKey& room : rooms) {
+                if (stop) break;
+                auto c = lobby.client();
+                c->set_keep_alive(false);
+                const auto sent = Clock::now();
+                auto res = c->Post(("/api/rooms/" + room.id + "/heartbeat").c_str(),
+                                   httplib::Headers{{"Authorization", "Bearer " + room.token}},
+                                   "{}", "application/json");
+                const long us =
+                    std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - sent)
+                        .count();
+                beat_max_us = std::max(beat_max_us.load(), us);
+                ++beats;
+                if (!res || res->status != 200) ++beats_failed;
+            }
+            std::this_thread::sleep_until(round + 1s);
+        }
+    });
+    const auto stop_hosts = [&] {
+        stop = true;
+        if (hosts.joinable()) hosts.join();
+    };
+    try {
+        const Latency calm =
+            measure(lobby, "GET /api/rooms (no abuse)", o.requests, o.threads, list_newest());
+        std::vector<std::string> sources;
+        for (int a = 0; a < o.slow_addresses; ++a)
+            sources.push_back("127.0.0." + std::to_string(2 + a));
+        auto slow = std::make_unique<framelock::test::SlowClients>(
+            static_cast<std::uint16_t>(lobby.port()), sources, o.slow_connections, 2s);
+        const auto opened_by = Clock::now() + 30s;
+        while (slow->open() < o.slow_connections && Clock::now() < opened_by)
+            std::this_thread::sleep_for(10ms);
+        const int held = slow->open();
+        // The heartbeats so far came before the attack held.
+        const int calm_beats = beats, calm_failed = beats_failed;
+        const double calm_max_ms = beat_max_us / 1000.0;
+        beat_max_us = 0;
+        const Latency abused =
+            measure(lobby, "GET /api/rooms (" + std::to_string(o.slow_connections) + " slow conns)",
+                    0, o.threads, list_newest(), o.slow_seconds);
+        const int attack_beats = beats - calm_beats, attack_failed = beats_failed - calm_failed;
+        stop_hosts();
+        const int opened = slow->opened(), ended = slow->ended(), timed_out = slow->timed_out();
+        slow.reset();  // the answer below comes whether the lobby held or not
+        auto health = lobby.client()->Get("/health");
+        const int alive =
+            health && health->status == 200 ? json::parse(health->body)["rooms"].get<int>() : -1;
+        std::printf(
+            "  list p99 %.2f ms without abuse, %.2f ms under %d slow connections from %d "
+            "addresses for %.0f s (%d held at once; %d made, %d ended by the lobby, %d answered "
+            "408)\n"
+            "  heartbeats: %d answered before (max %.1f ms), %d during (%d failed, max %.1f ms); "
+            "rooms alive at the end: %d of %d\n",
+            calm.p99_ms, abused.p99_ms, o.slow_connections, o.slow_addresses, o.slow_seconds, held,
+            opened, ended, timed_out, calm_beats - calm_failed, calm_max_ms, attack_beats,
+            attack_failed, beat_max_us / 1000.0, alive, kRooms);
+        std::fflush(stdout);
+    } catch (...) {
+        stop_hosts();
+        throw;
+    }
+}
+
 int run(const Options& o, const std::string& label, const std::string& db,
         const framelock::test::TempDir& dir) {
     std::printf("lobby load, %s: %d live rooms, %d client threads on keep-alive connections\n",
                 label.c_str(), o.rooms, o.threads);
-    LobbyProcess lobby(dir, db);
+    LobbyProcess lobby(dir, db, o.lobby_exe);
     std::vector<RoomKey> rooms(o.rooms);
     // Filling is measured too: a room is an insert (and a token hash) per create.
     measure(lobby, "POST /api/rooms (fill)", o.rooms, o.threads, [&](httplib::Client& c, int i) {
@@ -298,11 +413,25 @@ int main(int argc, char** argv) {
     app.add_option("--abuse-addresses", o.addresses, "source addresses 127.0.0.2... they come from")
         ->check(CLI::Range(1, 250))
         ->capture_default_str();
+    app.add_option("--slow-connections", o.slow_connections,
+                   "slowloris connections (a header line every 2 s, never a whole request)")
+        ->check(CLI::Range(1, 5000))
+        ->capture_default_str();
+    app.add_option("--slow-addresses", o.slow_addresses,
+                   "source addresses 127.0.0.2... the slow connections come from")
+        ->check(CLI::Range(1, 250))
+        ->capture_default_str();
+    app.add_option("--slow-seconds", o.slow_seconds, "how long the slowloris lasts (0: none)")
+        ->check(CLI::Range(0.0, 3600.0))
+        ->capture_default_str();
+    app.add_option("--lobby-exe", o.lobby_exe,
+                   "the framelock binary whose lobby to measure (default: the one beside this)");
     CLI11_PARSE(app, argc, argv);
     try {
         {
             framelock::test::TempDir dir("bench-lobby-sqlite");
             run(o, "SQLite", "sqlite:" + dir.file("lobby.db"), dir);
+            if (o.slow_seconds > 0) measure_under_slowloris(o, dir);
         }
         // PgCluster exits 77 when PostgreSQL's server binaries are missing: in a child, so
         // that ends the PostgreSQL half only, and says so.

@@ -139,7 +139,7 @@ ApiResponse LobbyApi::metrics_page(const ApiRequest& r) {
         std::lock_guard lock(m_limiter_mutex);
         clients = static_cast<double>(m_limiter.clients());
     }
-    const std::map<std::string, double> gauges = {
+    std::map<std::string, double> gauges = {
         {"framelock_lobby_rooms", rooms},
         {"framelock_lobby_servers", servers},
         {"framelock_lobby_rate_limited_clients", clients},
@@ -149,6 +149,7 @@ ApiResponse LobbyApi::metrics_page(const ApiRequest& r) {
         {"framelock_lobby_join_lockout_entries", static_cast<double>(m_rooms.lockout().size())},
         {"framelock_lobby_join_lockout_refused", static_cast<double>(m_rooms.lockout().refused())},
         {"framelock_lobby_probe_entries", static_cast<double>(m_relays.probe_entries())}};
+    if (m_config.http_gauges) gauges.merge(m_config.http_gauges());
     std::lock_guard lock(m_metrics_mutex);
     return {200, "text/plain; version=0.0.4", m_metrics.render(gauges)};
 }

@@ -58,6 +58,9 @@ struct ApiConfig {
     // moved a room to another relay: the room's id and its new "host:port". May be empty.
     // The host also learns it from its next heartbeat's answer (the room's server_address).
     std::function<void(const std::string& room_id, const std::string& new_address)> on_room_moved;
+    // More gauges for GET /metrics (the HTTP layer's connections), called per scrape from a
+    // request's thread. May be empty.
+    std::function<std::map<std::string, double>()> http_gauges;
 };
 
 }  // namespace framelock::lobby

@@ -36,8 +36,19 @@ void add_serve_options(CLI::App& command, ServeOptions& o) {
                "seconds those joins stay stopped (429 with Retry-After)", 0.1, 86400.0);
     add_ranged(command, "--password-threads", o.service.api.password_threads,
                "threads hashing and checking room passwords (Argon2id)", 1, 64);
+    // Each password job that may wait holds a request thread of its own (http_service.h).
     add_ranged(command, "--password-queue", o.service.api.password_queue,
-               "password checks that may wait for a thread; more are refused (503)", 0, 10000);
+               "password checks that may wait for a thread; more are refused (503)", 0, 256);
+    add_ranged(command, "--http-threads", o.service.http_threads,
+               "threads serving requests (password checks get threads of their own beyond)", 1,
+               256);
+    add_ranged(command, "--connections-per-address", o.service.connections.per_address,
+               "connections open at once from one address; more are refused", 1, 100000);
+    add_ranged(command, "--max-connections", o.service.connections.total,
+               "connections open at once in all", 16, 1000000);
+    add_ranged(command, "--request-deadline", o.request_deadline_s,
+               "seconds a connection has to send each whole request (headers and body)", 0.5,
+               600.0);
     command.add_flag("--quiet", o.quiet, "no line per request");
 }
 
@@ -59,6 +70,8 @@ int run_serve(ServeOptions& o) {
     o.service.api.room_ttl_ms = o.service.api.server_ttl_ms =
         static_cast<std::int64_t>(o.room_ttl_s * 1000);
     o.service.api.lockout.lockout_ms = static_cast<std::int64_t>(o.lockout_s * 1000);
+    o.service.connections.request_deadline_ms =
+        static_cast<std::int64_t>(o.request_deadline_s * 1000);
     o.service.log_requests = !o.quiet;
     return run_lobby_service(o.service, [](std::uint16_t bound) {
         // Scripts and tests read the port from here when they asked for any.

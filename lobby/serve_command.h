@@ -16,6 +16,7 @@ struct ServeOptions {
     LobbyServiceConfig service;
     double room_ttl_s = 30;
     double lockout_s = 60;
+    double request_deadline_s = 10;
     bool quiet = false;
 };
 

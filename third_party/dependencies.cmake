@@ -27,9 +27,13 @@ add_library(framelock::enet ALIAS PkgConfig::FRAMELOCK_ENET)
 find_package(SQLite3 3.24 REQUIRED)
 pkg_check_modules(FRAMELOCK_PQXX REQUIRED IMPORTED_TARGET libpqxx>=6.4)
 add_library(framelock::pqxx ALIAS PkgConfig::FRAMELOCK_PQXX)
-# The lobby's service: cpp-httplib (Debian builds it as a library, with OpenSSL, zlib and
-# Brotli; its pkg-config file carries the matching defines) and libsodium for password
-# hashing and random tokens.
+# The lobby's HTTP server: GNU libmicrohttpd (event-driven, per-address connection limits,
+# suspend/resume for requests served on threads of our own; lobby/http_server.h).
+pkg_check_modules(FRAMELOCK_MICROHTTPD REQUIRED IMPORTED_TARGET libmicrohttpd>=0.9.75)
+add_library(framelock::microhttpd ALIAS PkgConfig::FRAMELOCK_MICROHTTPD)
+# HTTP clients (the player's lobby client, tests, benchmarks): cpp-httplib (Debian builds it
+# as a library, with OpenSSL, zlib and Brotli; its pkg-config file carries the matching
+# defines). libsodium for password hashing and random tokens.
 pkg_check_modules(FRAMELOCK_HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib>=0.11)
 add_library(framelock::httplib ALIAS PkgConfig::FRAMELOCK_HTTPLIB)
 pkg_check_modules(FRAMELOCK_SODIUM REQUIRED IMPORTED_TARGET libsodium>=1.0.18)

@@ -14,7 +14,7 @@ PACKAGES=(
     g++ cmake ninja-build pkg-config clang-format git curl ccache
     retroarch-dev libenet-dev libsdl2-dev zlib1g-dev libpng-dev libfmt-dev libcli11-dev libxxhash-dev
     nlohmann-json3-dev libtomlplusplus-dev
-    libsqlite3-dev libpqxx-dev postgresql libcpp-httplib-dev libsodium-dev
+    libsqlite3-dev libpqxx-dev postgresql libmicrohttpd-dev libcpp-httplib-dev libsodium-dev
     libsdl2-ttf-dev libsamplerate0-dev fonts-dejavu-core xvfb xauth xdotool chromium
     catch2 cc65 sdcc python3-matplotlib clang libclang-rt-14-dev
     libretro-nestopia libretro-beetle-pce-fast libretro-gambatte libretro-mgba libretro-core-info
@@ -124,7 +124,7 @@ bench_smoke() {
     "$B/bench_bandwidth" --seconds 2 --modes framelock --no-spectator
     "$B/bench_server_capacity" --sweep 1,2 --seconds 1 --warmup 0.2 --retries 0 \
         --baseline-sessions 1 --no-relay-per-point
-    "$B/bench_lobby_load" --rooms 200 --requests 200
+    "$B/bench_lobby_load" --rooms 200 --requests 200 --slow-connections 50 --slow-seconds 3
     if [ -x "$B/bench_audio_drc" ]; then "$B/bench_audio_drc" --seconds 5 --skew 0.001 2>/dev/null; fi
 }
 

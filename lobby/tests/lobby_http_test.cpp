@@ -17,14 +17,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "common/child_process.h"
+#include "lobby/tests/lobby_process.h"
 #include "support/build_paths.h"
 #include "support/lobby_pace.h"
 #include "support/pg_cluster.h"
@@ -38,56 +37,8 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string read_text(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-// A lobby process; its port is read from the "listening PORT" line it prints.
-struct Lobby {
-    ChildProcess process;
-    std::string log;
-    int port = 0;
-
-    static Lobby start(const test::TempDir& dir, const std::string& name, const std::string& db,
-                       std::vector<std::string> extra = {}) {
-        return start_command({framelock::test::build_paths::framelock_exe, "lobby", "serve"}, dir,
-                             name, db, std::move(extra));
-    }
-    // `command`: `framelock lobby serve`, or `framelock-lobby`.
-    static Lobby start_command(std::vector<std::string> args, const test::TempDir& dir,
-                               const std::string& name, const std::string& db,
-                               std::vector<std::string> extra = {}) {
-        args.insert(args.end(), {"--listen", "127.0.0.1:0", "--db", db});
-        args.insert(args.end(), extra.begin(), extra.end());
-        const std::string out = dir.file(name + ".out"), log = dir.file(name + ".log");
-        auto child = ChildProcess::spawn(args, out, log);
-        REQUIRE(child);
-        Lobby lobby{std::move(child).value(), log, 0};
-        const auto deadline = test::ready_deadline();
-        while (lobby.port == 0) {
-            const std::string text = read_text(out);
-            if (auto at = text.find("listening ");
-                at != std::string::npos && text.find('\n', at) != std::string::npos)
-                lobby.port = std::stoi(text.substr(at + 10));
-            INFO(read_text(log));
-            REQUIRE(lobby.process.running());
-            REQUIRE(std::chrono::steady_clock::now() < deadline);
-            std::this_thread::sleep_for(10ms);
-        }
-        return lobby;
-    }
-    // A client that waits up to kReadyLimit for an answer: a sanitized lobby on a busy
-    // machine, checking a password, may take seconds.
-    httplib::Client client() const {
-        httplib::Client c("127.0.0.1", port);
-        c.set_connection_timeout(test::kReadyLimit);
-        c.set_read_timeout(test::kReadyLimit);
-        return c;
-    }
-};
+using test::read_text;
+using Lobby = test::LobbyProcess;
 
 json room_body(const std::string& game, const std::string& mode = "nowait", int players = 0) {
     return json{
@@ -192,8 +143,9 @@ int heartbeat(httplib::Client& c, const CreatedRoom& room) {
 
 }  // namespace
 
-TEST_CASE("lobby serve: the API, the page, health and metrics over HTTP; SIGTERM stops it cleanly",
-          "[lobby][http]") {
+TEST_CASE(
+    "lobby serve: the API, the page, health and metrics over HTTP, and SIGTERM stops it cleanly",
+    "[lobby][http]") {
     test::TempDir dir("lobby-http");
     Lobby lobby = Lobby::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"));
     auto c = lobby.client();
