@@ -24,9 +24,19 @@ PACKAGES=(
 JOBS=$(nproc 2>/dev/null || echo 2)
 # Tests: four per core. Most of the suite is end-to-end sessions that run in real time and
 # mostly sleep (the normal build's tests kept 0.9 of 2 cores busy at eight at a time), so
-# they overlap with the CPU-bound ones instead of queueing behind them; the tests whose
-# figures a busy machine would change run alone (RUN_SERIAL).
+# they overlap with the CPU-bound ones instead of queueing behind them. The tests whose
+# figures a busy machine would change run apart from them: the audio one alone and first
+# (RUN_SERIAL), the input-lag ones (label `quiet`) last, together: they are light.
 TEST_JOBS=$((JOBS * 4))
+
+# run_suite BUILD_DIR TIMEOUT [ctest options...]: every test of the build dir (the options
+# select), the quiet ones after all the others.
+run_suite() {
+    local dir=$1 timeout=$2
+    shift 2
+    ctest --test-dir "$dir" --output-on-failure -j "$TEST_JOBS" --timeout "$timeout" -LE quiet "$@"
+    ctest --test-dir "$dir" --output-on-failure -j 4 --timeout "$timeout" -L quiet "$@"
+}
 
 install_packages() {
     local missing=()
@@ -161,7 +171,7 @@ tests() {
     stage "build (RelWithDebInfo, -Werror)"
     build build -DFRAMELOCK_TESTS=ON -DFRAMELOCK_WERROR=ON "${OPTIMISED[@]}"
     stage "tests"
-    ctest --test-dir build --output-on-failure -j "$TEST_JOBS" --timeout 600
+    run_suite build 600
 
     # Long tests run a shorter variant under the sanitizers (tests/support/sanitized.h; their
     # names say so); benchmarks are not built there. clang builds it with libFuzzer's
@@ -172,7 +182,7 @@ tests() {
     CC=clang CXX=clang++ build build-asan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_SANITIZERS=ON \
         -DFRAMELOCK_FUZZ=ON -DFRAMELOCK_BENCH=OFF "${SANITIZED[@]}"
     stage "tests under ASan + UBSan"
-    ctest --test-dir build-asan --output-on-failure -j "$TEST_JOBS" --timeout 900
+    run_suite build-asan 900
 
     stage "build (TSan: the threaded code's tests)"
     configure build-tsan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_TSAN=ON -DFRAMELOCK_BENCH=OFF -DFRAMELOCK_SDL=OFF \

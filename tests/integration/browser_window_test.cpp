@@ -68,7 +68,7 @@ int start_lobby(const TempDir& dir, std::optional<ChildProcess>& lobby) {
 
 }  // namespace
 
-TEST_CASE("Browse: the lobby's rooms in the window; Down + Enter joins the second",
+TEST_CASE("Browse: the lobby's rooms in the window, Down + Enter joins the second",
           "[integration][window][browser]") {
     FRAMELOCK_SKIP_UNLESS_XVFB();
     FRAMELOCK_SKIP_UNLESS_XDOTOOL();
@@ -253,7 +253,7 @@ TEST_CASE("Browse: a locked room asks for its password, typed through X",
     CHECK(joined);
 }
 
-TEST_CASE("Browse: a lobby that never answers; Esc still quits, cleanly and soon",
+TEST_CASE("Browse: a lobby that never answers, Esc still quits, cleanly and soon",
           "[integration][window][browser]") {
     FRAMELOCK_SKIP_UNLESS_XVFB();
     FRAMELOCK_SKIP_UNLESS_XDOTOOL();

@@ -543,7 +543,7 @@ TEST_CASE("faults: every datagram dropped for 5 s: the players go away, come bac
 }
 
 TEST_CASE(
-    "faults: the lobby killed with SIGKILL: the players play on; restarted on its database, "
+    "faults: the lobby killed with SIGKILL: the players play on, restarted on its database, "
     "its relay and room come back and the database is intact",
     "[faults][netplay][lobby]") {
     const CoreCase core = two_player_arcade();

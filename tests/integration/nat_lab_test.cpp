@@ -631,7 +631,7 @@ RelayPick play_relay_room(const std::string& name, const std::array<double, 3>& 
 
 TEST_CASE(
     "NAT lab: the lobby puts the room on the relay that suits the worst player, and the "
-    "delay shown before the join is the one the session settles at (within a frame; 3 under "
+    "delay shown before the join is the one the session settles at (within a frame, 3 under "
     "sanitizers)",
     "[integration][natlab][netplay]") {
     lab_core();  // or skip now, before the first lab

@@ -54,7 +54,7 @@ TEST_CASE("Evidence: the masked hash ignores exactly the masked bytes", "[netpla
 }
 
 TEST_CASE(
-    "Evidence: the probe finds what a load moves; the server's union widens, then falls "
+    "Evidence: the probe finds what a load moves, the server's union widens, then falls "
     "back to memory",
     "[netplay][evidence]") {
     HashingEmulator steady;

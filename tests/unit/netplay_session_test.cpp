@@ -188,7 +188,7 @@ TEST_CASE("A player whose process dies leaves the others playing", "[netplay][se
 }
 
 TEST_CASE(
-    "A hung player that keeps its connection open is set away; the others resume within "
+    "A hung player that keeps its connection open is set away, the others resume within "
     "a second, and its slot is given up after the grace period",
     "[netplay][session]") {
     SimScenario sc = jittery(3, 1500);
@@ -315,7 +315,7 @@ BlackoutFigures require_survived(const SimScenario& sc, const SimResult& r, Micr
 
 TEST_CASE(
     "A 5 s blackout of every link: the players go away, come back and play on in the same "
-    "session; the delay comes back down",
+    "session, the delay comes back down",
     "[netplay][session][blackout]") {
     constexpr Micros kAt = 20'000'000, kLength = 5'000'000;
     // A short round trip (40 +- 10 ms, no loss): the outage is a hundred times longer. (On

@@ -145,7 +145,7 @@ TEST_CASE("replay: corruption, wrong magic or version, gaps are refused or end t
 }
 
 TEST_CASE(
-    "replay: mask blocks say from which frame the hashes leave bytes out; version 1 "
+    "replay: mask blocks say from which frame the hashes leave bytes out, version 1 "
     "files still read",
     "[replay]") {
     std::vector<std::uint8_t> file = encode_replay_start(header());

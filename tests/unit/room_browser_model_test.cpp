@@ -68,7 +68,7 @@ TEST_CASE("Room browser: the lobby's expected delay is read when it is there", "
     CHECK((*rooms)[2].expected_delay == -1);
 }
 
-TEST_CASE("Room browser: Up/Down wrap at the ends; an empty list has no selection",
+TEST_CASE("Room browser: Up/Down wrap at the ends, an empty list has no selection",
           "[unit][browser]") {
     RoomBrowserModel m;
     CHECK_FALSE(m.selected());

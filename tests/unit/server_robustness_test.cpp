@@ -307,7 +307,7 @@ class BombingTransport final : public Transport {
 
 }  // namespace
 
-TEST_CASE("A zlib bomb uploaded as the session's state is refused; the joiner gets a good one",
+TEST_CASE("A zlib bomb uploaded as the session's state is refused, the joiner gets a good one",
           "[netplay][server][robustness][state]") {
     ManualClock clock{1'000'000};
     SimNetwork net{11, clock};

@@ -201,7 +201,7 @@ TEST_CASE("round trip: memory that differs after a load but comes back is a note
 
 TEST_CASE(
     "round trip: state bytes a load changes without touching the game are listed, not a "
-    "failure; the same bytes read by the game are one",
+    "failure, the same bytes read by the game are one",
     "[synctest]") {
     const RoundTripVerdict benign = check(Fault::kLoadStamp, 0);
     CHECK(benign.result == RoundTripResult::kDeterministic);

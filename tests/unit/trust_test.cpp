@@ -261,7 +261,7 @@ TEST_CASE("Clock readings that go backwards or lie minutes away are refused", "[
     CHECK_FALSE(check.off_pace());
 }
 
-TEST_CASE("A client whose clock runs 5 % fast is named within 15 s in no-wait mode; 0.5 % never",
+TEST_CASE("A client whose clock runs 5 % fast is named within 15 s in no-wait mode, 0.5 % never",
           "[netplay][trust]") {
     SimScenario sc;
     sc.players = 3;

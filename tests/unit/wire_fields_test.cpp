@@ -118,7 +118,7 @@ TEST_CASE("The reader refuses every prefix, a trailing byte and what a field doe
     CHECK_FALSE(refused(19, 0));
 }
 
-TEST_CASE("The writer checks nothing; a capped list sends its first elements", "[netplay][wire]") {
+TEST_CASE("The writer checks nothing, a capped list sends its first elements", "[netplay][wire]") {
     Sample m = sample();
     m.small = 200;  // the reader refuses it, the writer writes it
     m.name = "abcdefgh";
@@ -144,7 +144,7 @@ void fields(auto& io, Is<Versioned> auto& m) {
     io.u32(m.rest);
 }
 
-TEST_CASE("end_here_if: the reader stops there and accepts what came; the writer writes all",
+TEST_CASE("end_here_if: the reader stops there and accepts what came, the writer writes all",
           "[netplay][wire]") {
     CHECK(write_record(Versioned{1, 5}).size() == 6);
     const auto other = read_record<Versioned>(Bytes{1, 0, 0xaa, 0xbb});
