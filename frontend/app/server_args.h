@@ -42,9 +42,10 @@ struct ServerArgs {
     std::string lobby_url;
     std::string public_host;  // the host name players reach this machine by
     std::string region;
-    bool is_public = false;  // host: consent to be listed
-    bool run_server = true;  // host: false when the lobby assigns a relay server
-    std::string game;        // host: the room's game name
+    std::string relay_key_file;  // `server --lobby`: else FRAMELOCK_RELAY_KEY
+    bool is_public = false;      // host: consent to be listed
+    bool run_server = true;      // host: false when the lobby assigns a relay server
+    std::string game;            // host: the room's game name
     // host: ask the router for a UDP mapping of the server's port (frontend/reach/), or
     // not (--no-upnp); --upnp-igd skips discovery (tests: the gateway's description URL).
     bool upnp = true;
