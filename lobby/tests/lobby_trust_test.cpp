@@ -101,10 +101,25 @@ Answer post(httplib::Client& c, const std::string& path, const json& body,
     return {res->status, json::parse(res->body, nullptr, false)};
 }
 
-// From a guesser's thread (no Catch assertions there): the status, 0 when unanswered.
+// From a guesser's thread (no Catch assertions there): the status, or minus httplib's error
+// when three tries went unanswered. A connection the HTTP layer closed unanswered (it
+// happened once in a few runs of 100 joins at once) is tried again, as a guesser would.
 int status_of(httplib::Client& c, const std::string& path, const json& body) {
-    auto res = c.Post(path, body.dump(), "application/json");
-    return res ? res->status : 0;
+    int status = 0;
+    for (int attempt = 0; attempt < 3 && status <= 0; ++attempt) {
+        auto res = c.Post(path, body.dump(), "application/json");
+        status = res ? res->status : -static_cast<int>(res.error());
+    }
+    return status;
+}
+
+// The lobby's own count of password checks that came out wrong (GET /metrics).
+int wrong_checks(httplib::Client& c) {
+    auto res = c.Get("/metrics");
+    REQUIRE(res);
+    const std::string name = "framelock_lobby_passwords_wrong ";
+    const auto at = res->body.find("\n" + name);
+    return at == std::string::npos ? -1 : std::atoi(res->body.c_str() + at + 1 + name.size());
 }
 
 json get(httplib::Client& c, const std::string& path) {
@@ -157,8 +172,8 @@ TEST_CASE(
     const std::string near = relay("127.0.0.1:7101"), slow = relay("127.0.0.1:7102");
     const std::set<std::string> operators = {"127.0.0.1:7101", "127.0.0.1:7102"};
     std::set<std::string> listed;
-    for (const auto& s : get(host, "/api/servers")["servers"])
-        listed.insert(s["address"].get<std::string>());
+    const json servers = get(host, "/api/servers");
+    for (const auto& s : servers["servers"]) listed.insert(s["address"].get<std::string>());
     CHECK(listed == operators);
 
     // A room on the relay its host measured at 5 ms (80 ms to the other): an attacker's
@@ -223,8 +238,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "lobby serve: a guesser beside a player leaves it its first try; guessers at 20 addresses "
-    "get the room's budget of checks",
+    "lobby serve: a guesser beside a player leaves it its first try, and guessers at 20 "
+    "addresses get the room's budget of checks",
     "[lobby][http][trust]") {
     const double work_s = test::lobby_password_work_s();
     test::TempDir dir("lobby-guessers");
@@ -270,12 +285,14 @@ TEST_CASE(
             checked.load(), refused.load(), in.status, took_s, work_s);
         CHECK(in.status == 200);
         CHECK(took_s < std::max(1.0, 3 * work_s));
-        CHECK(checked.load() == 3);  // the client's share
+        CHECK(checked.load() <= 3);        // the client's share
+        CHECK(wrong_checks(player) == 3);  // as the lobby counted it
     }
     SECTION("guessers at 20 addresses") {
         const std::string join = make_room();
         std::mutex mutex;
         std::map<std::string, int> checked_from;
+        std::map<int, int> others;  // status -> answers, for the failure's message
         std::atomic<int> checked{0}, refused{0}, other{0};
         std::vector<std::thread> guessers;
         for (int a = 2; a <= 21; ++a) {
@@ -286,21 +303,27 @@ TEST_CASE(
                     const int status =
                         status_of(c, join, {{"password", from + "/" + std::to_string(i)}});
                     ++(status == 403 ? checked : status == 429 ? refused : other);
-                    if (status != 403) continue;
+                    if (status == 429) continue;
                     std::lock_guard lock(mutex);
-                    ++checked_from[from];
+                    ++(status == 403 ? checked_from[from] : others[status]);
                 }
             });
         }
         for (auto& g : guessers) g.join();
         int most = 0;
         for (const auto& [from, n] : checked_from) most = std::max(most, n);
+        for (const auto& [status, n] : others) std::printf("status %d: %d answers\n", status, n);
         std::printf(
             "20 addresses, 100 guesses: %d checked (403), %d refused unchecked (429), "
             "%d other; at most %d checked from one address\n",
             checked.load(), refused.load(), other.load(), most);
-        CHECK(checked.load() == 10);  // the room's budget a minute (the run is seconds long)
-        CHECK(refused.load() == 90);
+        // The room's budget a minute (the run is seconds long), as the lobby counted it; an
+        // answer lost on the way and tried again comes back refused.
+        const int wrong = wrong_checks(host);
+        std::printf("the lobby checked %d wrong passwords\n", wrong);
+        CHECK(wrong == 10);
+        CHECK(checked.load() <= 10);
+        CHECK(checked.load() + refused.load() == 100);
         CHECK(most <= 3);
         // The price, stated: with the budget spent the right password waits too, and is told
         // for how long.
