@@ -46,7 +46,7 @@ struct Moves {
 }  // namespace
 
 TEST_CASE(
-    "Lobby API: the relay that minimises the worst player's round trip; a join moves a room "
+    "Lobby API: the relay that minimises the worst player's round trip, and a join moves a room "
     "still waiting for its second player there",
     "[lobby][api][relay]") {
     ApiConfig config = with_relay_key();
@@ -171,7 +171,7 @@ TEST_CASE(
     });
 }
 
-TEST_CASE("Lobby API: relay probes and flags are validated; relay: true with every relay busy",
+TEST_CASE("Lobby API: relay probes and flags are validated, and relay: true with every relay busy",
           "[lobby][api][relay][robustness]") {
     ApiConfig config = with_relay_key();
     config.burst = 1000;

@@ -72,7 +72,7 @@ TEST_CASE(
     });
 }
 
-TEST_CASE("Lobby API: only the host's token updates or deletes a room; passwords are checked",
+TEST_CASE("Lobby API: only the host's token updates or deletes a room, and passwords are checked",
           "[lobby][api]") {
     for_each_store(ApiConfig{}, [](Client& c) {
         json body = room_body("KOF 98");
@@ -106,8 +106,8 @@ TEST_CASE("Lobby API: only the host's token updates or deletes a room; passwords
 }
 
 TEST_CASE(
-    "Lobby API: relay servers register with the operator's key and heartbeat; a room without "
-    "an address goes to the least-loaded live server",
+    "Lobby API: relay servers register with the operator's key and heartbeat, and a room "
+    "without an address goes to the least-loaded live server",
     "[lobby][api]") {
     for_each_store(with_relay_key(), [](Client& c) {
         json body = room_body("1941");

@@ -192,8 +192,9 @@ int heartbeat(httplib::Client& c, const CreatedRoom& room) {
 
 }  // namespace
 
-TEST_CASE("lobby serve: the API, the page, health and metrics over HTTP; SIGTERM stops it cleanly",
-          "[lobby][http]") {
+TEST_CASE(
+    "lobby serve: the API, the page, health and metrics over HTTP, and SIGTERM stops it cleanly",
+    "[lobby][http]") {
     test::TempDir dir("lobby-http");
     Lobby lobby = Lobby::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"));
     auto c = lobby.client();
