@@ -205,9 +205,9 @@ GetRooms list_newest() {
 // evenly over `addresses` source addresses (127.0.0.2, ...), each a new connection as a
 // join from a player is. Every join runs a real Argon2id check unless it is refused: each
 // address goes round kPasswordRooms rooms, so no (room, address) pair sees a second wrong
-// guess within 32 rounds (the abused run lasts about 12), let alone the lockout's five. The answers
-// are counted (403: checked and wrong; 429: locked out; 503: the password workers' queue was full)
-// to show it.
+// guess within 32 rounds (the abused run lasts about 12), and no room more than the ten a minute
+// of its budget of wrong passwords. The answers are counted (403: checked and wrong; 429:
+// refused over a budget; 503: the password workers' queue was full) to show it.
 void measure_under_abuse(const Options& o, const LobbyProcess& lobby) {
     constexpr int kPasswordRooms = 32;
     std::vector<std::string> codes;

@@ -146,8 +146,10 @@ ApiResponse LobbyApi::metrics_page(const ApiRequest& r) {
         {"framelock_lobby_password_jobs", static_cast<double>(m_rooms.passwords().in_flight())},
         {"framelock_lobby_password_jobs_refused",
          static_cast<double>(m_rooms.passwords().refused())},
-        {"framelock_lobby_join_lockout_entries", static_cast<double>(m_rooms.lockout().size())},
-        {"framelock_lobby_join_lockout_refused", static_cast<double>(m_rooms.lockout().refused())},
+        {"framelock_lobby_password_budget_entries", static_cast<double>(m_rooms.guesses().size())},
+        {"framelock_lobby_password_budget_refused",
+         static_cast<double>(m_rooms.guesses().refused())},
+        {"framelock_lobby_passwords_wrong", static_cast<double>(m_rooms.guesses().wrong())},
         {"framelock_lobby_probe_entries", static_cast<double>(m_relays.probe_entries())}};
     if (m_config.http_gauges) gauges.merge(m_config.http_gauges());
     std::lock_guard lock(m_metrics_mutex);

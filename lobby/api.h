@@ -10,13 +10,15 @@
 //   POST   /api/rooms/ID/heartbeat      token; optional {players, spectators}
 //   PATCH  /api/rooms/ID                token; players, slots, spectators, names, region
 //   DELETE /api/rooms/ID                token
-//   POST   /api/rooms/ID_OR_CODE/join   {password, probes, relay}: the address to connect to
-//                                       (429 after too many wrong passwords from one
-//                                       address); may move the room to the relay that suits
-//                                       host and joiner (lobby/relay_choice.h)
+//   POST   /api/rooms/ID_OR_CODE/join   {password, probes, relay, client_key}: the address to
+//                                       connect to (429 unchecked past the room's budget of
+//                                       wrong passwords, lobby/password_budget.h; the host's
+//                                       token needs none); may move the room to a relay that
+//                                       suits host and joiner (lobby/relay_choice.h)
 //   POST   /api/probes                  {probes}: the caller's round trips to the relays,
 //                                       kept 10 min for its room lists' expected_delay
-//   POST   /api/servers                 a relay server registers: 201 {id, token}
+//   POST   /api/servers                 a relay server registers with the operator's relay
+//                                       key (Bearer): 201 {id, token}
 //   POST   /api/servers/ID/heartbeat    token; {load, capacity}
 //   GET    /api/servers                 live servers
 //   GET    /health, GET /metrics, GET / (the web page)

@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "lobby/join_lockout.h"
+#include "lobby/password_budget.h"
 #include "lobby/probe_table.h"
 #include "lobby/rendezvous.h"
 
@@ -45,9 +45,12 @@ struct ApiConfig {
     // waiting jobs a join or create with a password is refused (503, Retry-After).
     int password_threads = 1;
     std::size_t password_queue = 32;
-    // Joins of a room from one address stop after this many wrong passwords (429 with
-    // Retry-After), for lockout.lockout_ms.
-    LockoutLimits lockout;
+    // How many wrong passwords a room's joins may try per window: from all addresses, from
+    // one address, from one client (lobby/password_budget.h). Past them, 429 with Retry-After.
+    PasswordBudgetLimits guesses;
+    // hash_token() (secrets.h) of the operator's relay key: a relay registers
+    // (POST /api/servers) only with it. Empty: no relay can register.
+    std::string relay_key_hash;
     PasswordCheck check_password;  // empty: check_password() of secrets.h
     // Hole punching (lobby/rendezvous.h): rooms get a key for their host, joiners of a host
     // that serves its own room a ticket. Null: neither.

@@ -3,7 +3,7 @@
 // the probes in every request. Keyed by the client's IP address: players behind one NAT share
 // their probes, which is right, since they share the path to the relays.
 //
-// Bounded like JoinLockout: at most `max_entries` addresses, the least recently stored
+// Bounded like PasswordBudget: at most `max_entries` addresses, the least recently stored
 // forgotten first, and an entry is forgotten `ttl_ms` after it was stored. Times are passed in
 // (milliseconds); thread-safe.
 #pragma once

@@ -52,6 +52,19 @@ std::optional<Micros> worst_to(const std::string& id, std::span<const RelayProbe
     return netplay::worst_round_trip(rtts);
 }
 
+// The joiner's round trips as the choice reads them: to the relays the host measured only,
+// and where the joiner sent none, the host's own standing in for it. So a joiner's claim
+// counts only where the host measured too, the worse of the two counts, and leaving a relay
+// out neither rules it out nor moves the room.
+RelayProbes joiner_view(const RelayProbes& host, const RelayProbes& joiner) {
+    RelayProbes view;
+    for (const auto& [id, us] : host) {
+        const auto it = joiner.find(id);
+        view[id] = it != joiner.end() ? it->second : us;
+    }
+    return view;
+}
+
 }  // namespace
 
 std::optional<RelayChoice> choose_relay(const std::vector<RelayServer>& live,
@@ -84,18 +97,15 @@ std::optional<RelayChoice> relay_for_join(const Room& room, const RelayProbes& h
                                           const RelayProbes& joiner,
                                           const std::vector<RelayServer>& live, bool want_relay) {
     RelayChoice choice{room.server_id, room.server_address, std::nullopt};
+    const std::vector<RelayProbes> both = {host, joiner_view(host, joiner)};
     if (room.server_id.empty()) {
         if (!want_relay) return std::nullopt;
-        // A player who sent no probes (an older client) does not rule every relay out.
-        std::vector<RelayProbes> measured;
-        for (const RelayProbes* p : {&host, &joiner}) {
-            if (!p->empty()) measured.push_back(*p);
-        }
-        const auto best = choose_relay(live, measured);
+        // A host that measured none: the least loaded, the lobby's choice. Else the relays
+        // the host measured, else (none of them live with room) the least loaded.
+        const auto best = host.empty() ? choose_relay(live, {}) : choose_relay(live, both);
         if (!best) return std::nullopt;
         choice = *best;
     } else if (room.players < 2 && !host.empty() && !joiner.empty()) {
-        const std::vector<RelayProbes> both = {host, joiner};
         // Nobody measured a relay both could use: the room stays.
         if (const auto best = choose_relay(live, both, room.server_id); best && best->worst_rtt_us)
             choice = *best;

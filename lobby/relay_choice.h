@@ -50,12 +50,16 @@ std::optional<RelayChoice> choose_relay(const std::vector<RelayServer>& live,
                                         const std::string& current_id = "");
 
 // The relay `room` would run on once a player with `joiner` probes joins it, as the join
-// endpoint decides it (and the room list estimates it):
+// endpoint decides it (and the room list estimates it). Every relay registered with the
+// operator's relay key, and a joiner's claims count only where the host measured too: only
+// relays the host measured are eligible, the worse of host's and joiner's round trips
+// counts, and a relay the joiner left out counts with the host's round trip (so leaving the
+// room's own relay out moves nothing, and 0 ms elsewhere cannot beat the host's measure):
 //   - the host runs its own server (no server_id): none, unless `want_relay` (the joiner
-//     cannot reach the host): then the best relay for those of host and joiner who sent
-//     probes, else the least loaded;
-//   - on a relay with fewer than 2 players (the session has not started): the best relay for
-//     host and joiner when both measured some; else it stays;
+//     cannot reach the host): then the best such relay; the least loaded when the host
+//     measured none (or none of those it measured is live with room);
+//   - on a relay with fewer than 2 players (the session has not started): the best such
+//     relay; it stays when either sent no probes;
 //   - on a relay with 2 or more players: that relay.
 // worst_rtt_us: the worst of the host's and the joiner's probes of the relay chosen, when the
 // joiner has one (the host's counts when it has one too).

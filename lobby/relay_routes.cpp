@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "common/log.h"
 #include "lobby/api_reply.h"
 #include "lobby/record_json.h"
 #include "lobby/request_validation.h"
@@ -17,6 +18,21 @@ RelayRoutes::RelayRoutes(LobbyStore& store, const ApiConfig& config)
     : m_store(store), m_config(config), m_probes(config.probes) {}
 
 ApiResponse RelayRoutes::register_server(const ApiRequest& r) {
+    // Relays are the operator's: a relay holds every input and state of the sessions the
+    // lobby sends to it. The key is checked before anything else of the request is read.
+    if (m_config.relay_key_hash.empty())
+        throw Refusal{403,
+                      "this lobby takes no relay servers: its operator set no relay key "
+                      "(lobby serve --relay-key-file or FRAMELOCK_RELAY_KEY)"};
+    if (r.bearer.empty() || !check_token(m_config.relay_key_hash, r.bearer)) {
+        log_warn("lobby: relay registration from {} refused: {} relay key", r.client,
+                 r.bearer.empty() ? "no" : "a wrong");
+        throw Refusal{401, std::string(r.bearer.empty() ? "registering a relay server needs"
+                                                        : "wrong relay key: registering a "
+                                                          "relay server needs") +
+                               " the lobby operator's relay key (Authorization: Bearer KEY; "
+                               "framelock server --relay-key-file or FRAMELOCK_RELAY_KEY)"};
+    }
     const json body = parse_body(r, true);
     RelayServer server;
     server.address = *text_field(body, "address", 3, 261, true);

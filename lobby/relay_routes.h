@@ -1,6 +1,7 @@
-// The relays' part of the lobby's API (lobby/api.h): relay servers register and heartbeat
-// (/api/servers), and players store their round trips to the relays (/api/probes), kept per
-// address so that their room lists can show each room's expected delay.
+// The relays' part of the lobby's API (lobby/api.h): relay servers register with the
+// operator's relay key and heartbeat with their own token (/api/servers), and players store
+// their round trips to the relays (/api/probes), kept per address so that their room lists
+// can show each room's expected delay.
 #pragma once
 
 #include <cstddef>

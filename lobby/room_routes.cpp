@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/log.h"
 #include "lobby/api_reply.h"
 #include "lobby/record_json.h"
 #include "lobby/relay_choice.h"
@@ -60,7 +61,7 @@ RoomRoutes::RoomRoutes(LobbyStore& store, const ApiConfig& config, const RelayRo
     : m_store(store),
       m_config(config),
       m_relays(relays),
-      m_lockout(config.lockout),
+      m_guesses(config.guesses),
       m_passwords(config.password_threads, config.password_queue) {}
 
 std::string RoomRoutes::hash_on_worker(const std::string& password) {
@@ -227,31 +228,16 @@ ApiResponse RoomRoutes::join_room(const std::string& key, const ApiRequest& r) {
     // Validated before the password check: a malformed join costs no Argon2id.
     const RelayProbes joiner = probes_field(body);
     const bool want_relay = flag_field(body, "relay");
-    if (room->room.has_password) {
+    // A key the client makes up and keeps (frontend/lobby_client): its own share of the
+    // room's wrong-password budget beside others at its address (lobby/password_budget.h).
+    const std::string client_key = text_field(body, "client_key", 16, 64, false).value_or("");
+    if (!all_of_chars(client_key, "-_"))
+        throw Refusal{400, "\"client_key\" may hold letters, digits, - and _ only"};
+    // The host (its token) joins its own room without the password.
+    const bool host = !r.bearer.empty() && check_token(room->token_hash, r.bearer);
+    if (room->room.has_password && !host) {
         if (password.empty()) return error(403, "room " + key + " needs a password");
-        const std::string& id = room->room.id;
-        if (const std::int64_t wait_ms = m_lockout.begin(id, r.client, r.now_ms); wait_ms > 0) {
-            const int wait_s = static_cast<int>((wait_ms + 999) / 1000);
-            return error(429,
-                         fmt::format("too many wrong passwords for room {} from {}; try again in "
-                                     "{} s",
-                                     key, r.client, wait_s),
-                         wait_s);
-        }
-        std::optional<bool> right;
-        try {
-            right = m_passwords.run<bool>(
-                [&] { return m_config.check_password(room->password_hash, password); });
-        } catch (...) {
-            m_lockout.cancel(id, r.client);
-            throw;
-        }
-        if (!right) {
-            m_lockout.cancel(id, r.client);
-            throw busy_checking();
-        }
-        m_lockout.finish(id, r.client, r.now_ms, *right);
-        if (!*right) return error(403, "wrong password for room " + key);
+        if (auto refused = check_join_password(*room, password, client_key, r)) return *refused;
     }
     if (room->room.players >= room->room.slots) {
         json full{{"room", room_json(room->room)},
@@ -301,6 +287,58 @@ ApiResponse RoomRoutes::join_room(const std::string& key, const ApiRequest& r) {
     if (choice && choice->id == room->room.server_id) add_expected_delay(out, room->room, choice);
     add_reach(out, room->room, r.client, r.now_ms);
     return reply(200, out);
+}
+
+std::optional<ApiResponse> RoomRoutes::check_join_password(const StoredRoom& room,
+                                                           const std::string& password,
+                                                           const std::string& client_key,
+                                                           const ApiRequest& r) {
+    const std::string& id = room.room.id;
+    const std::string& code = room.room.code;
+    const std::int64_t window_s = (m_guesses.limits().window_ms + 999) / 1000;
+    if (const auto wait = m_guesses.begin(id, r.client, client_key, r.now_ms)) {
+        const int wait_s = static_cast<int>((wait->ms + 999) / 1000);
+        std::string who;
+        switch (wait->level) {
+            case PasswordBudget::Level::kRoom:
+                who = "from all addresses: its password is checked for nobody until then";
+                break;
+            case PasswordBudget::Level::kAddress:
+                who = "from " + r.client;
+                break;
+            case PasswordBudget::Level::kClient:
+                who = "from this client at " + r.client;
+                break;
+        }
+        return error(429,
+                     fmt::format("room {} had {} wrong passwords in the last {} s {}; try again "
+                                 "in {} s",
+                                 code, wait->wrong, window_s, who, wait_s),
+                     wait_s);
+    }
+    std::optional<bool> right;
+    try {
+        right = m_passwords.run<bool>(
+            [&] { return m_config.check_password(room.password_hash, password); });
+    } catch (...) {
+        m_guesses.cancel(id, r.client, client_key);
+        throw;
+    }
+    if (!right) {
+        m_guesses.cancel(id, r.client, client_key);
+        throw busy_checking();
+    }
+    if (const auto filled = m_guesses.finish(id, r.client, client_key, r.now_ms, *right)) {
+        // Named once, when a level fills: the guesser's address, and whether it is the room's
+        // whole budget (guessers at many addresses).
+        const char* level = *filled == PasswordBudget::Level::kRoom      ? "the room's budget"
+                            : *filled == PasswordBudget::Level::kAddress ? "the address's share"
+                                                                         : "a client's share";
+        log_warn("lobby: room {}: wrong password from {} filled {} of wrong passwords for {} s",
+                 code, r.client, level, window_s);
+    }
+    if (!*right) return error(403, "wrong password for room " + code);
+    return std::nullopt;
 }
 
 void RoomRoutes::add_reach(nlohmann::json& answer, const Room& room, const std::string& client,

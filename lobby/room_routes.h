@@ -1,15 +1,16 @@
 // The rooms' part of the lobby's API (lobby/api.h): /api/rooms and a room's heartbeat, update,
 // delete and join. Owns what only rooms need: the workers that hash and check room passwords,
-// and the lockout of wrong guesses.
+// and the budget of wrong guesses.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "lobby/api_types.h"
-#include "lobby/join_lockout.h"
+#include "lobby/password_budget.h"
 #include "lobby/password_workers.h"
 #include "lobby/relay_routes.h"
 #include "lobby/store.h"
@@ -34,7 +35,7 @@ class RoomRoutes {
     ApiResponse join_room(const std::string& key, const ApiRequest& request);
 
     const PasswordWorkers& passwords() const { return m_passwords; }
-    const JoinLockout& lockout() const { return m_lockout; }
+    const PasswordBudget& guesses() const { return m_guesses; }
 
   private:
     // Keeps `room` alive for another TTL from the request's time and stores it: its JSON, or
@@ -45,11 +46,17 @@ class RoomRoutes {
     void add_reach(nlohmann::json& answer, const Room& room, const std::string& client,
                    std::int64_t now_ms);
     std::string hash_on_worker(const std::string& password);
+    // A join's password against the room's hash, within the room's budget of wrong guesses:
+    // nullopt when right, else the answer (403 wrong, 429 over the budget, unchecked).
+    std::optional<ApiResponse> check_join_password(const StoredRoom& room,
+                                                   const std::string& password,
+                                                   const std::string& client_key,
+                                                   const ApiRequest& request);
 
     LobbyStore& m_store;
     const ApiConfig& m_config;
     const RelayRoutes& m_relays;
-    JoinLockout m_lockout;
+    PasswordBudget m_guesses;
     PasswordWorkers m_passwords;  // last: its threads stop first
 };
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "common/log.h"
+#include "common/relay_key.h"
+#include "lobby/secrets.h"
 
 namespace framelock::lobby {
 namespace {
@@ -30,10 +32,24 @@ void add_serve_options(CLI::App& command, ServeOptions& o) {
                0.1, 100000.0);
     add_ranged(command, "--burst", o.service.api.burst, "requests a client may burst", 1.0,
                1000000.0);
-    add_ranged(command, "--lockout-tries", o.service.api.lockout.failures,
-               "wrong room passwords from one address before its joins of the room stop", 1, 1000);
-    add_ranged(command, "--lockout", o.lockout_s,
-               "seconds those joins stay stopped (429 with Retry-After)", 0.1, 86400.0);
+    add_ranged(command, "--guess-budget", o.service.api.guesses.room,
+               "wrong passwords a room's joins may try per --guess-window, from all addresses; "
+               "past it every join of the room waits (429 with Retry-After, unchecked)",
+               1, 1000);
+    add_ranged(command, "--guess-share", o.service.api.guesses.address,
+               "of those, from one address (below --guess-budget: one address cannot spend it)", 1,
+               1000);
+    add_ranged(command, "--guess-client-share", o.service.api.guesses.client,
+               "of those, from one client at an address (its join's client_key; below "
+               "--guess-share: a player beside a guesser keeps tries of its own)",
+               1, 1000);
+    add_ranged(command, "--guess-window", o.guess_window_s,
+               "seconds a wrong password counts against those", 0.1, 86400.0);
+    command.add_option("--relay-key-file", o.relay_key_file,
+                       fmt::format("a file holding the relay key (its first line, at least {} "
+                                   "characters) that relay servers must show to register; else "
+                                   "the environment's {}; with neither, no relay can register",
+                                   kRelayKeyMinLength, kRelayKeyEnv));
     add_ranged(command, "--password-threads", o.service.api.password_threads,
                "threads hashing and checking room passwords (Argon2id)", 1, 64);
     // Each password job that may wait holds a request thread of its own (http_service.h).
@@ -69,9 +85,24 @@ int run_serve(ServeOptions& o) {
     o.service.port = static_cast<std::uint16_t>(port);
     o.service.api.room_ttl_ms = o.service.api.server_ttl_ms =
         static_cast<std::int64_t>(o.room_ttl_s * 1000);
-    o.service.api.lockout.lockout_ms = static_cast<std::int64_t>(o.lockout_s * 1000);
+    o.service.api.guesses.window_ms = static_cast<std::int64_t>(o.guess_window_s * 1000);
     o.service.connections.request_deadline_ms =
         static_cast<std::int64_t>(o.request_deadline_s * 1000);
+    auto relay_key = load_relay_key(o.relay_key_file);
+    if (!relay_key) {
+        log_error("{}", relay_key.error().message);
+        return static_cast<int>(relay_key.error().code);
+    }
+    if (relay_key.value().empty()) {
+        log_warn(
+            "no relay key (--relay-key-file or {}): relay servers cannot register, so rooms "
+            "need their host's own server_address",
+            kRelayKeyEnv);
+    } else {
+        o.service.api.relay_key_hash = hash_token(relay_key.value());
+        log_info("relay servers register with the relay key from {}",
+                 o.relay_key_file.empty() ? kRelayKeyEnv : o.relay_key_file);
+    }
     o.service.log_requests = !o.quiet;
     return run_lobby_service(o.service, [](std::uint16_t bound) {
         // Scripts and tests read the port from here when they asked for any.

@@ -15,8 +15,9 @@ struct ServeOptions {
     std::string listen = "127.0.0.1:8470";
     LobbyServiceConfig service;
     double room_ttl_s = 30;
-    double lockout_s = 60;
+    double guess_window_s = 60;
     double request_deadline_s = 10;
+    std::string relay_key_file;  // else FRAMELOCK_RELAY_KEY (common/relay_key.h)
     bool quiet = false;
 };
 

@@ -1,11 +1,14 @@
 // `framelock server`: netplay sessions on consecutive ports, headless, in one loop; with
 // --lobby, registered as relay servers the lobby assigns rooms to.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/log.h"
+#include "common/relay_key.h"
 #include "common/stop_signal.h"
 #include "frontend/app/command_error.h"
 #include "frontend/app/commands.h"
@@ -26,6 +29,19 @@ int cmd_server(const ServerArgs& args) {
                   : args.quiet ? LogLevel::kError
                                : LogLevel::kInfo);
     if (Status valid = args.validate(); !valid) return fail(valid.error());
+    std::string relay_key;
+    if (!args.lobby_url.empty()) {
+        auto key = load_relay_key(args.relay_key_file);
+        if (!key) return fail(key.error());
+        if (key.value().empty()) {
+            return fail(make_error(
+                ErrorCode::kUsage,
+                fmt::format("--lobby registers these sessions as relays, which needs the lobby "
+                            "operator's relay key: --relay-key-file FILE or {}",
+                            kRelayKeyEnv)));
+        }
+        relay_key = std::move(key).value();
+    }
     install_stop_signal_handlers();
     netplay::SteadyClock clock;
     auto server = ServerRunner::open(args.to_config(), clock);
@@ -41,8 +57,8 @@ int cmd_server(const ServerArgs& args) {
         const std::string host = args.public_host.empty() ? "127.0.0.1" : args.public_host;
         for (const auto port : server.value()->ports())
             addresses.push_back(host + ":" + std::to_string(port));
-        announcer =
-            std::make_unique<lobby_client::ServerAnnouncer>(args.lobby_url, addresses, args.region);
+        announcer = std::make_unique<lobby_client::ServerAnnouncer>(args.lobby_url, addresses,
+                                                                    args.region, relay_key);
     }
     LobbyFeed feed(nullptr, clock);
     feed.announcer = announcer.get();

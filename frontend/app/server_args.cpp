@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/log.h"
+#include "common/relay_key.h"
 #include "netplay/server/session_limits.h"
 
 namespace framelock::frontend {
@@ -28,6 +29,12 @@ void ServerArgs::add_to(CLI::App& app, bool dedicated) {
         ->needs(lobby_opt);
     if (dedicated) {
         port_opt->required();
+        app.add_option("--relay-key-file", relay_key_file,
+                       fmt::format("a file holding the lobby operator's relay key (its first "
+                                   "line), which the lobby needs to register relays; else the "
+                                   "environment's {}",
+                                   kRelayKeyEnv))
+            ->needs(lobby_opt);
     } else {
         auto* public_opt =
             app.add_flag("--public", is_public,

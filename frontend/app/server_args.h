@@ -42,8 +42,9 @@ struct ServerArgs {
     std::string lobby_url;
     std::string public_host;  // the host name players reach this machine by
     std::string region;
-    bool is_public = false;  // host: consent to be listed
-    bool run_server = true;  // host: false when the lobby assigns a relay server
+    std::string relay_key_file;  // `server --lobby`: else FRAMELOCK_RELAY_KEY
+    bool is_public = false;      // host: consent to be listed
+    bool run_server = true;      // host: false when the lobby assigns a relay server
     // host: the slot its own player takes in the server it runs (a tie of hash reports
     // follows that player's state: netplay::ServerConfig::host_slot); 0: `server`.
     int host_slot = 0;

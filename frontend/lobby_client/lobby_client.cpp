@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <utility>
 
 #include "common/log.h"
@@ -80,6 +81,18 @@ void stop_thread(std::mutex& mutex, bool& stop, std::condition_variable& wake,
     if (thread.joinable()) thread.join();
 }
 
+// A random key made once per process: the lobby counts this player's wrong passwords apart
+// from others at its address. Not a secret (anyone may send any key).
+const std::string& process_client_key() {
+    static const std::string key = [] {
+        std::random_device random;
+        std::string hex;
+        for (int i = 0; i < 4; ++i) hex += fmt::format("{:08x}", random());
+        return hex;
+    }();
+    return key;
+}
+
 }  // namespace
 
 std::unique_ptr<httplib::Client> lobby_http_client(const std::string& url, int timeout_s) {
@@ -117,6 +130,9 @@ Result<JoinAnswer> join_room(const std::string& url, const std::string& code,
     const bool spectate = request.spectate;
     auto client = client_for(url, 5);
     json body = password.empty() ? json::object() : json{{"password", password}};
+    // This process's own share of the room's wrong-password budget, beside a guesser at the
+    // same address (lobby/password_budget.h).
+    if (!password.empty()) body["client_key"] = process_client_key();
     if (request.probes.is_object() && !request.probes.empty()) body["probes"] = request.probes;
     if (request.relay) body["relay"] = true;
     auto res = client->Post("/api/rooms/" + code + "/join", body.dump(), "application/json");
@@ -366,9 +382,10 @@ void RoomKeeper::run() {
 // ---------------------------------------------------------------------------------------
 
 ServerAnnouncer::ServerAnnouncer(std::string url, std::vector<std::string> addresses,
-                                 std::string region)
+                                 std::string region, std::string relay_key)
     : m_url(std::move(url)),
       m_region(std::move(region)),
+      m_relay_key(std::move(relay_key)),
       m_loads(new std::atomic<int>[addresses.size()]) {
     for (std::size_t i = 0; i < addresses.size(); ++i) {
         m_entries.push_back({addresses[i], "", "", -1});
@@ -444,7 +461,8 @@ void ServerAnnouncer::run() {
             }
             const json body{
                 {"address", e.address}, {"region", m_region}, {"capacity", 1}, {"load", load}};
-            auto res = client->Post("/api/servers", body.dump(), "application/json");
+            auto res =
+                client->Post("/api/servers", bearer(m_relay_key), body.dump(), "application/json");
             if (!res) {
                 warnings.warn(
                     fmt::format("cannot reach {}: {}", m_url, httplib::to_string(res.error())));

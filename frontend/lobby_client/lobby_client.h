@@ -143,8 +143,10 @@ class RoomKeeper {
 
 class ServerAnnouncer {
   public:
-    // One relay entry per address ("HOST:PORT"), all in `region`.
-    ServerAnnouncer(std::string url, std::vector<std::string> addresses, std::string region);
+    // One relay entry per address ("HOST:PORT"), all in `region`, registered with the lobby
+    // operator's `relay_key` (common/relay_key.h; never logged).
+    ServerAnnouncer(std::string url, std::vector<std::string> addresses, std::string region,
+                    std::string relay_key);
     ~ServerAnnouncer();
     ServerAnnouncer(const ServerAnnouncer&) = delete;
     ServerAnnouncer& operator=(const ServerAnnouncer&) = delete;
@@ -164,7 +166,7 @@ class ServerAnnouncer {
     };
     void run();
 
-    std::string m_url, m_region;
+    std::string m_url, m_region, m_relay_key;
     std::vector<Entry> m_entries;                 // the thread's own
     std::unique_ptr<std::atomic<int>[]> m_loads;  // written by the loop, read by the thread
     std::mutex m_mutex;

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "lobby/api.h"
+#include "lobby/secrets.h"
 #include "lobby/store.h"
 #include "support/pg_cluster.h"
 #include "support/temp_dir.h"
@@ -27,6 +28,13 @@ using namespace framelock::lobby;
 using json = nlohmann::json;
 
 inline constexpr std::int64_t kT0 = 1'800'000'000'000;  // a fixed "now" (2027)
+
+// The operator's relay key of the tests' lobbies: relays register with it (as Bearer).
+inline constexpr const char* kRelayKey = "test-operator-relay-key";
+inline ApiConfig with_relay_key(ApiConfig config = {}) {
+    config.relay_key_hash = hash_token(kRelayKey);
+    return config;
+}
 
 struct Client {
     LobbyApi& api;

@@ -1,5 +1,5 @@
 // What bounds a client of the lobby's API, and the parts that do it: the rate limit per
-// address, the lockout of wrong passwords, and the password workers' bounded queue, which
+// address, the budget of wrong passwords, and the password workers' bounded queue, which
 // keeps lists and heartbeats answered while checks are pending.
 #include <array>
 #include <atomic>
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "lobby/join_lockout.h"
+#include "lobby/password_budget.h"
 #include "lobby/password_workers.h"
 #include "lobby/secrets.h"
 #include "lobby/tests/api_test_support.h"
@@ -86,86 +86,133 @@ void wait_until(const std::function<bool()>& done) {
 
 }  // namespace
 
-TEST_CASE("Lobby API: wrong passwords lock one address out of one room for a while",
-          "[lobby][api][robustness]") {
+TEST_CASE(
+    "Lobby API: a room's budget of wrong passwords: a client's share, an address's, the room's",
+    "[lobby][api][robustness]") {
     SqliteLobby lobby;
     ApiConfig config;
-    config.lockout.failures = 5;
-    config.lockout.lockout_ms = 60'000;
-    config.room_ttl_ms = 600'000;  // the room outlives the lockout without heartbeats
+    config.guesses.window_ms = 60'000;
+    config.guesses.room = 6;
+    config.guesses.address = 4;
+    config.guesses.client = 2;
+    config.room_ttl_ms = 600'000;  // the room outlives the window without heartbeats
     LobbyApi api(*lobby.store, config);
-    Client guesser{api, "10.6.6.6"}, player{api, "10.1.1.1"};
+    Client guesser{api, "10.6.6.6"}, neighbour{api, "10.6.6.6"}, player{api, "10.1.1.1"};
     json body = room_body("Garou");
     body["password"] = "s3cret";
-    const std::string code = guesser.ok("POST", "/api/rooms", body)["room"]["code"];
+    const json created = guesser.ok("POST", "/api/rooms", body);
+    const std::string code = created["room"]["code"], token = created["token"];
     const std::string other = guesser.ok("POST", "/api/rooms", body)["room"]["code"];
     const std::string join = "/api/rooms/" + code + "/join";
+    const auto attempt = [&](Client& c, const std::string& password, const std::string& key) {
+        json b{{"password", password}};
+        if (!key.empty()) b["client_key"] = key;
+        return c.call("POST", join, b);
+    };
+    const std::string kNeighbour = "neighbour-key-0001", kForged = "forged-key-00000001";
 
-    for (int i = 0; i < 5; ++i) {
-        const ApiResponse wrong = guesser.call("POST", join, json{{"password", "guess"}});
+    // The guesser (no client key) spends its client's share; its next try, right or not, is
+    // refused unchecked, and the answer says for how long.
+    for (int i = 0; i < 2; ++i) {
+        const ApiResponse wrong = attempt(guesser, "guess", "");
         CHECK(wrong.status == 403);
         CHECK_THAT(wrong.body, Catch::Contains("wrong password"));
     }
-    // Locked: even the right password is not checked, and the answer says for how long.
-    const ApiResponse locked = guesser.call("POST", join, json{{"password", "s3cret"}});
-    CHECK(locked.status == 429);
-    CHECK(locked.retry_after_s == 60);
-    CHECK(json::parse(locked.body)["retry_after_s"] == 60);
-    CHECK_THAT(locked.body, Catch::Contains("too many wrong passwords for room " + code) &&
-                                Catch::Contains("try again in 60 s"));
-    guesser.now += 45'000;
-    CHECK(json::parse(guesser.call("POST", join, json{{"password", "x"}}).body)["retry_after_s"] ==
-          15);
-    // Another address joins the same room; the guesser may still try another room.
-    CHECK(player.ok("POST", join, json{{"password", "s3cret"}})["server_address"] ==
-          "203.0.113.7:7845");
+    const ApiResponse waits = attempt(guesser, "s3cret", "");
+    CHECK(waits.status == 429);
+    CHECK(waits.retry_after_s == 60);
+    CHECK(json::parse(waits.body)["retry_after_s"] == 60);
+    CHECK_THAT(waits.body, Catch::Contains("room " + code +
+                                           " had 2 wrong passwords in the last "
+                                           "60 s from this client at 10.6.6.6") &&
+                               Catch::Contains("try again in 60 s"));
+    // A player at the same address, with a key of its own: checked, and in at the first try.
+    CHECK(attempt(neighbour, "s3cret", kNeighbour).status == 200);
+    // A guesser forging a key per guess spends the address's share, no more.
+    CHECK(attempt(guesser, "guess", kForged).status == 403);
+    CHECK(attempt(guesser, "guess", kForged + "2").status == 403);
+    const ApiResponse address = attempt(neighbour, "s3cret", kNeighbour);
+    CHECK(address.status == 429);
+    CHECK_THAT(address.body, Catch::Contains("had 4 wrong passwords in the last 60 s from "
+                                             "10.6.6.6"));
+    // Other addresses still have the rest of the room's budget; the guesser may try other
+    // rooms; the host's token needs no password.
+    CHECK(attempt(player, "typo", "").status == 403);
+    CHECK(attempt(player, "typo", "").status == 403);
     CHECK(guesser.call("POST", "/api/rooms/" + other + "/join", json{{"password", "s3cret"}})
               .status == 200);
-    // The lockout ends after its period.
-    guesser.now += 15'000;
-    CHECK(guesser.call("POST", join, json{{"password", "s3cret"}}).status == 200);
-
-    // A right password clears the failures before it: 4 wrong, right, 4 wrong is no lockout.
-    player.now = guesser.now;
-    for (int round = 0; round < 2; ++round) {
-        for (int i = 0; i < 4; ++i)
-            CHECK(player.call("POST", join, json{{"password", "typo"}}).status == 403);
-        if (round == 0)
-            CHECK(player.call("POST", join, json{{"password", "s3cret"}}).status == 200);
-    }
-    CHECK(player.call("POST", join, json{{"password", "s3cret"}}).status == 200);
+    // Six wrong in the window: the room's budget is spent, the password is checked for
+    // nobody (the price of capping guesses from any number of addresses)...
+    const ApiResponse room = attempt(player, "s3cret", "");
+    CHECK(room.status == 429);
+    CHECK_THAT(room.body, Catch::Contains("had 6 wrong passwords in the last 60 s from all "
+                                          "addresses"));
+    Client third{api, "10.2.2.2"};
+    CHECK(attempt(third, "s3cret", "").status == 429);
+    // ... but for its host.
+    CHECK(guesser.call("POST", join, json::object(), token).status == 200);
+    // The first failures leave the window after 60 s: room again.
+    player.now = third.now = guesser.now = kT0 + 45'000;
+    CHECK(attempt(third, "s3cret", "").retry_after_s == 15);
+    player.now = third.now = kT0 + 60'000;
+    CHECK(attempt(third, "s3cret", "").status == 200);
+    CHECK(attempt(player, "s3cret", "").status == 200);
 
     const ApiResponse metrics = player.call("GET", "/metrics");
-    CHECK_THAT(metrics.body, Catch::Contains("framelock_lobby_join_lockout_refused 2"));
+    CHECK_THAT(metrics.body, Catch::Contains("framelock_lobby_passwords_wrong 6") &&
+                                 Catch::Contains("framelock_lobby_password_budget_refused 5"));
 }
 
-TEST_CASE("Join lockout: memory stays bounded, the least recently used pair is forgotten",
+TEST_CASE("Password budget: windows, checks still running, bounded memory",
           "[lobby][api][robustness]") {
-    JoinLockout lockout(LockoutLimits{2, 1000, 3});
+    using Level = PasswordBudget::Level;
+    PasswordBudgetLimits limits;
+    limits.window_ms = 1000;
+    limits.room = 3;
+    limits.address = 2;
+    limits.client = 2;
+    limits.max_entries = 3;
+    PasswordBudget budget(limits);
     const auto fail = [&](const std::string& room, const std::string& address, std::int64_t now) {
-        REQUIRE(lockout.begin(room, address, now) == 0);
-        lockout.finish(room, address, now, false);
+        REQUIRE(!budget.begin(room, address, "", now));
+        budget.finish(room, address, "", now, false);
     };
     fail("r1", "a", 0);
     fail("r1", "a", 0);
-    CHECK(lockout.begin("r1", "a", 10) == 990);
-    // A failure a whole period ago is forgotten.
+    const auto wait = budget.begin("r1", "a", "", 10);
+    REQUIRE(wait);
+    CHECK(wait->ms == 990);
+    CHECK(wait->wrong == 2);
+    // A failure a whole window ago is forgotten.
     fail("r2", "a", 0);
     fail("r2", "a", 1000);
-    CHECK(lockout.begin("r2", "a", 1000) == 0);
-    lockout.cancel("r2", "a");
-    // Three more pairs: the table holds 3, so ("r1", "a"), the oldest, goes.
-    for (const char* address : {"b", "c", "d"}) fail("r3", address, 20);
-    CHECK(lockout.size() == 3);
-    CHECK(lockout.begin("r1", "a", 20) == 0);
-    CHECK(lockout.size() == 3);
+    CHECK(!budget.begin("r2", "a", "", 1000));
+    budget.cancel("r2", "a", "");
+    // The room's budget across addresses: three failures from three addresses fill it, and
+    // a fourth address, with nothing against it, waits too.
+    for (const char* address : {"b", "c", "e"}) fail("r3", address, 20);
+    const auto room = budget.begin("r3", "d", "", 20);
+    REQUIRE(room);
+    CHECK(room->level == Level::kRoom);
+    CHECK(room->wrong == 3);
+    // Each level holds at most 3 entries: ("r1", "a") went first, and is checked again.
+    CHECK(budget.size() <= 9);
+    CHECK(!budget.begin("r1", "a", "", 30));
+    budget.cancel("r1", "a", "");
     // Checks still running count: with one wrong and one pending, a third must wait.
-    JoinLockout pending(LockoutLimits{2, 1000, 10});
-    REQUIRE(pending.begin("r", "a", 0) == 0);
-    pending.finish("r", "a", 0, false);
-    REQUIRE(pending.begin("r", "a", 0) == 0);
-    CHECK(pending.begin("r", "a", 0) > 0);
+    PasswordBudget pending(limits);
+    REQUIRE(!pending.begin("r", "a", "", 0));
+    pending.finish("r", "a", "", 0, false);
+    REQUIRE(!pending.begin("r", "a", "", 0));
+    const auto busy = pending.begin("r", "a", "", 0);
+    REQUIRE(busy);
+    CHECK(busy->ms == 1000);  // until the failure leaves the window
     CHECK(pending.refused() == 1);
+    // A right one counts nowhere, and a filled level is named once.
+    CHECK(!pending.finish("r", "a", "", 0, true));
+    REQUIRE(!pending.begin("r", "a", "", 0));
+    CHECK(pending.finish("r", "a", "", 0, false) == Level::kAddress);
+    CHECK(pending.wrong() == 2);
 }
 
 TEST_CASE("Password workers: a full queue refuses at once, nothing waits without bound",

@@ -19,8 +19,8 @@ namespace {
 // A relay session registered with the lobby (capacity 1, as `framelock server` registers
 // each session port): its id.
 std::string register_relay(Client& c, const std::string& address, int load = 0) {
-    const json made =
-        c.ok("POST", "/api/servers", json{{"address", address}, {"capacity", 1}, {"load", load}});
+    const json made = c.ok("POST", "/api/servers",
+                           json{{"address", address}, {"capacity", 1}, {"load", load}}, kRelayKey);
     return made["server"]["id"];
 }
 
@@ -46,10 +46,10 @@ struct Moves {
 }  // namespace
 
 TEST_CASE(
-    "Lobby API: the relay that minimises the worst player's round trip; a join moves a room "
+    "Lobby API: the relay that minimises the worst player's round trip, and a join moves a room "
     "still waiting for its second player there",
     "[lobby][api][relay]") {
-    ApiConfig config;
+    ApiConfig config = with_relay_key();
     config.burst = 1000;
     auto moves = std::make_shared<Moves>();
     config.on_room_moved = [moves](const std::string& room, const std::string& address) {
@@ -171,9 +171,9 @@ TEST_CASE(
     });
 }
 
-TEST_CASE("Lobby API: relay probes and flags are validated; relay: true with every relay busy",
+TEST_CASE("Lobby API: relay probes and flags are validated, and relay: true with every relay busy",
           "[lobby][api][relay][robustness]") {
-    ApiConfig config;
+    ApiConfig config = with_relay_key();
     config.burst = 1000;
     for_each_store(config, [](Client& c) {
         const std::string busy = register_relay(c, "198.51.100.9:7000", 1);

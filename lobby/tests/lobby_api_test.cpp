@@ -2,7 +2,7 @@
 // this process starts; skipped with exit 77 without the PostgreSQL server). Requests go
 // straight to LobbyApi::handle with the time passed in; lobby_http_test.cpp covers the
 // HTTP layer with real processes. Here: rooms and relay servers through their life, tokens
-// and passwords, and bad input. What bounds a client (rate limits, lockouts, the password
+// and passwords, and bad input. What bounds a client (rate limits, password budgets, the password
 // workers): lobby_api_limits_test.cpp; the relay a room plays on: lobby_api_relay_test.cpp.
 #include <string>
 
@@ -72,7 +72,7 @@ TEST_CASE(
     });
 }
 
-TEST_CASE("Lobby API: only the host's token updates or deletes a room; passwords are checked",
+TEST_CASE("Lobby API: only the host's token updates or deletes a room, and passwords are checked",
           "[lobby][api]") {
     for_each_store(ApiConfig{}, [](Client& c) {
         json body = room_body("KOF 98");
@@ -106,20 +106,33 @@ TEST_CASE("Lobby API: only the host's token updates or deletes a room; passwords
 }
 
 TEST_CASE(
-    "Lobby API: relay servers register and heartbeat; a room without an address goes to "
-    "the least-loaded live server",
+    "Lobby API: relay servers register with the operator's key and heartbeat, and a room "
+    "without an address goes to the least-loaded live server",
     "[lobby][api]") {
-    for_each_store(ApiConfig{}, [](Client& c) {
+    for_each_store(with_relay_key(), [](Client& c) {
         json body = room_body("1941");
         body.erase("server_address");
         const ApiResponse none = c.call("POST", "/api/rooms", body);
         CHECK(none.status == 409);
         CHECK_THAT(none.body, Catch::Contains("no relay server"));
 
-        const json a = c.ok("POST", "/api/servers",
-                            json{{"address", "10.1.0.1:7845"}, {"capacity", 10}, {"load", 8}});
-        const json b = c.ok("POST", "/api/servers",
-                            json{{"address", "10.1.0.2:7845"}, {"capacity", 10}, {"load", 3}});
+        // Without the relay key, or with another: 401, and no relay.
+        const json fake{{"address", "10.6.6.6:7845"}, {"capacity", 100'000}};
+        const ApiResponse keyless = c.call("POST", "/api/servers", fake);
+        CHECK(keyless.status == 401);
+        CHECK_THAT(keyless.body, Catch::Contains("needs the lobby operator's relay key"));
+        const ApiResponse wrong = c.call("POST", "/api/servers", fake, "guessed-relay-key");
+        CHECK(wrong.status == 401);
+        CHECK_THAT(wrong.body, Catch::Contains("wrong relay key"));
+        CHECK(wrong.body.find(kRelayKey) == std::string::npos);
+        CHECK(c.ok("GET", "/api/servers")["servers"].empty());
+
+        const json a =
+            c.ok("POST", "/api/servers",
+                 json{{"address", "10.1.0.1:7845"}, {"capacity", 10}, {"load", 8}}, kRelayKey);
+        const json b =
+            c.ok("POST", "/api/servers",
+                 json{{"address", "10.1.0.2:7845"}, {"capacity", 10}, {"load", 3}}, kRelayKey);
         CHECK(c.ok("POST", "/api/rooms", body)["room"]["server_address"] == "10.1.0.2:7845");
         // b fills up: a is the least loaded now.
         c.ok("POST", "/api/servers/" + b["server"]["id"].get<std::string>() + "/heartbeat",
@@ -134,6 +147,19 @@ TEST_CASE(
         CHECK(c.ok("GET", "/api/servers")["servers"].empty());
         CHECK(c.call("POST", "/api/rooms", body).status == 409);
     });
+}
+
+TEST_CASE("Lobby API: a lobby without a relay key takes no relay servers", "[lobby][api]") {
+    SqliteLobby lobby;
+    LobbyApi api(*lobby.store, ApiConfig{});
+    Client c{api};
+    for (const char* key : {"", "any-key-at-all-0123"}) {
+        const ApiResponse refused = c.call(
+            "POST", "/api/servers", json{{"address", "10.1.0.1:7845"}, {"capacity", 1}}, key);
+        CHECK(refused.status == 403);
+        CHECK_THAT(refused.body, Catch::Contains("its operator set no relay key"));
+    }
+    CHECK(c.ok("GET", "/api/servers")["servers"].empty());
 }
 
 TEST_CASE("Lobby API: bad input gets a 4xx with a JSON error, never a 5xx, and changes nothing",

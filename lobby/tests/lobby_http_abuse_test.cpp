@@ -233,7 +233,7 @@ TEST_CASE(
     // on the password thread. One thread and a queue of 32 (the defaults) take 33; the others
     // are refused at once. The thread-per-connection server (32 threads) could never fill
     // that queue: the requests queued for its threads instead, and so did every list. (Creates
-    // and not joins: a join's check is a guess too, which the join lockout counts.)
+    // and not joins: a join's check is a guess too, which the password budget counts.)
     constexpr int kCreates = 64;
     const auto bound = test::full_or_sanitized(1000ms, 5000ms);
     test::TempDir dir("lobby-password-burst");

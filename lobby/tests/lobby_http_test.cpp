@@ -225,7 +225,8 @@ TEST_CASE("framelock-lobby: the same service and options without the player", "[
 }
 
 TEST_CASE(
-    "lobby serve: wrong passwords lock one address out with 429 and Retry-After, for --lockout",
+    "lobby serve: wrong passwords past a client's share wait with 429 and Retry-After, for "
+    "--guess-window",
     "[lobby][http]") {
     // The lockout starts when the second wrong password arrives, and the third try must come
     // within it: after that check, its answer and the next request. A lockout of 1 s ran out
@@ -253,7 +254,7 @@ TEST_CASE(
     for (int attempt = 1;; ++attempt) {
         const std::string name = "lobby" + std::to_string(attempt);
         lobby.emplace(Lobby::start(dir, name, "sqlite:" + dir.file(name + ".db"),
-                                   {"--quiet", "--lockout-tries", "2", "--lockout",
+                                   {"--quiet", "--guess-client-share", "2", "--guess-window",
                                     std::to_string(lockout_s), "--room-ttl", "3600"}));
         auto c = lobby->client();
         json body = room_body("Garou");
@@ -271,7 +272,8 @@ TEST_CASE(
         if (locked.status == 429 || within_s < lockout_s || attempt == 3) break;
         lockout_s = static_cast<int>(std::ceil(4 * within_s));
     }
-    INFO("--lockout " << lockout_s << ": the third try came at most " << within_s << " s into it");
+    INFO("--guess-window " << lockout_s << ": the third try came at most " << within_s
+                           << " s into it");
     CHECK(locked.status == 429);
     // Retry-After: the lockout's rest in whole seconds, rounded up.
     const std::string retry_text = locked.get_header_value("Retry-After");
@@ -326,8 +328,15 @@ TEST_CASE("lobby web page in headless Chromium: new rooms show, the URL's filter
     test::TempDir dir("lobby-web");
     // The rooms (never heartbeated) live as long as the test: on a busy machine its seven
     // Chromium runs took longer than the default TTL of 30 s.
-    Lobby lobby = Lobby::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"),
-                               {"--quiet", "--room-ttl", "3600"});
+    // The relay below registers with the operator's key.
+    constexpr const char* kRelayKey = "web-page-test-relay-key";
+    {
+        std::ofstream key(dir.file("relay.key"));
+        key << kRelayKey << "\n";
+    }
+    Lobby lobby =
+        Lobby::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"),
+                     {"--quiet", "--room-ttl", "3600", "--relay-key-file", dir.file("relay.key")});
     auto c = lobby.client();
     const std::string base = "http://127.0.0.1:" + std::to_string(lobby.port) + "/";
 
@@ -357,9 +366,9 @@ TEST_CASE("lobby web page in headless Chromium: new rooms show, the URL's filter
     CHECK_THAT(all,
                Catch::Contains("title=\"run framelock lobby list on this network to measure\""));
     CHECK_THAT(all, !Catch::Contains(" frames ("));
-    auto server =
-        c.Post("/api/servers", json{{"address", "127.0.0.1:7990"}, {"capacity", 1}}.dump(),
-               "application/json");
+    auto server = c.Post(
+        "/api/servers", httplib::Headers{{"Authorization", std::string("Bearer ") + kRelayKey}},
+        json{{"address", "127.0.0.1:7990"}, {"capacity", 1}}.dump(), "application/json");
     REQUIRE(server);
     REQUIRE(server->status == 201);
     const std::string relay_id = json::parse(server->body)["server"]["id"];

@@ -127,11 +127,32 @@ TEST_CASE("relay choice: where a join puts a room, and the joiner's expected rou
         const auto relayed = relay_for_join(room, host, far, live, true);
         REQUIRE(relayed);
         CHECK(relayed->id == "r3");  // max(120, 90) < max(20, 200)
-        // A host that sent no probes: the joiner's alone.
+        // A host that sent no probes: the lobby's least loaded, not the joiner's choice.
         const auto joiner_only = relay_for_join(room, {}, far, live, true);
         REQUIRE(joiner_only);
-        CHECK(joiner_only->id == "r3");
-        CHECK(joiner_only->worst_rtt_us == 90'000);
+        CHECK(joiner_only->id == "r1");
+        CHECK(joiner_only->worst_rtt_us == 200'000);  // the joiner's own probe of it
+        // A relay the host did not measure is never taken: the host's nearest instead.
+        const RelayProbes host_r1 = {{"r1", 20'000}};
+        const auto unmeasured = relay_for_join(room, host_r1, {{"r3", 0}}, live, true);
+        REQUIRE(unmeasured);
+        CHECK(unmeasured->id == "r1");
+    }
+    SECTION("a joiner's claim alone moves nothing: 0 ms elsewhere, or its own relay left out") {
+        room.server_id = "r1";  // the host's nearest (20 ms); r3 it measured at 120 ms
+        room.server_address = "198.51.100.1:7000";
+        for (const RelayProbes& claim : {RelayProbes{{"r3", 0}}, RelayProbes{{"r3", 0}, {"r9", 0}},
+                                         RelayProbes{{"r1", 20'000}, {"r3", 0}}}) {
+            const auto at = relay_for_join(room, host, claim, live, false);
+            REQUIRE(at);
+            CHECK(at->id == "r1");
+        }
+        // What a joiner can do: say the room's relay is slow for it (nobody can check), and
+        // then the worse of both picks among the relays the host measured.
+        const auto moved = relay_for_join(room, host, {{"r1", 500'000}, {"r3", 0}}, live, false);
+        REQUIRE(moved);
+        CHECK(moved->id == "r3");
+        CHECK(moved->worst_rtt_us == 120'000);  // the host's 120, not the claimed 0
     }
 }
 

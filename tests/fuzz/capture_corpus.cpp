@@ -313,13 +313,14 @@ void lobby_seeds(const fs::path& dir) {
             "\n---\nPATCH /api/rooms/{id}\n{token}\n{\"players\":1,\"region\":\"home\"}"
             "\n---\nPOST /api/rooms/{code}/join\n\n{}"
             "\n---\nDELETE /api/rooms/{id}\n{token}\n");
-    write_text(dir, "servers.txt",
-               "POST /api/servers\n\n{\"address\":\"198.51.100.4:7850\",\"region\":\"us\","
-               "\"capacity\":8}\n---\nPOST /api/servers/{id}/heartbeat\n{token}\n"
-               "{\"load\":3,\"capacity\":8}\n---\nGET /api/servers\n"
-               "\n---\nPOST /api/rooms\n\n{\"host_name\":\"bob\",\"game_name\":\"G\","
-               "\"content_hash\":\"00000000000000ff\",\"core_name\":\"c\",\"core_version\":\"1\","
-               "\"mode\":\"rollback\",\"slots\":4}\n");
+    write_text(
+        dir, "servers.txt",
+        "POST /api/servers\n{relay_key}\n{\"address\":\"198.51.100.4:7850\",\"region\":\"us\","
+        "\"capacity\":8}\n---\nPOST /api/servers/{id}/heartbeat\n{token}\n"
+        "{\"load\":3,\"capacity\":8}\n---\nGET /api/servers\n"
+        "\n---\nPOST /api/rooms\n\n{\"host_name\":\"bob\",\"game_name\":\"G\","
+        "\"content_hash\":\"00000000000000ff\",\"core_name\":\"c\",\"core_version\":\"1\","
+        "\"mode\":\"rollback\",\"slots\":4}\n");
     write_text(dir, "pages.txt",
                "GET /health\n\n---\nGET /metrics\n\n---\nGET /\n\n---\nGET /api/nothing\n");
     write(dir, "bad-bytes.txt",

@@ -4,7 +4,8 @@
 //     BEARER TOKEN (may be empty)
 //     BODY (the rest)
 // "{id}", "{code}" and "{token}" in the path, query and token are replaced by the newest
-// room's or server's, so a mutated request can still reach the routes behind a token.
+// room's or server's, and "{relay_key}" by the lobby's relay key, so a mutated request can
+// still reach the routes behind a token or the key.
 //
 // Invariants: the answer is never a 5xx (the store works, so every failure is the
 // request's: the bug where a 404 echoing non-UTF-8 bytes became a 500), a JSON answer is
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "lobby/api.h"
+#include "lobby/secrets.h"
 #include "lobby/sqlite_store.h"
 #include "tests/fuzz/fuzz_targets.h"
 
@@ -31,6 +33,8 @@ namespace {
 
 using json = nlohmann::json;
 using namespace lobby;
+
+constexpr const char* kRelayKey = "fuzzing-relay-key";
 
 struct Lobby {
     std::unique_ptr<LobbyStore> store;
@@ -49,6 +53,7 @@ Lobby& lobby() {
         ApiConfig config;
         config.rate_per_s = 1e9;  // the limiter is not what is fuzzed here
         config.burst = 1e9;
+        config.relay_key_hash = hash_token(kRelayKey);
         l->api = std::make_unique<LobbyApi>(*l->store, config);
         return l;
     }();
@@ -112,8 +117,10 @@ bool sets_password(const ApiRequest& r) {
 int fuzz_lobby(const std::uint8_t* data, std::size_t size) {
     Lobby& l = lobby();
     l.now_ms += 3'600'000;  // an hour on: every earlier room and server has expired
-    std::map<std::string, std::string> values = {
-        {"{id}", "0123456789abcdef0123456789abcdef"}, {"{code}", "ABCDEF"}, {"{token}", "x"}};
+    std::map<std::string, std::string> values = {{"{id}", "0123456789abcdef0123456789abcdef"},
+                                                 {"{code}", "ABCDEF"},
+                                                 {"{token}", "x"},
+                                                 {"{relay_key}", kRelayKey}};
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     int n = 0;
     for (const auto part : split(text, "\n---\n")) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -34,11 +35,21 @@ inline int room_ttl_s() {
     return ttl;
 }
 
+// The operator's relay key of a session's lobbies and relays, in a file of the session's
+// directory (the same for every lobby of the session: a relay registers again with a lobby
+// restarted on its port). Its path.
+inline std::string relay_key_file(Session& session) {
+    const std::string path = session.dir().file("relay.key");
+    std::ofstream(path) << "end-to-end-relay-key\n";
+    return path;
+}
+
 // A lobby with a short TTL, its port read from the "listening PORT" it prints.
 struct LobbyProcess {
     int port = 0;
     std::string url;
-    std::string db;  // the SQLite file
+    std::string db;        // the SQLite file
+    std::string key_file;  // the relay key (relay_key_file())
     ChildProcess* process = nullptr;
 
     // `listen`: HOST:PORT, port 0 for any free one. `db_name`: the store's file in the
@@ -46,10 +57,12 @@ struct LobbyProcess {
     LobbyProcess(Session& session, const std::string& name,
                  const std::string& listen = "127.0.0.1:0", const std::string& db_name = {}) {
         db = session.dir().file(db_name.empty() ? name + ".db" : db_name);
+        key_file = relay_key_file(session);
         ChildProcess& lobby =
             session.start(name,
                           {build_paths::framelock_exe, "lobby", "serve", "--listen", listen, "--db",
-                           "sqlite:" + db, "--room-ttl", std::to_string(room_ttl_s()), "--quiet"},
+                           "sqlite:" + db, "--room-ttl", std::to_string(room_ttl_s()), "--quiet",
+                           "--relay-key-file", key_file},
                           true);
         const Deadline deadline = ready_deadline();
         while (port == 0) {
@@ -91,10 +104,11 @@ struct LobbyProcess {
 inline int start_relay(Session& session, const std::string& name, const LobbyProcess& lobby,
                        std::chrono::milliseconds limit, ChildProcess** process = nullptr) {
     const std::string port_file = session.dir().file(name + ".port");
-    ChildProcess& server = session.start(
-        name, {build_paths::framelock_exe, "server", "--bind", "127.0.0.1", "--port", "0",
-               "--players", "2", "--port-file", port_file, "--lobby", lobby.url, "--region", "test",
-               "--duration", std::to_string(limit.count() / 1000)});
+    ChildProcess& server =
+        session.start(name, {build_paths::framelock_exe, "server", "--bind", "127.0.0.1", "--port",
+                             "0", "--players", "2", "--port-file", port_file, "--lobby", lobby.url,
+                             "--relay-key-file", lobby.key_file, "--region", "test", "--duration",
+                             std::to_string(limit.count() / 1000)});
     auto port = framelock::wait_for_port_file(port_file, server, ready_deadline());
     if (!port) FAIL(port.error().message << session.log_of(name));
     if (process != nullptr) *process = &server;

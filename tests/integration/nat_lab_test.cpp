@@ -16,6 +16,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -147,21 +148,23 @@ struct Internet {
     std::vector<framelock::ChildProcess*> relays;
 
     Internet(NatLab& lab, int relay_count, std::chrono::milliseconds limit) {
+        const std::string key_file = lab.file("relay.key");
+        std::ofstream(key_file) << "nat-lab-relay-key-0\n";
         framelock::ChildProcess& lobby =
             lab.spawn(lab.inet(), "lobby",
                       {build_paths::framelock_exe, "lobby", "serve", "--listen",
                        std::string(NatLab::kLobbyAddress) + ":" + std::to_string(kLobbyPort),
                        "--db", "sqlite:" + lab.file("lobby.db"), "--room-ttl",
-                       std::to_string(room_ttl_s()), "--quiet"});
+                       std::to_string(room_ttl_s()), "--quiet", "--relay-key-file", key_file});
         wait_for_lab_log(lab, "lobby", "listening ", lobby, kReadyLimit);
         for (int k = 0; k < relay_count; ++k) {
             const std::string name = "relay" + std::to_string(k);
             relays.push_back(&lab.spawn(
                 lab.inet(), name,
                 {build_paths::framelock_exe, "server", "--bind", NatLab::relay_address(k), "--port",
-                 std::to_string(kRelayPort), "--players", "2", "--lobby", url, "--public-host",
-                 NatLab::relay_address(k), "--region", "lab", "--duration",
-                 std::to_string(limit.count() / 1000)}));
+                 std::to_string(kRelayPort), "--players", "2", "--lobby", url, "--relay-key-file",
+                 key_file, "--public-host", NatLab::relay_address(k), "--region", "lab",
+                 "--duration", std::to_string(limit.count() / 1000)}));
         }
         const auto deadline = ready_deadline();
         for (;;) {
