@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -56,6 +57,40 @@ TransportEvent status_event(TransportEvent::Type type, PeerId peer) {
 
 void* id_to_data(PeerId id) {
     return reinterpret_cast<void*>(static_cast<std::uintptr_t>(id));
+}
+
+// The connectID (raw, as ENet compares it) of an ENet connection request: a datagram to no
+// peer yet (peer id ENET_PROTOCOL_MAXIMUM_PEER_ID) whose first command is CONNECT. nullopt
+// for any other datagram. `checksum`: the datagrams carry ENet's CRC32 after the header.
+std::optional<enet_uint32> connect_request_id(std::span<const std::uint8_t> datagram,
+                                              bool checksum) {
+    if (datagram.size() < 2) return std::nullopt;
+    const auto field = static_cast<enet_uint16>(datagram[0] << 8 | datagram[1]);
+    const enet_uint16 flags = field & ENET_PROTOCOL_HEADER_FLAG_MASK;
+    const enet_uint16 peer_id =
+        field & ~(ENET_PROTOCOL_HEADER_FLAG_MASK | ENET_PROTOCOL_HEADER_SESSION_MASK);
+    // A compressed datagram: this host has no decompressor, ENet drops it unread.
+    if (peer_id != ENET_PROTOCOL_MAXIMUM_PEER_ID || (flags & ENET_PROTOCOL_HEADER_FLAG_COMPRESSED))
+        return std::nullopt;
+    std::size_t at = (flags & ENET_PROTOCOL_HEADER_FLAG_SENT_TIME)
+                         ? sizeof(ENetProtocolHeader)
+                         : offsetof(ENetProtocolHeader, sentTime);
+    if (checksum) at += sizeof(enet_uint32);
+    if (datagram.size() < at + sizeof(ENetProtocolConnect)) return std::nullopt;
+    if ((datagram[at] & ENET_PROTOCOL_COMMAND_MASK) != ENET_PROTOCOL_COMMAND_CONNECT)
+        return std::nullopt;
+    enet_uint32 connect_id = 0;
+    std::memcpy(&connect_id, datagram.data() + at + offsetof(ENetProtocolConnect, connectID),
+                sizeof connect_id);
+    return connect_id;
+}
+
+std::string host_text(enet_uint32 host) {
+    char ip[64] = {};
+    ENetAddress address{};
+    address.host = host;
+    if (enet_address_get_host_ip(&address, ip, sizeof ip) != 0) return "?";
+    return ip;
 }
 
 }  // namespace
@@ -179,6 +214,7 @@ void EnetTransport::disconnect(PeerId peer) {
     PeerRecord* record = find_open(peer);
     if (record == nullptr) return;
     record->open = false;
+    record->closed_at_us = m_clock.now_us();
     if (record->peer->state == ENET_PEER_STATE_CONNECTED) {
         record->closing_since_us = m_clock.now_us();  // tend_peers() takes it from here
         return;
@@ -287,6 +323,7 @@ void EnetTransport::translate(const ENetEvent& event) {
                 TransportEvent message{
                     TransportEvent::Type::kMessage, id, static_cast<Channel>(event.channelID), {}};
                 message.data.assign(packet->data, packet->data + packet->dataLength);
+                m_peers.at(id).spoke = true;
                 m_peers.at(id).stats.payload_bytes_received += packet->dataLength;
                 m_host_stats.payload_bytes_received += packet->dataLength;
                 m_pending.push_back(std::move(message));
@@ -369,6 +406,11 @@ int EnetTransport::intercept(ENetHost* host, ENetEvent* /*event*/) {
         self->take_rendezvous(datagram, Endpoint{ntohl(from.host), from.port});
         return 1;  // not ENet's: it never sees it
     }
+    if (self->m_options.max_silent_per_address > 0) {
+        if (const auto connect_id = connect_request_id(datagram, host->checksum != nullptr);
+            connect_id && !self->guard_request(from, *connect_id))
+            return 1;  // dropped unread: ENet gives it no slot
+    }
     for (std::size_t i = 0; i < host->peerCount; ++i) {
         const ENetPeer& slot = host->peers[i];
         // ENet itself only accepts a peer's datagrams from the peer's address.
@@ -385,6 +427,85 @@ int EnetTransport::intercept(ENetHost* host, ENetEvent* /*event*/) {
         break;
     }
     return 0;
+}
+
+bool EnetTransport::silent(const ENetPeer& slot) const {
+    const PeerId id = id_of(&slot);
+    // No record: a connection ENet is still accepting (the application has not seen it). A
+    // closed one is on its way out, whatever it said (a refused client hammering the door).
+    return id == 0 || !m_peers.at(id).spoke || !m_peers.at(id).open;
+}
+
+bool EnetTransport::guard_request(const ENetAddress& from, std::uint32_t connect_id) {
+    std::size_t free_slots = 0;
+    int silent_here = 0;
+    for (std::size_t i = 0; i < m_host->peerCount; ++i) {
+        const ENetPeer& slot = m_host->peers[i];
+        if (slot.state == ENET_PEER_STATE_DISCONNECTED) {
+            ++free_slots;
+            continue;
+        }
+        if (slot.address.host != from.host) continue;
+        // A request ENet already answered, sent again: ENet ignores it, so may we.
+        if (slot.address.port == from.port && slot.connectID == connect_id) return true;
+        if (silent(slot)) ++silent_here;
+    }
+    if (silent_here >= m_options.max_silent_per_address) {
+        count_guard(from.host, false);
+        return false;
+    }
+    if (free_slots > 0) return true;
+    // Every slot taken: the newcomer gets the slot of a silent peer, from the address that
+    // holds the most of them (a flood's), and of equals the oldest (one still being accepted
+    // counts as the oldest: it is no connection yet).
+    std::map<enet_uint32, int> silent_by_host;
+    for (std::size_t i = 0; i < m_host->peerCount; ++i) {
+        const ENetPeer& slot = m_host->peers[i];
+        if (slot.state != ENET_PEER_STATE_DISCONNECTED && silent(slot))
+            ++silent_by_host[slot.address.host];
+    }
+    ENetPeer* victim = nullptr;
+    int victim_count = 0;
+    Micros victim_since = 0;
+    for (std::size_t i = 0; i < m_host->peerCount; ++i) {
+        ENetPeer& slot = m_host->peers[i];
+        if (slot.state == ENET_PEER_STATE_DISCONNECTED || !silent(slot)) continue;
+        const PeerId id = id_of(&slot);
+        const int count = silent_by_host[slot.address.host];
+        const Micros since = id == 0 ? std::numeric_limits<Micros>::min() : m_peers.at(id).since_us;
+        if (victim == nullptr || count > victim_count ||
+            (count == victim_count && since < victim_since)) {
+            victim = &slot;
+            victim_count = count;
+            victim_since = since;
+        }
+    }
+    if (victim == nullptr) return true;  // every peer spoke: ENet refuses as before
+    const enet_uint32 host = victim->address.host;
+    const PeerId id = id_of(victim);
+    // Local only: no datagram goes out from inside ENet's receive loop.
+    enet_peer_reset(victim);
+    count_guard(host, true);
+    if (id != 0) {
+        PeerRecord& record = m_peers.at(id);
+        const bool report = record.open;
+        release(record);
+        if (report) m_pending.push_back(status_event(TransportEvent::Type::kDisconnected, id));
+    }
+    return true;
+}
+
+void EnetTransport::count_guard(std::uint32_t host, bool evicted) {
+    (evicted ? m_guard_totals.evicted : m_guard_totals.refused) += 1;
+    std::string key = host_text(host);
+    if (m_guard_report.size() >= kMaxGuardAddresses && !m_guard_report.contains(key))
+        key = "other addresses";
+    GuardCounts& counts = m_guard_report[key];
+    (evicted ? counts.evicted : counts.refused) += 1;
+}
+
+std::map<std::string, EnetTransport::GuardCounts> EnetTransport::take_guard_report() {
+    return std::exchange(m_guard_report, {});
 }
 
 void EnetTransport::take_rendezvous(std::span<const std::uint8_t> datagram, const Endpoint& from) {
@@ -424,9 +545,21 @@ void EnetTransport::send_datagram(const Endpoint& to, const RendezvousMessage& m
 
 void EnetTransport::tend_peers() {
     const Micros now = m_clock.now_us();
-    for (auto& [id, record] : m_peers) {
-        if (record.peer == nullptr) continue;
-        if (now - record.last_heard_us >= silence_limit_us(record.connected)) {
+    for (auto it = m_peers.begin(); it != m_peers.end();) {
+        auto& [id, record] = *it;
+        if (record.peer == nullptr) {
+            // A server's peer gone without a word: nobody asks for its traffic, and a flood
+            // leaves thousands.
+            const bool forget = !record.spoke && m_options.max_silent_per_address > 0;
+            it = forget ? m_peers.erase(it) : std::next(it);
+            continue;
+        }
+        ++it;
+        if (!record.open && record.closed_at_us && now - *record.closed_at_us >= kCloseLimitUs) {
+            // Closed and still not gone (it does not acknowledge): its slot is wanted.
+            enet_peer_reset(record.peer);
+            release(record);
+        } else if (now - record.last_heard_us >= silence_limit_us(record.connected)) {
             const bool report = record.open;
             if (record.peer->state == ENET_PEER_STATE_CONNECTED) {
                 drop_now(record);
@@ -486,7 +619,8 @@ PeerId EnetTransport::new_record(ENetPeer* peer) {
     peer->data = id_to_data(id);
     PeerRecord record;
     record.peer = peer;
-    record.last_heard_us = m_clock.now_us();
+    record.since_us = m_clock.now_us();
+    record.last_heard_us = record.since_us;
     m_peers.emplace(id, record);
     return id;
 }
