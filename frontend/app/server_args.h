@@ -42,6 +42,9 @@ struct ServerArgs {
     std::string lobby_url;
     std::string public_host;  // the host name players reach this machine by
     std::string region;
+    // server: open ended (and idle) sessions again; --lobby implies it (a relay).
+    bool reuse_sessions = false;
+    double idle_reset = 600;
     bool is_public = false;  // host: consent to be listed
     bool run_server = true;  // host: false when the lobby assigns a relay server
     std::string game;        // host: the room's game name
