@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -14,6 +13,7 @@
 #include <utility>
 
 #include "netplay/io/enet_address.h"
+#include "netplay/io/enet_guard.h"
 
 namespace framelock::netplay {
 namespace {
@@ -59,40 +59,6 @@ void* id_to_data(PeerId id) {
     return reinterpret_cast<void*>(static_cast<std::uintptr_t>(id));
 }
 
-// The connectID (raw, as ENet compares it) of an ENet connection request: a datagram to no
-// peer yet (peer id ENET_PROTOCOL_MAXIMUM_PEER_ID) whose first command is CONNECT. nullopt
-// for any other datagram. `checksum`: the datagrams carry ENet's CRC32 after the header.
-std::optional<enet_uint32> connect_request_id(std::span<const std::uint8_t> datagram,
-                                              bool checksum) {
-    if (datagram.size() < 2) return std::nullopt;
-    const auto field = static_cast<enet_uint16>(datagram[0] << 8 | datagram[1]);
-    const enet_uint16 flags = field & ENET_PROTOCOL_HEADER_FLAG_MASK;
-    const enet_uint16 peer_id =
-        field & ~(ENET_PROTOCOL_HEADER_FLAG_MASK | ENET_PROTOCOL_HEADER_SESSION_MASK);
-    // A compressed datagram: this host has no decompressor, ENet drops it unread.
-    if (peer_id != ENET_PROTOCOL_MAXIMUM_PEER_ID || (flags & ENET_PROTOCOL_HEADER_FLAG_COMPRESSED))
-        return std::nullopt;
-    std::size_t at = (flags & ENET_PROTOCOL_HEADER_FLAG_SENT_TIME)
-                         ? sizeof(ENetProtocolHeader)
-                         : offsetof(ENetProtocolHeader, sentTime);
-    if (checksum) at += sizeof(enet_uint32);
-    if (datagram.size() < at + sizeof(ENetProtocolConnect)) return std::nullopt;
-    if ((datagram[at] & ENET_PROTOCOL_COMMAND_MASK) != ENET_PROTOCOL_COMMAND_CONNECT)
-        return std::nullopt;
-    enet_uint32 connect_id = 0;
-    std::memcpy(&connect_id, datagram.data() + at + offsetof(ENetProtocolConnect, connectID),
-                sizeof connect_id);
-    return connect_id;
-}
-
-std::string host_text(enet_uint32 host) {
-    char ip[64] = {};
-    ENetAddress address{};
-    address.host = host;
-    if (enet_address_get_host_ip(&address, ip, sizeof ip) != 0) return "?";
-    return ip;
-}
-
 }  // namespace
 
 // ---- creation and destruction ----------------------------------------------------------
@@ -128,7 +94,10 @@ Result<std::unique_ptr<EnetTransport>> EnetTransport::client(EnetOptions options
 }
 
 EnetTransport::EnetTransport(ENetHost* host, EnetOptions options)
-    : m_host(host), m_options(options), m_slot_last_send(host->peerCount, 0) {
+    : m_host(host),
+      m_options(options),
+      m_slot_last_send(host->peerCount, 0),
+      m_guard(options.max_silent_per_address) {
     m_options.peer_timeout_us = std::max<Micros>(m_options.peer_timeout_us, 1000);
     m_options.connect_timeout_us = std::max<Micros>(m_options.connect_timeout_us, 1000);
     m_host->intercept = &EnetTransport::intercept;
@@ -407,7 +376,8 @@ int EnetTransport::intercept(ENetHost* host, ENetEvent* /*event*/) {
         return 1;  // not ENet's: it never sees it
     }
     if (self->m_options.max_silent_per_address > 0) {
-        if (const auto connect_id = connect_request_id(datagram, host->checksum != nullptr);
+        if (const auto connect_id =
+                EnetGuard::connect_request_id(datagram, host->checksum != nullptr);
             connect_id && !self->guard_request(from, *connect_id))
             return 1;  // dropped unread: ENet gives it no slot
     }
@@ -437,75 +407,25 @@ bool EnetTransport::silent(const ENetPeer& slot) const {
 }
 
 bool EnetTransport::guard_request(const ENetAddress& from, std::uint32_t connect_id) {
-    std::size_t free_slots = 0;
-    int silent_here = 0;
-    for (std::size_t i = 0; i < m_host->peerCount; ++i) {
-        const ENetPeer& slot = m_host->peers[i];
-        if (slot.state == ENET_PEER_STATE_DISCONNECTED) {
-            ++free_slots;
-            continue;
-        }
-        if (slot.address.host != from.host) continue;
-        // A request ENet already answered, sent again: ENet ignores it, so may we.
-        if (slot.address.port == from.port && slot.connectID == connect_id) return true;
-        if (silent(slot)) ++silent_here;
-    }
-    if (silent_here >= m_options.max_silent_per_address) {
-        count_guard(from.host, false);
-        return false;
-    }
-    if (free_slots > 0) return true;
-    // Every slot taken: the newcomer gets the slot of a silent peer, from the address that
-    // holds the most of them (a flood's), and of equals the oldest (one still being accepted
-    // counts as the oldest: it is no connection yet).
-    std::map<enet_uint32, int> silent_by_host;
-    for (std::size_t i = 0; i < m_host->peerCount; ++i) {
-        const ENetPeer& slot = m_host->peers[i];
-        if (slot.state != ENET_PEER_STATE_DISCONNECTED && silent(slot))
-            ++silent_by_host[slot.address.host];
-    }
-    ENetPeer* victim = nullptr;
-    int victim_count = 0;
-    Micros victim_since = 0;
-    for (std::size_t i = 0; i < m_host->peerCount; ++i) {
-        ENetPeer& slot = m_host->peers[i];
-        if (slot.state == ENET_PEER_STATE_DISCONNECTED || !silent(slot)) continue;
-        const PeerId id = id_of(&slot);
-        const int count = silent_by_host[slot.address.host];
-        const Micros since = id == 0 ? std::numeric_limits<Micros>::min() : m_peers.at(id).since_us;
-        if (victim == nullptr || count > victim_count ||
-            (count == victim_count && since < victim_since)) {
-            victim = &slot;
-            victim_count = count;
-            victim_since = since;
+    const EnetGuard::Verdict verdict = m_guard.judge(
+        *m_host, from, connect_id, [this](const ENetPeer& slot) { return silent(slot); },
+        [this](const ENetPeer& slot) {
+            // One ENet is still accepting is no connection yet: the first to go.
+            const PeerId id = id_of(&slot);
+            return id == 0 ? std::numeric_limits<Micros>::min() : m_peers.at(id).since_us;
+        });
+    if (verdict.evict != nullptr) {
+        const PeerId id = id_of(verdict.evict);
+        // Local only: no datagram goes out from inside ENet's receive loop.
+        enet_peer_reset(verdict.evict);
+        if (id != 0) {
+            PeerRecord& record = m_peers.at(id);
+            const bool report = record.open;
+            release(record);
+            if (report) m_pending.push_back(status_event(TransportEvent::Type::kDisconnected, id));
         }
     }
-    if (victim == nullptr) return true;  // every peer spoke: ENet refuses as before
-    const enet_uint32 host = victim->address.host;
-    const PeerId id = id_of(victim);
-    // Local only: no datagram goes out from inside ENet's receive loop.
-    enet_peer_reset(victim);
-    count_guard(host, true);
-    if (id != 0) {
-        PeerRecord& record = m_peers.at(id);
-        const bool report = record.open;
-        release(record);
-        if (report) m_pending.push_back(status_event(TransportEvent::Type::kDisconnected, id));
-    }
-    return true;
-}
-
-void EnetTransport::count_guard(std::uint32_t host, bool evicted) {
-    (evicted ? m_guard_totals.evicted : m_guard_totals.refused) += 1;
-    std::string key = host_text(host);
-    if (m_guard_report.size() >= kMaxGuardAddresses && !m_guard_report.contains(key))
-        key = "other addresses";
-    GuardCounts& counts = m_guard_report[key];
-    (evicted ? counts.evicted : counts.refused) += 1;
-}
-
-std::map<std::string, EnetTransport::GuardCounts> EnetTransport::take_guard_report() {
-    return std::exchange(m_guard_report, {});
+    return verdict.admit;
 }
 
 void EnetTransport::take_rendezvous(std::span<const std::uint8_t> datagram, const Endpoint& from) {

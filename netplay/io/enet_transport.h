@@ -25,6 +25,7 @@
 #include "netplay/base/result.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
+#include "netplay/io/enet_guard.h"
 #include "netplay/io/real_clock.h"
 #include "netplay/reach/rendezvous.h"
 
@@ -184,14 +185,11 @@ class EnetTransport final : public Transport {
     // ("a.b.c.d"): connection requests dropped unread, and silent peers whose slot went to a
     // newcomer. take_guard_report() hands out the counts since its last call (at most
     // kMaxGuardAddresses addresses; the rest are summed under "other addresses").
-    struct GuardCounts {
-        std::uint64_t refused = 0;
-        std::uint64_t evicted = 0;
-    };
-    static constexpr std::size_t kMaxGuardAddresses = 1024;
-    std::map<std::string, GuardCounts> take_guard_report();
+    using GuardCounts = EnetGuard::Counts;
+    static constexpr std::size_t kMaxGuardAddresses = EnetGuard::kMaxAddresses;
+    std::map<std::string, GuardCounts> take_guard_report() { return m_guard.take_report(); }
     // The totals since the transport opened.
-    GuardCounts guard_totals() const { return m_guard_totals; }
+    GuardCounts guard_totals() const { return m_guard.totals(); }
 
     // Changes the peer timeout for current and future peers (connected ones; a connect in
     // progress keeps min(connect timeout, new peer timeout) from its next retransmission).
@@ -242,8 +240,8 @@ class EnetTransport final : public Transport {
     // The guard, for a connection request (ENet's CONNECT, `connect_id` raw) from `from`:
     // false to drop it unread; true to let ENet have it, after freeing a slot if none is.
     bool guard_request(const _ENetAddress& from, std::uint32_t connect_id);
+    // To the guard: no message yet (or no record: ENet is still accepting it), or closed.
     bool silent(const _ENetPeer& slot) const;
-    void count_guard(std::uint32_t host, bool evicted);
 
     _ENetHost* m_host;
     EnetOptions m_options;
@@ -256,8 +254,7 @@ class EnetTransport final : public Transport {
     PeerStats m_host_stats;
     std::deque<Datagram> m_datagrams;
     std::uint64_t m_malformed_datagrams = 0;
-    std::map<std::string, GuardCounts> m_guard_report;
-    GuardCounts m_guard_totals;
+    EnetGuard m_guard;
 };
 
 }  // namespace framelock::netplay
