@@ -89,6 +89,8 @@ TEST_CASE(
     ChildProcess& one = session.start_client("client1", core, 1, 71, frames);
     ChildProcess& two = session.start_client("client2", core, 2, 72, frames);
     wait_for_lines(session, "client2", 120, two, deadline);
+    // What this machine's load alone does to the players' frames now, for comparison.
+    const double pause_before_ms = longest_pause_ms(session.hashes("client1"), 2000ms);
 
     const std::string server = "127.0.0.1:" + read_lines(session.dir().file("server.port")).at(0);
     HalfOpenFlood flood(server, kAddresses, kPerAddress);
@@ -153,9 +155,9 @@ TEST_CASE(
          ", half_open_closed " + std::to_string(server_stats.value("half_open_closed", 0)))
             .c_str());
     std::printf(
-        "[figure] floods: player 1's hash log stood still %.0f ms at most in 2 s of flood; "
-        "%llu stall frames in the whole session\n",
-        pause_flood_ms,
+        "[figure] floods: player 1's hash log stood still %.0f ms at most in 2 s of flood (%.0f "
+        "ms in the 2 s before it); %llu stall frames in the whole session\n",
+        pause_flood_ms, pause_before_ms,
         static_cast<unsigned long long>(survivor["stall_frames"].get<std::uint64_t>()));
     std::printf(
         "[figure] floods: newcomer joined %.0f ms after it started (%.0f ms from connecting), "
@@ -164,7 +166,9 @@ TEST_CASE(
         rejoined["join_seconds"].get<double>() * 1000);
     std::fflush(stdout);
     INFO(server_log);
-    CHECK(pause_flood_ms < pause_limit_ms);
+    // No stall: a frame at least every 15 frame periods, or no worse than the machine's own
+    // hiccups before the flood.
+    CHECK(pause_flood_ms < std::max(pause_limit_ms, 2 * pause_before_ms));
     CHECK(newcomer["join_seconds"].get<double>() < join_limit_s);
     CHECK(rejoined["join_seconds"].get<double>() < join_limit_s);
     CHECK_THAT(server_log, Catch::Contains("client2 rejoins"));
