@@ -44,7 +44,11 @@ int cmd_server(const ServerArgs& args) {
     }
     install_stop_signal_handlers();
     netplay::SteadyClock clock;
-    auto server = ServerRunner::open(args.to_config(), clock);
+    ServerRunConfig config = args.to_config();
+    // A relay's sessions serve one game after another, whoever ended the last.
+    config.reuse_sessions = args.reuse_sessions || !args.lobby_url.empty();
+    config.idle_reset_s = args.idle_reset;
+    auto server = ServerRunner::open(config, clock);
     if (!server) return fail(server.error());
     if (!args.port_file.empty()) {
         std::string ports;

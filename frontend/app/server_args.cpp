@@ -35,6 +35,14 @@ void ServerArgs::add_to(CLI::App& app, bool dedicated) {
                                    "environment's {}",
                                    kRelayKeyEnv))
             ->needs(lobby_opt);
+        app.add_flag("--reuse-sessions", reuse_sessions,
+                     "open each session again once its game ended (a relay's sessions, which "
+                     "--lobby implies): the server runs until stopped or --duration");
+        app.add_option("--idle-reset", idle_reset,
+                       "with --reuse-sessions or --lobby: open a session again when its players "
+                       "have started no game this many seconds after the first joined (0: never)")
+            ->check(CLI::Range(0.0, 86400.0))
+            ->capture_default_str();
     } else {
         auto* public_opt =
             app.add_flag("--public", is_public,

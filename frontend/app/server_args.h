@@ -43,8 +43,11 @@ struct ServerArgs {
     std::string public_host;  // the host name players reach this machine by
     std::string region;
     std::string relay_key_file;  // `server --lobby`: else FRAMELOCK_RELAY_KEY
-    bool is_public = false;      // host: consent to be listed
-    bool run_server = true;      // host: false when the lobby assigns a relay server
+    // server: open ended (and idle) sessions again; --lobby implies it (a relay).
+    bool reuse_sessions = false;
+    double idle_reset = 600;
+    bool is_public = false;  // host: consent to be listed
+    bool run_server = true;  // host: false when the lobby assigns a relay server
     // host: the slot its own player takes in the server it runs (a tie of hash reports
     // follows that player's state: netplay::ServerConfig::host_slot); 0: `server`.
     int host_slot = 0;

@@ -9,6 +9,9 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/log.h"
 #include "frontend/session/realtime_loop.h"
@@ -19,10 +22,15 @@ namespace {
 
 using netplay::Micros;
 
-// Connections a session accepts beyond its players and spectators: room for clients that
-// are refused (wrong game, full) so they hear why instead of timing out, and for a
-// rejoining player whose old connection has not timed out yet.
+// Peer slots a session has beyond its players, spectators and joining connections
+// (ServerConfig::max_joining, where a rejoining player's new connection and a newcomer find
+// room however many half-open connections come): for connections saying goodbye (a refused
+// client hearing why, a rejoining player's old connection) until they are gone.
 constexpr std::size_t kSpareConnections = 8;
+// What the transport's guard refused is logged at most this often per session.
+constexpr Micros kGuardReportUs = 10'000'000;
+// How often a relay's session is checked for being held idle.
+constexpr Micros kIdleCheckUs = 1'000'000;
 // An ended session's socket is still serviced this often, until its goodbyes are out.
 constexpr Micros kEndedServiceUs = 10'000;
 // Malformed traffic is logged this many times per session, then only counted.
@@ -40,6 +48,13 @@ struct ServerRunner::Session {
     Micros wake = 0;        // the Server's next_wakeup() after its last update
     bool readable = false;  // the last wait() saw traffic on its socket
     std::uint64_t rejected = 0, malformed = 0, desyncs = 0, off_pace = 0;
+    // The transport's guard, and connections closed before their Hello in earlier games.
+    std::uint64_t half_open_refused_before = 0, half_open_closed_before = 0;
+    Micros next_guard_report = 0;
+    std::uint64_t games = 1;
+    std::size_t index = 0;   // in m_sessions
+    Micros busy_since = -1;  // a player joined, the game has not started (idle_reset_s)
+    Micros next_idle_check = 0;
 };
 
 ServerRunner::ServerRunner(const ServerRunConfig& config, const netplay::Clock& clock)
@@ -64,25 +79,11 @@ Result<std::unique_ptr<ServerRunner>> ServerRunner::open(const ServerRunConfig& 
     }
     for (int s = 0; s < config.sessions; ++s) {
         const int port = config.port == 0 ? 0 : config.port + s;
-        auto transport = netplay::EnetTransport::listen(
-            config.bind + ":" + std::to_string(port),
-            static_cast<std::size_t>(config.server.players) +
-                static_cast<std::size_t>(std::max(config.server.max_spectators, 0)) +
-                kSpareConnections);
-        if (!transport) return transport.error();
         auto session = std::make_unique<Session>();
-        session->transport = std::move(transport).value();
-        session->port = session->transport->local_port();
-        session->server =
-            std::make_unique<netplay::Server>(*session->transport, clock, config.server);
-        epoll_event readable{};
-        readable.events = EPOLLIN;
-        readable.data.u64 = static_cast<std::uint64_t>(s);
-        if (epoll_ctl(runner->m_epoll, EPOLL_CTL_ADD, session->transport->socket_fd(), &readable) !=
-            0) {
-            return make_error(ErrorCode::kIo, fmt::format("cannot watch the socket of port {}: {}",
-                                                          session->port, std::strerror(errno)));
-        }
+        if (Status opened = runner->open_session(*session, static_cast<std::size_t>(s),
+                                                 static_cast<std::uint16_t>(port));
+            !opened)
+            return opened.error();
         const int start_with = config.server.start_players;
         log_info("session {}: listening on {}:{} for {} players{}", s + 1, config.bind,
                  session->port, config.server.players,
@@ -92,6 +93,100 @@ Result<std::unique_ptr<ServerRunner>> ServerRunner::open(const ServerRunConfig& 
         runner->m_sessions.push_back(std::move(session));
     }
     return runner;
+}
+
+Status ServerRunner::open_session(Session& session, std::size_t index, std::uint16_t port) {
+    const netplay::ServerConfig& server = m_config.server;
+    session.index = index;
+    netplay::EnetOptions options;
+    options.max_silent_per_address = std::max(server.max_joining_per_address, 1);
+    auto transport = netplay::EnetTransport::listen(
+        m_config.bind + ":" + std::to_string(port),
+        static_cast<std::size_t>(server.players) +
+            static_cast<std::size_t>(std::max(server.max_spectators, 0)) +
+            static_cast<std::size_t>(std::max(server.max_joining, 1)) + kSpareConnections,
+        options);
+    if (!transport) return transport.error();
+    // The old Server first: it holds a reference to the old transport.
+    session.server.reset();
+    session.transport = std::move(transport).value();
+    session.port = session.transport->local_port();
+    session.server = std::make_unique<netplay::Server>(*session.transport, m_clock, server);
+    epoll_event readable{};
+    readable.events = EPOLLIN;
+    readable.data.u64 = static_cast<std::uint64_t>(index);
+    if (epoll_ctl(m_epoll, EPOLL_CTL_ADD, session.transport->socket_fd(), &readable) != 0) {
+        return make_error(ErrorCode::kIo, fmt::format("cannot watch the socket of port {}: {}",
+                                                      session.port, std::strerror(errno)));
+    }
+    return {};
+}
+
+void ServerRunner::maybe_reopen(Session& session, Micros now) {
+    std::string why;
+    if (session.ended && now - session.ended_at >= kGoodbyeLingerUs) {
+        why = "the game ended";
+    } else if (!session.ended && !session.started && m_config.idle_reset_s > 0 &&
+               now >= session.next_idle_check) {
+        session.next_idle_check = now + kIdleCheckUs;
+        bool busy = false;
+        for (const auto& slot : session.server->slot_stats()) busy = busy || slot.connected;
+        if (!busy) {
+            session.busy_since = -1;
+        } else if (session.busy_since < 0) {
+            session.busy_since = now;
+        } else if (static_cast<double>(now - session.busy_since) / 1e6 >= m_config.idle_reset_s) {
+            why = fmt::format("its players started no game within {:g} s of the first joining",
+                              m_config.idle_reset_s);
+        }
+    }
+    if (why.empty()) return;
+    const std::uint16_t port = session.port;
+    session.half_open_closed_before += session.server->half_open().too_many +
+                                       session.server->half_open().evicted +
+                                       session.server->half_open().expired;
+    const netplay::EnetTransport::GuardCounts guard = session.transport->guard_totals();
+    session.half_open_refused_before += guard.refused + guard.evicted;
+    // Closing the socket says goodbye to everyone still connected; the same port, at once.
+    session.server.reset();
+    session.transport.reset();
+    if (Status opened = open_session(session, session.index, port); !opened) {
+        log_error("port {}: {}; cannot open the session again: {}", port, why,
+                  opened.error().message);
+        session.ended = true;
+        session.ended_at = std::numeric_limits<Micros>::max() / 2;  // never again
+        return;
+    }
+    session.started = session.ended = false;
+    session.busy_since = -1;
+    ++session.games;
+    log_info("port {}: session opened again for the next game ({})", port, why);
+}
+
+void ServerRunner::log_guard(Session& session, Micros now) {
+    if (session.transport == nullptr || now < session.next_guard_report) return;
+    const auto report = session.transport->take_guard_report();
+    if (report.empty()) return;
+    session.next_guard_report = now + kGuardReportUs;
+    std::vector<std::pair<std::string, std::uint64_t>> by_count;
+    std::uint64_t refused = 0, evicted = 0;
+    for (const auto& [address, counts] : report) {
+        by_count.emplace_back(address, counts.refused + counts.evicted);
+        refused += counts.refused;
+        evicted += counts.evicted;
+    }
+    std::sort(by_count.begin(), by_count.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::string named;
+    for (std::size_t i = 0; i < by_count.size() && i < 5; ++i)
+        named += fmt::format("{}{} from {}", i ? ", " : "", by_count[i].second, by_count[i].first);
+    if (by_count.size() > 5) named += fmt::format(", and {} more addresses", by_count.size() - 5);
+    log_warn(
+        "port {}: connections that never spoke: {} ({} requests dropped unread: over {} silent "
+        "connections from one address; {} silent connections closed to make room for newcomers; "
+        "next report in {} s at the earliest)",
+        session.port, named, refused, std::max(m_config.server.max_joining_per_address, 1), evicted,
+        kGuardReportUs / 1'000'000);
 }
 
 netplay::EnetTransport& ServerRunner::transport(std::size_t index) {
@@ -127,6 +222,15 @@ void ServerRunner::update() {
 }
 
 void ServerRunner::serve(Session& session, Micros now) {
+    serve_once(session, now);
+    log_guard(session, now);
+    if (!m_config.reuse_sessions) return;
+    maybe_reopen(session, now);
+    if (!session.ended && !session.started && m_config.idle_reset_s > 0)
+        session.wake = std::min(session.wake, session.next_idle_check);
+}
+
+void ServerRunner::serve_once(Session& session, Micros now) {
     if (session.ended) {
         // Only the goodbyes left to send: service the socket, not the Server.
         while (session.transport->poll()) {
@@ -193,6 +297,7 @@ void ServerRunner::log_events(Session& session) {
                 break;
             case Type::kRefused:
             case Type::kConfigAdjusted:
+            case Type::kHalfOpen:
                 log_warn("port {}: {}", port, event->message);
                 break;
             case Type::kOffPace:
@@ -282,6 +387,12 @@ std::vector<ServerSessionSummary> ServerRunner::summary() const {
         s.off_pace = session->off_pace;
         s.malformed = session->malformed;
         s.desyncs = session->desyncs;
+        const netplay::Admission::HalfOpen closed = session->server->half_open();
+        s.half_open_closed =
+            session->half_open_closed_before + closed.too_many + closed.evicted + closed.expired;
+        const netplay::EnetTransport::GuardCounts guard = session->transport->guard_totals();
+        s.half_open_refused = session->half_open_refused_before + guard.refused + guard.evicted;
+        s.games = session->games;
         s.host_traffic = session->transport->host_stats();
         out.push_back(std::move(s));
     }

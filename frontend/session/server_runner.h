@@ -25,6 +25,12 @@ struct ServerRunConfig {
     int sessions = 1;              // sessions on ports port .. port + sessions - 1
     netplay::ServerConfig server;  // players, hash interval, delay policy
     double duration_s = 0;         // stop after this long; 0: until every session ended
+    // A relay's sessions (`server --lobby`): a session that ended is opened again for the next
+    // game (a new socket on its port: whoever is still connected goes), and so is one whose
+    // players have not started a game idle_reset_s after the first joined (0: never). A
+    // stranger can neither end a relay's session for good nor hold it idle.
+    bool reuse_sessions = false;
+    double idle_reset_s = 600;
 };
 
 class ServerRunner {
@@ -67,8 +73,16 @@ class ServerRunner {
   private:
     struct Session;
     ServerRunner(const ServerRunConfig& config, const netplay::Clock& clock);
-    // Runs one session's Server (or, once it ended, services its socket) and logs events.
+    // Session `index`'s socket (bound to `port`, 0: the OS picks) and Server, in `session`.
+    Status open_session(Session& session, std::size_t index, std::uint16_t port);
+    // reuse_sessions: opens an ended or idle session again.
+    void maybe_reopen(Session& session, netplay::Micros now);
+    // The transport's guard (half-open floods): what it refused, logged every 10 s at most.
+    void log_guard(Session& session, netplay::Micros now);
+    // serve_once(), then the guard's log and, for a relay, a new game where one is due.
     void serve(Session& session, netplay::Micros now);
+    // Runs one session's Server (or, once it ended, services its socket) and logs events.
+    void serve_once(Session& session, netplay::Micros now);
     void log_events(Session& session);
 
     ServerRunConfig m_config;

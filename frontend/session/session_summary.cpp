@@ -68,6 +68,11 @@ void print_server_summary(std::FILE* out, const std::vector<ServerSessionSummary
             out, "traffic  {} B sent, {} B received (wire); {} refused, {} malformed, {} desyncs\n",
             s.host_traffic.wire_bytes_sent, s.host_traffic.wire_bytes_received, s.rejected,
             s.malformed, s.desyncs);
+        if (s.half_open_refused + s.half_open_closed > 0)
+            fmt::print(out,
+                       "floods   {} connection requests dropped unread, {} connections closed "
+                       "before their Hello\n",
+                       s.half_open_refused, s.half_open_closed);
     }
 }
 
@@ -133,6 +138,9 @@ std::string server_summary_json(const std::vector<ServerSessionSummary>& session
                         {"off_pace", s.off_pace},
                         {"malformed", s.malformed},
                         {"desyncs", s.desyncs},
+                        {"half_open_refused", s.half_open_refused},
+                        {"half_open_closed", s.half_open_closed},
+                        {"games", s.games},
                         {"traffic", traffic_json(s.host_traffic)}});
     }
     return Json{{"sessions", list}}.dump(2) + "\n";

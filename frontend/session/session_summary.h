@@ -31,7 +31,12 @@ struct ServerSessionSummary {
     int path_floor = 0;  // netplay::Server::path_floor() at the end (0: unknown)
     std::vector<netplay::SlotStats> slots;
     std::uint64_t rejected = 0, malformed = 0, desyncs = 0;
-    std::uint64_t off_pace = 0;       // players named for a clock off pace (no-wait)
+    std::uint64_t off_pace = 0;  // players named for a clock off pace (no-wait)
+    // Connections that never said Hello (a half-open flood): requests the transport dropped
+    // unread, and connections closed before their Hello (over the per-address cap, closed
+    // for a newcomer, or no Hello in time).
+    std::uint64_t half_open_refused = 0, half_open_closed = 0;
+    std::uint64_t games = 1;          // a relay's session: the games it served (it is reused)
     netplay::PeerStats host_traffic;  // the whole socket
 };
 

@@ -76,6 +76,14 @@ class Transport {
     virtual void disconnect(PeerId peer) = 0;
 
     virtual PeerStats stats(PeerId peer) const = 0;
+
+    // Where the peer's datagrams come from: "host:port" (a simulated endpoint: its name), or
+    // empty for an unknown peer or a transport that cannot say. The server limits what one
+    // source may hold (Admission) by the host part, and names it in its log.
+    virtual std::string peer_address(PeerId peer) const {
+        (void)peer;
+        return {};
+    }
 };
 
 }  // namespace framelock::netplay

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "netplay/io/enet_address.h"
+#include "netplay/io/enet_guard.h"
 
 namespace framelock::netplay {
 namespace {
@@ -93,7 +94,10 @@ Result<std::unique_ptr<EnetTransport>> EnetTransport::client(EnetOptions options
 }
 
 EnetTransport::EnetTransport(ENetHost* host, EnetOptions options)
-    : m_host(host), m_options(options), m_slot_last_send(host->peerCount, 0) {
+    : m_host(host),
+      m_options(options),
+      m_slot_last_send(host->peerCount, 0),
+      m_guard(options.max_silent_per_address) {
     m_options.peer_timeout_us = std::max<Micros>(m_options.peer_timeout_us, 1000);
     m_options.connect_timeout_us = std::max<Micros>(m_options.connect_timeout_us, 1000);
     m_host->intercept = &EnetTransport::intercept;
@@ -179,6 +183,7 @@ void EnetTransport::disconnect(PeerId peer) {
     PeerRecord* record = find_open(peer);
     if (record == nullptr) return;
     record->open = false;
+    record->closed_at_us = m_clock.now_us();
     if (record->peer->state == ENET_PEER_STATE_CONNECTED) {
         record->closing_since_us = m_clock.now_us();  // tend_peers() takes it from here
         return;
@@ -287,6 +292,7 @@ void EnetTransport::translate(const ENetEvent& event) {
                 TransportEvent message{
                     TransportEvent::Type::kMessage, id, static_cast<Channel>(event.channelID), {}};
                 message.data.assign(packet->data, packet->data + packet->dataLength);
+                m_peers.at(id).spoke = true;
                 m_peers.at(id).stats.payload_bytes_received += packet->dataLength;
                 m_host_stats.payload_bytes_received += packet->dataLength;
                 m_pending.push_back(std::move(message));
@@ -369,6 +375,12 @@ int EnetTransport::intercept(ENetHost* host, ENetEvent* /*event*/) {
         self->take_rendezvous(datagram, Endpoint{ntohl(from.host), from.port});
         return 1;  // not ENet's: it never sees it
     }
+    if (self->m_options.max_silent_per_address > 0) {
+        if (const auto connect_id =
+                EnetGuard::connect_request_id(datagram, host->checksum != nullptr);
+            connect_id && !self->guard_request(from, *connect_id))
+            return 1;  // dropped unread: ENet gives it no slot
+    }
     for (std::size_t i = 0; i < host->peerCount; ++i) {
         const ENetPeer& slot = host->peers[i];
         // ENet itself only accepts a peer's datagrams from the peer's address.
@@ -385,6 +397,35 @@ int EnetTransport::intercept(ENetHost* host, ENetEvent* /*event*/) {
         break;
     }
     return 0;
+}
+
+bool EnetTransport::silent(const ENetPeer& slot) const {
+    const PeerId id = id_of(&slot);
+    // No record: a connection ENet is still accepting (the application has not seen it). A
+    // closed one is on its way out, whatever it said (a refused client hammering the door).
+    return id == 0 || !m_peers.at(id).spoke || !m_peers.at(id).open;
+}
+
+bool EnetTransport::guard_request(const ENetAddress& from, std::uint32_t connect_id) {
+    const EnetGuard::Verdict verdict = m_guard.judge(
+        *m_host, from, connect_id, [this](const ENetPeer& slot) { return silent(slot); },
+        [this](const ENetPeer& slot) {
+            // One ENet is still accepting is no connection yet: the first to go.
+            const PeerId id = id_of(&slot);
+            return id == 0 ? std::numeric_limits<Micros>::min() : m_peers.at(id).since_us;
+        });
+    if (verdict.evict != nullptr) {
+        const PeerId id = id_of(verdict.evict);
+        // Local only: no datagram goes out from inside ENet's receive loop.
+        enet_peer_reset(verdict.evict);
+        if (id != 0) {
+            PeerRecord& record = m_peers.at(id);
+            const bool report = record.open;
+            release(record);
+            if (report) m_pending.push_back(status_event(TransportEvent::Type::kDisconnected, id));
+        }
+    }
+    return verdict.admit;
 }
 
 void EnetTransport::take_rendezvous(std::span<const std::uint8_t> datagram, const Endpoint& from) {
@@ -424,9 +465,21 @@ void EnetTransport::send_datagram(const Endpoint& to, const RendezvousMessage& m
 
 void EnetTransport::tend_peers() {
     const Micros now = m_clock.now_us();
-    for (auto& [id, record] : m_peers) {
-        if (record.peer == nullptr) continue;
-        if (now - record.last_heard_us >= silence_limit_us(record.connected)) {
+    for (auto it = m_peers.begin(); it != m_peers.end();) {
+        auto& [id, record] = *it;
+        if (record.peer == nullptr) {
+            // A server's peer gone without a word: nobody asks for its traffic, and a flood
+            // leaves thousands.
+            const bool forget = !record.spoke && m_options.max_silent_per_address > 0;
+            it = forget ? m_peers.erase(it) : std::next(it);
+            continue;
+        }
+        ++it;
+        if (!record.open && record.closed_at_us && now - *record.closed_at_us >= kCloseLimitUs) {
+            // Closed and still not gone (it does not acknowledge): its slot is wanted.
+            enet_peer_reset(record.peer);
+            release(record);
+        } else if (now - record.last_heard_us >= silence_limit_us(record.connected)) {
             const bool report = record.open;
             if (record.peer->state == ENET_PEER_STATE_CONNECTED) {
                 drop_now(record);
@@ -486,7 +539,8 @@ PeerId EnetTransport::new_record(ENetPeer* peer) {
     peer->data = id_to_data(id);
     PeerRecord record;
     record.peer = peer;
-    record.last_heard_us = m_clock.now_us();
+    record.since_us = m_clock.now_us();
+    record.last_heard_us = record.since_us;
     m_peers.emplace(id, record);
     return id;
 }

@@ -25,10 +25,12 @@
 #include "netplay/base/result.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
+#include "netplay/io/enet_guard.h"
 #include "netplay/io/real_clock.h"
 #include "netplay/reach/rendezvous.h"
 
 // ENet's own struct tags; <enet/enet.h> stays out of this header (ENet is a private dependency).
+struct _ENetAddress;
 struct _ENetHost;
 struct _ENetPeer;
 struct _ENetEvent;
@@ -47,10 +49,23 @@ struct EnetOptions {
     // A connect() that gets no answer fails after this long, or after peer_timeout_us if that
     // is shorter: a wrong address is reported in seconds, not after the outage allowance.
     Micros connect_timeout_us = 5'000'000;
+    // A server's guard against connections that never speak (a flood of half-open
+    // connections), counting per source address the silent peers: those that have delivered
+    // no message yet (mid-handshake, or connected and silent) and those disconnect() closed
+    // that are still saying goodbye. A connection request from an address that
+    // holds this many already is dropped unread (ENet never gives it a peer slot; a real
+    // client retries it); and when every peer slot is taken, a request takes the slot of such
+    // a silent peer (its kDisconnected follows): the oldest one of the address that holds the
+    // most. So a newcomer always finds a slot, and a peer that spoke (and is not closed) is
+    // never pushed out. 0: no guard (clients).
+    int max_silent_per_address = 0;
 };
 
 // How long disconnect() waits before ENet sends the disconnect (see disconnect()).
 inline constexpr Micros kCloseLingerUs = 200'000;
+// A peer closed by disconnect() that has not finished its goodbye this long after (it does
+// not acknowledge) is reset: its slot is free again, whatever the peer timeout.
+inline constexpr Micros kCloseLimitUs = 2'000'000;
 
 // IPv4 (20) + UDP (8) header bytes added to every datagram in the wire counters. Link-layer
 // framing (Ethernet, Wi-Fi, PPPoE) is not counted.
@@ -111,7 +126,8 @@ class EnetTransport final : public Transport {
     // discarded by the receiver along with the connection; use disconnect() to deliver one.
     void disconnect_now(PeerId peer);
 
-    // Traffic for one peer; zeros for an id never handed out. Kept after the peer disconnects.
+    // Traffic for one peer; zeros for an id never handed out. Kept after the peer disconnects,
+    // unless it never delivered a message (a flood's peers are forgotten once gone).
     //   payload_bytes_sent      bytes of the messages send() queued to ENet for this peer
     //   payload_bytes_received  bytes of the kMessage events poll() handed out for this peer
     //   datagrams_received,     exact: every UDP datagram read from the peer's address
@@ -139,7 +155,7 @@ class EnetTransport final : public Transport {
     std::optional<std::uint32_t> round_trip_ms(PeerId peer) const;
 
     // "a.b.c.d:port" of a peer, empty for an unknown or disconnected one. For logs.
-    std::string peer_address(PeerId peer) const;
+    std::string peer_address(PeerId peer) const override;
 
     // The bound UDP port (the OS's pick after listen("…:0")); 0 for a client before it sent.
     std::uint16_t local_port() const;
@@ -165,6 +181,16 @@ class EnetTransport final : public Transport {
     // Rendezvous datagrams read that were not well-formed (dropped, counted).
     std::uint64_t malformed_datagrams() const { return m_malformed_datagrams; }
 
+    // What the guard (EnetOptions::max_silent_per_address) did, per source address
+    // ("a.b.c.d"): connection requests dropped unread, and silent peers whose slot went to a
+    // newcomer. take_guard_report() hands out the counts since its last call (at most
+    // kMaxGuardAddresses addresses; the rest are summed under "other addresses").
+    using GuardCounts = EnetGuard::Counts;
+    static constexpr std::size_t kMaxGuardAddresses = EnetGuard::kMaxAddresses;
+    std::map<std::string, GuardCounts> take_guard_report() { return m_guard.take_report(); }
+    // The totals since the transport opened.
+    GuardCounts guard_totals() const { return m_guard.totals(); }
+
     // Changes the peer timeout for current and future peers (connected ones; a connect in
     // progress keeps min(connect timeout, new peer timeout) from its next retransmission).
     void set_peer_timeout(Micros timeout_us);
@@ -175,8 +201,11 @@ class EnetTransport final : public Transport {
         bool open = true;           // false after disconnect(): no sends, no further events
         bool connected = false;     // ENet's CONNECT came: the peer timeout applies, not the
                                     // connect timeout
+        bool spoke = false;         // it delivered a message: not silent to the guard while open
+        Micros since_us = 0;        // steady clock; when the record was made
         Micros last_heard_us = 0;   // steady clock; last datagram from the peer (or connect)
         std::optional<Micros> closing_since_us;  // disconnect() called, ENet not yet told
+        std::optional<Micros> closed_at_us;      // disconnect() called (kCloseLimitUs)
         PeerStats stats;
     };
 
@@ -208,6 +237,11 @@ class EnetTransport final : public Transport {
     // ENet's intercept: counts a peer's datagrams, and takes the rendezvous ones out.
     static int intercept(_ENetHost* host, _ENetEvent* event);
     void take_rendezvous(std::span<const std::uint8_t> datagram, const Endpoint& from);
+    // The guard, for a connection request (ENet's CONNECT, `connect_id` raw) from `from`:
+    // false to drop it unread; true to let ENet have it, after freeing a slot if none is.
+    bool guard_request(const _ENetAddress& from, std::uint32_t connect_id);
+    // To the guard: no message yet (or no record: ENet is still accepting it), or closed.
+    bool silent(const _ENetPeer& slot) const;
 
     _ENetHost* m_host;
     EnetOptions m_options;
@@ -220,6 +254,7 @@ class EnetTransport final : public Transport {
     PeerStats m_host_stats;
     std::deque<Datagram> m_datagrams;
     std::uint64_t m_malformed_datagrams = 0;
+    EnetGuard m_guard;
 };
 
 }  // namespace framelock::netplay

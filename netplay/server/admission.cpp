@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "netplay/base/safe_text.h"
 
@@ -22,6 +26,22 @@ std::string describe(const SessionIdentity& id, const std::string& content_name)
     return text;
 }
 
+// Connections closed before their Hello are reported at most this often, in one event
+// naming the addresses: a flood must not flood the log.
+constexpr Micros kHalfOpenReportUs = 10'000'000;
+constexpr std::size_t kMaxReportedSources = 1024;  // more are summed as "other addresses"
+constexpr std::size_t kNamedSources = 5;           // named in the event, by count
+
+// "192.0.2.7" of "192.0.2.7:40123" (a simulated endpoint's "name:3": its name).
+std::string source_of(const std::string& address) {
+    const auto colon = address.rfind(':');
+    return colon == std::string::npos ? address : address.substr(0, colon);
+}
+
+std::uint64_t total(const Admission::HalfOpen& counts) {
+    return counts.too_many + counts.evicted + counts.expired;
+}
+
 }  // namespace
 
 Admission::Admission(Transport& transport, const ServerConfig& config, ServerEvents& events)
@@ -35,28 +55,120 @@ Admission::Admission(Transport& transport, const ServerConfig& config, ServerEve
 }
 
 void Admission::challenge(PeerId peer, Micros now) {
+    std::string source = source_of(m_transport.peer_address(peer));
+    if (!source.empty()) {
+        const auto joining = std::count_if(m_pending.begin(), m_pending.end(), [&](const auto& p) {
+            return p.second.source == source;
+        });
+        if (joining >= m_config.max_joining_per_address)
+            return close_half_open(peer, source, Cause::kTooMany, now);
+    }
+    if (static_cast<int>(m_pending.size()) >= m_config.max_joining) make_room(now);
     Challenge challenge;
     challenge.nonce = random_array<kNonceBytes>();
     challenge.salt = m_salt;
     challenge.kdf = m_config.password_kdf;
     challenge.player_password = !m_config.password.empty();
     challenge.spectator_password = !m_config.spectator_password.empty();
-    m_pending[peer] = Pending{challenge.nonce, now};
+    m_pending[peer] = Pending{challenge.nonce, now, std::move(source)};
     m_transport.send(peer, Channel::kControl, encode(challenge));
 }
 
 void Admission::expire(Micros now) {
     for (auto it = m_pending.begin(); it != m_pending.end();) {
-        if (now - it->second.since <= m_config.client_timeout_us) {
+        if (now - it->second.since <= m_config.hello_timeout_us) {
             ++it;
             continue;
         }
-        m_transport.disconnect(it->first);
-        m_events.emit({ServerEvent::Type::kRejected, 0, 0, 0, 0,
-                       "a connection said no Hello within " +
-                           std::to_string(m_config.client_timeout_us / 1'000'000) + " s: closed"});
+        const PeerId peer = it->first;
+        const std::string source = std::move(it->second.source);
         it = m_pending.erase(it);
+        close_half_open(peer, source, Cause::kExpired, now);
     }
+    report_half_open(now);
+}
+
+std::optional<Micros> Admission::next_expiry() const {
+    std::optional<Micros> next;
+    for (const auto& [peer, pending] : m_pending) {
+        const Micros at = pending.since + m_config.hello_timeout_us + 1;
+        if (!next || at < *next) next = at;
+    }
+    if (!m_unreported.empty() && (!next || m_next_report < *next)) next = m_next_report;
+    return next;
+}
+
+void Admission::make_room(Micros now) {
+    std::map<std::string, int> by_source;
+    for (const auto& [peer, pending] : m_pending) ++by_source[pending.source];
+    // The address with the most joining, and of equals the one waiting longest: its oldest.
+    auto victim = m_pending.end();
+    for (auto it = m_pending.begin(); it != m_pending.end(); ++it) {
+        if (victim == m_pending.end()) {
+            victim = it;
+            continue;
+        }
+        const int count = by_source[it->second.source], best = by_source[victim->second.source];
+        if (count > best || (count == best && it->second.since < victim->second.since)) victim = it;
+    }
+    if (victim == m_pending.end()) return;
+    const PeerId peer = victim->first;
+    const std::string source = std::move(victim->second.source);
+    m_pending.erase(victim);
+    close_half_open(peer, source, Cause::kEvicted, now);
+}
+
+void Admission::close_half_open(PeerId peer, const std::string& source, Cause cause, Micros now) {
+    const std::string why =
+        cause == Cause::kExpired
+            ? "no Hello within " + std::to_string(m_config.hello_timeout_us / 1000) +
+                  " ms of connecting (not a framelock client?)"
+        : cause == Cause::kTooMany
+            ? std::to_string(m_config.max_joining_per_address) +
+                  " connections from your address are joining already; try again in a moment"
+            : "the server is busy with other joining connections; try again in a moment";
+    m_transport.send(peer, Channel::kControl, encode(Reject{RejectReason::kBadHello, why}));
+    m_transport.disconnect(peer);
+    const auto bump = [cause](HalfOpen& counts) {
+        (cause == Cause::kExpired   ? counts.expired
+         : cause == Cause::kTooMany ? counts.too_many
+                                    : counts.evicted) += 1;
+    };
+    bump(m_half_open);
+    std::string key = source.empty() ? "unknown addresses" : source;
+    if (m_unreported.size() >= kMaxReportedSources && !m_unreported.contains(key))
+        key = "other addresses";
+    bump(m_unreported[key]);
+    report_half_open(now);
+}
+
+void Admission::report_half_open(Micros now) {
+    if (m_unreported.empty() || now < m_next_report) return;
+    std::vector<std::pair<std::string, HalfOpen>> sources(m_unreported.begin(), m_unreported.end());
+    std::sort(sources.begin(), sources.end(),
+              [](const auto& a, const auto& b) { return total(a.second) > total(b.second); });
+    HalfOpen sum;
+    std::string named;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        sum.too_many += sources[i].second.too_many;
+        sum.evicted += sources[i].second.evicted;
+        sum.expired += sources[i].second.expired;
+        if (i < kNamedSources)
+            named += (i ? ", " : "") + std::to_string(total(sources[i].second)) + " from " +
+                     sources[i].first;
+    }
+    if (sources.size() > kNamedSources)
+        named += ", and " + std::to_string(sources.size() - kNamedSources) + " more addresses";
+    m_events.emit(
+        {ServerEvent::Type::kHalfOpen, 0, 0, 0, 0,
+         "connections closed before their Hello: " + named + " (" + std::to_string(sum.expired) +
+             " said no Hello within " + std::to_string(m_config.hello_timeout_us / 1000) + " ms, " +
+             std::to_string(sum.too_many) + " over " +
+             std::to_string(m_config.max_joining_per_address) + " joining from one address, " +
+             std::to_string(sum.evicted) + " closed for newcomers; next report in " +
+             std::to_string(kHalfOpenReportUs / 1'000'000) + " s at the earliest)"});
+    m_unreported.clear();
+    m_next_report = now + kHalfOpenReportUs;
 }
 
 void Admission::reject(PeerId peer, RejectReason reason, const std::string& message) {
@@ -77,13 +189,6 @@ Admission::Admit Admission::admit(PeerId peer, const Hello& hello, const Roster&
                    " (update framelock on the older side)");
         return refused;
     }
-    if (m_identity && !(*m_identity == hello.identity)) {
-        reject(
-            peer, RejectReason::kMismatch,
-            "this session does not match your game: " +
-                identity_mismatch(*m_identity, m_content_name, hello.identity, hello.content_name));
-        return refused;
-    }
     if (hello.identity.fps_milli < 1000 || hello.identity.fps_milli > 1'000'000) {
         reject(peer, RejectReason::kBadHello,
                "frame rate " + std::to_string(hello.identity.fps_milli / 1000.0) +
@@ -100,6 +205,14 @@ Admission::Admit Admission::admit(PeerId peer, const Hello& hello, const Roster&
     const Nonce nonce = pending->second.nonce;
     m_pending.erase(pending);
     if (!check_password(peer, hello, nonce)) return refused;
+    // Only now: the session's game (content name and hash) is for those who may join it.
+    if (m_identity && !(*m_identity == hello.identity)) {
+        reject(
+            peer, RejectReason::kMismatch,
+            "this session does not match your game: " +
+                identity_mismatch(*m_identity, m_content_name, hello.identity, hello.content_name));
+        return refused;
+    }
     if (hello.role == Role::kSpectator) return admit_spectator(peer, hello, roster);
     if (hello.requested_slot > m_config.players) {
         reject(peer, RejectReason::kFull,

@@ -3,6 +3,12 @@
 // session's game. A player gets a free slot, the one it asks for, or its own back when it
 // proves the slot's rejoin token; a spectator gets a place while there is room. Names are made
 // unique. Admission decides and refuses (Reject); the Server takes the member in.
+//
+// A connection that has not said Hello yet (joining) costs the session a peer slot, so it
+// is held to little: a Hello within hello_timeout_us, at most max_joining_per_address of
+// them from one address, max_joining in all (a newcomer closes the oldest one of the address
+// with the most). The Hello is checked in an order that tells a stranger nothing: the
+// version, then the password, and only then whether its game is the session's.
 #pragma once
 
 #include <array>
@@ -28,13 +34,25 @@ class Admission {
     // once, so that a join costs the server a hash, not a derivation.
     Admission(Transport& transport, const ServerConfig& config, ServerEvents& events);
 
-    // A new connection: sent its Challenge, which its Hello must answer.
+    // A new connection: sent its Challenge, which its Hello must answer; or closed at once
+    // when its address has max_joining_per_address joining already.
     void challenge(PeerId peer, Micros now);
     // The connection closed before its Hello.
     void forget(PeerId peer) { m_pending.erase(peer); }
-    // Closes the connections that said no Hello within client_timeout_us: a connection that
-    // never says Hello holds a peer for nothing.
+    // Closes the connections that said no Hello within hello_timeout_us (a connection that
+    // never says Hello holds a peer for nothing), and reports those closed before their
+    // Hello (ServerEvent::kHalfOpen, at most one event every 10 s, naming the addresses).
     void expire(Micros now);
+    // When expire() next has a connection to close.
+    std::optional<Micros> next_expiry() const;
+
+    // Connections closed before their Hello since the session opened.
+    struct HalfOpen {
+        std::uint64_t too_many = 0;  // over max_joining_per_address: closed at once
+        std::uint64_t evicted = 0;   // closed to make room (max_joining)
+        std::uint64_t expired = 0;   // no Hello within hello_timeout_us
+    };
+    HalfOpen half_open() const { return m_half_open; }
     // Refuses the peer (a Reject saying why) and closes its connection.
     void reject(PeerId peer, RejectReason reason, const std::string& message);
 
@@ -78,7 +96,15 @@ class Admission {
     struct Pending {
         Nonce nonce{};
         Micros since = 0;
+        std::string source;  // its address without the port ("": unknown, no cap applies)
     };
+    enum class Cause { kTooMany, kEvicted, kExpired };
+    // Closes a connection that said no Hello (a Reject saying why), counts it for `source`.
+    void close_half_open(PeerId peer, const std::string& source, Cause cause, Micros now);
+    // Closes the oldest joining connection of the address with the most.
+    void make_room(Micros now);
+    // The kHalfOpen event, when there is something to say and the last was long enough ago.
+    void report_half_open(Micros now);
 
     Transport& m_transport;
     const ServerConfig& m_config;
@@ -88,6 +114,9 @@ class Admission {
     Salt m_salt{};
     std::optional<PasswordKey> m_player_key, m_spectator_key;
     std::map<PeerId, Pending> m_pending;
+    HalfOpen m_half_open;
+    std::map<std::string, HalfOpen> m_unreported;  // per address, since the last report
+    Micros m_next_report = 0;
     // The session's game: the first player's, which every later Hello must match.
     std::optional<SessionIdentity> m_identity;
     std::string m_content_name;

@@ -134,6 +134,7 @@ Micros Server::next_wakeup() const {
     }
     if (const std::optional<Micros> expiry = m_transfers.upload_expiry())
         wake = std::min(wake, *expiry);
+    if (const auto hello = m_admission.next_expiry()) wake = std::min(wake, *hello);
     // Passed without a drop (the missing player is away, or several are missing): what can
     // change that arrives as a message or is one of the deadlines above.
     if (const Micros blocked = m_book.blocked_since();

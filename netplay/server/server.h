@@ -84,6 +84,8 @@ class Server {
     std::vector<SlotStats> slot_stats() const;
     int spectators() const { return static_cast<int>(m_roster.spectators().size()); }
     std::uint16_t snapshot_interval() const { return m_transfers.snapshot_interval(); }
+    // Connections closed before their Hello (a flood of half-open connections).
+    Admission::HalfOpen half_open() const { return m_admission.half_open(); }
     const InputFrame* confirmed_input(std::uint32_t frame) const;
 
   private:

@@ -23,6 +23,14 @@ struct ServerConfig {
     std::uint8_t send_interval = 1;        // frames between a client's input datagrams
     DelayPolicy delay;                     // frame_time is set from the session's fps
     Micros client_timeout_us = kPeerSilenceTimeoutUs;  // silent this long: dropped
+    // A connection says Hello within hello_timeout_us of connecting or is closed; at most
+    // max_joining_per_address connections from one address may be waiting to say it (the
+    // next are closed at once), max_joining in all (a newcomer closes the oldest of the
+    // address with the most). Connections that never say Hello so cost the players nothing
+    // (admission.h); a host's peer table has room for max_joining beside the members.
+    Micros hello_timeout_us = 2'000'000;
+    int max_joining_per_address = 4;
+    int max_joining = 64;
     // Start is sent this long before frame 0 (at least twice the slowest round trip).
     Micros start_lead_us = 250'000;
     Micros max_lobby_rtt_wait_us = 2'000'000;

@@ -32,6 +32,7 @@ struct ServerEvent {
         kEvidence,        // the desync evidence changed (message: which state bytes are left out)
         kOffPace,         // no-wait: a player's clock runs too fast or slow (a speed hack?)
         kConfigAdjusted,  // a setting outside its range was brought inside (message: which)
+        kHalfOpen,  // connections closed before their Hello: counts by address (every 10 s at most)
     };
     Type type;
     int slot = 0;  // 1..8 where it applies

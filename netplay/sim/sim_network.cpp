@@ -85,6 +85,9 @@ class SimNetwork::Endpoint final : public Transport {
     void flush() override {}
     void disconnect(PeerId peer) override { m_network.disconnect(m_index, peer); }
     PeerStats stats(PeerId peer) const override { return m_network.stats(m_index, peer); }
+    std::string peer_address(PeerId peer) const override {
+        return m_network.peer_address(m_index, peer);
+    }
 
   private:
     SimNetwork& m_network;
@@ -431,6 +434,15 @@ PeerStats SimNetwork::stats(std::uint32_t endpoint, PeerId peer) const {
     const PeerRef* ref = find_peer(endpoint, peer);
     if (ref == nullptr) return {};
     return m_connections[ref->connection].side[ref->side].stats;
+}
+
+std::string SimNetwork::peer_address(std::uint32_t endpoint, PeerId peer) const {
+    const PeerRef* ref = find_peer(endpoint, peer);
+    if (ref == nullptr) return {};
+    // The far side's name as the host, its connection number there as the port: several
+    // connections from one endpoint share a host, as several from one machine do.
+    const Side& other = m_connections[ref->connection].side[1 - ref->side];
+    return m_endpoints[other.endpoint].name + ":" + std::to_string(other.peer);
 }
 
 void SimNetwork::destroy_endpoint(std::uint32_t endpoint) {

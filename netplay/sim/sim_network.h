@@ -70,6 +70,7 @@ struct LinkParams {
 // - Link parameters in force at a message's send time apply to it. Links are named by
 //   endpoint names, so a re-created "client1" keeps its links. A handshake's reply uses
 //   the parameters scheduled for the time it is sent.
+// - peer_address(peer): "NAME:N", the far endpoint's name and its PeerId for the connection.
 //
 // Not thread-safe. Endpoints must be destroyed before the SimNetwork (asserted).
 class SimNetwork {
@@ -197,6 +198,7 @@ class SimNetwork {
     std::optional<TransportEvent> poll(std::uint32_t endpoint);
     void disconnect(std::uint32_t endpoint, PeerId peer);
     PeerStats stats(std::uint32_t endpoint, PeerId peer) const;
+    std::string peer_address(std::uint32_t endpoint, PeerId peer) const;
     void destroy_endpoint(std::uint32_t endpoint);
 
     LinkState& link_state(const std::string& from, const std::string& to);

@@ -655,3 +655,62 @@ TEST_CASE("A probe is answered by the socket it reaches, with the address it cam
     REQUIRE(registered);
     CHECK(std::holds_alternative<HostRegister>(registered->message));
 }
+
+TEST_CASE(
+    "The guard caps silent connections per address, and a newcomer to a full server takes "
+    "a silent one's slot, never a peer's that spoke",
+    "[netplay][enet][floods]") {
+    EnetOptions guarded;
+    guarded.max_silent_per_address = 2;
+    auto server_transport = make_server(6, guarded);
+    Side server{server_transport.get(), {}};
+    const std::string address = address_of(*server_transport);
+    // Two attackers, five connections each, never a message.
+    std::vector<std::unique_ptr<EnetTransport>> attackers;
+    std::vector<Side> attacker_sides(2);
+    for (int a = 0; a < 2; ++a) {
+        auto t = EnetTransport::listen("127.0.0." + std::to_string(12 + a) + ":0", 5);
+        if (!t) FAIL(t.error().message);
+        attackers.push_back(std::move(t).value());
+        attacker_sides[a].transport = attackers.back().get();
+        for (int c = 0; c < 5; ++c) connect_to(*attackers.back(), address);
+    }
+    std::vector<Side*> sides = {&server, &attacker_sides[0], &attacker_sides[1]};
+    // Two from each address get in; the other requests are dropped unread.
+    REQUIRE(pump(sides, [&] { return server.count(Type::kConnected) == 4; }));
+    pump_for(sides, 300ms);
+    CHECK(server.count(Type::kConnected) == 4);
+    CHECK(attacker_sides[0].count(Type::kConnected) == 2);
+    CHECK(attacker_sides[1].count(Type::kConnected) == 2);
+    CHECK(server_transport->guard_totals().refused >= 6);
+    // The attackers stand still from here (no retransmitted requests), two players fill the
+    // table, and speak.
+    sides = {&server};
+    std::vector<std::unique_ptr<EnetTransport>> players;
+    std::vector<Side> player_sides(3);
+    for (int p = 0; p < 2; ++p) {
+        players.push_back(make_client());
+        player_sides[p].transport = players.back().get();
+        sides.push_back(&player_sides[p]);
+        const PeerId to_server = connect_to(*players.back(), address);
+        REQUIRE(pump(sides, [&] { return player_sides[p].count(Type::kConnected) == 1; }));
+        players.back()->send(to_server, Channel::kControl, pattern(8, 1));
+    }
+    REQUIRE(pump(sides, [&] { return server.messages(Channel::kControl).size() == 2; }));
+    const std::vector<PeerId> spoke = {server.messages(Channel::kControl)[0]->peer,
+                                       server.messages(Channel::kControl)[1]->peer};
+    // A newcomer: the server's table is full, so a silent attacker goes.
+    players.push_back(make_client());
+    player_sides[2].transport = players.back().get();
+    sides.push_back(&player_sides[2]);
+    connect_to(*players.back(), address);
+    REQUIRE(pump(sides, [&] { return player_sides[2].count(Type::kConnected) == 1; }));
+    const std::vector<PeerId> gone = server.peers_with(Type::kDisconnected);
+    REQUIRE(gone.size() == 1);
+    CHECK(std::find(spoke.begin(), spoke.end(), gone.front()) == spoke.end());
+    CHECK(server_transport->guard_totals().evicted == 1);
+    const auto report = server_transport->take_guard_report();
+    CHECK(report.size() == 2);
+    CHECK(report.count("127.0.0.12") == 1);
+    CHECK(server_transport->take_guard_report().empty());
+}
