@@ -380,6 +380,13 @@ bool Admission::check_password(PeerId peer, const Hello& hello, const Nonce& non
     return true;
 }
 
+void Admission::make_text_safe(Hello& hello) {
+    hello.player_name = safe_text(hello.player_name, kMaxNameBytes);
+    hello.content_name = safe_text(hello.content_name);
+    hello.identity.core_name = safe_text(hello.identity.core_name);
+    hello.identity.core_version = safe_text(hello.identity.core_version);
+}
+
 std::string Admission::unique_name(std::string wanted, const ServerSlot* self,
                                    const Roster& roster) const {
     const auto taken = [&](const std::string& name) {

@@ -74,6 +74,11 @@ class Admission {
     Welcome welcome(const ServerSlot& member, int slot_number, bool late,
                     const BoxPublicKey& box_key, std::uint16_t snapshot_interval, Micros now);
 
+    // A peer's text made safe where the server takes it (netplay/base/safe_text.h): the log,
+    // the events and what the other players are sent show escapes, not controls; the name is
+    // cut to the wire's limit.
+    static void make_text_safe(Hello& hello);
+
   private:
     Admit admit_spectator(PeerId peer, const Hello& hello, const Roster& roster);
     Admit admit_running(PeerId peer, const Hello& hello, int proven, const Roster& roster);

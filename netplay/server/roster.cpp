@@ -167,4 +167,14 @@ std::optional<std::string> Roster::remove_spectator(PeerId peer) {
     return name;
 }
 
+std::vector<std::pair<PeerId, std::string>> Roster::remove_silent_spectators(Micros now) {
+    std::vector<std::pair<PeerId, std::string>> gone;
+    std::erase_if(m_spectators, [&](ServerSlot& x) {
+        if (now - x.last_heard <= m_config.client_timeout_us) return false;
+        gone.emplace_back(x.peer, std::move(x.name));
+        return true;
+    });
+    return gone;
+}
+
 }  // namespace framelock::netplay

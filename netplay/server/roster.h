@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "netplay/interfaces/clock.h"
@@ -84,6 +85,9 @@ class Roster {
     std::optional<Micros> quorum_since(Micros now);
     // Removes the spectator on this connection: its name (nullopt: none is).
     std::optional<std::string> remove_spectator(PeerId peer);
+    // Removes the spectators silent for longer than the client timeout: each one's connection
+    // and name (the server says goodbye to them).
+    std::vector<std::pair<PeerId, std::string>> remove_silent_spectators(Micros now);
 
   private:
     std::size_t player_count() const { return static_cast<std::size_t>(m_config.players); }

@@ -56,18 +56,12 @@ void Server::update() {
                 drop(s, ByeReason::kTimeout, silence->why);
         }
     }
-    std::vector<ServerSlot>& spectators = m_roster.spectators();
-    for (auto it = spectators.begin(); it != spectators.end();) {
-        if (now - it->last_heard <= m_config.client_timeout_us) {
-            ++it;
-            continue;
-        }
-        m_transport.send(it->peer, Channel::kControl,
+    for (const auto& [peer, name] : m_roster.remove_silent_spectators(now)) {
+        m_transport.send(peer, Channel::kControl,
                          encode(Bye{ByeReason::kTimeout, "no data from you"}));
-        m_transport.disconnect(it->peer);
+        m_transport.disconnect(peer);
         emit({ServerEvent::Type::kSpectatorLeft, 0, m_book.confirmed_end(), 0, 0,
-              it->name + " (spectator) timed out"});
-        it = spectators.erase(it);
+              name + " (spectator) timed out"});
     }
     if (!m_roster.started()) {
         m_transfers.prepare_start_state(m_roster.players());
@@ -158,13 +152,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         if (who) ++who->malformed;
         if (m_events.room()) emit({ServerEvent::Type::kMalformed, s, 0, 0, 0, what});
     };
-    if (!id) {
-        char text[64];
-        std::snprintf(text, sizeof text, "unknown message id 0x%02x (%zu bytes) dropped",
-                      bytes.empty() ? 0 : bytes[0], bytes.size());
-        malformed(text);
-        return;
-    }
+    if (!id) return malformed(describe_unknown(bytes) + " dropped");
     if (*id == MsgId::kHello) {
         if (who) return;  // a repeated Hello changes nothing
         auto hello = decode_hello(bytes);
@@ -173,12 +161,7 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
                                "malformed Hello (not a framelock client?)");
             return;
         }
-        // A peer's text is made safe where the server takes it (netplay/base/safe_text.h):
-        // the log, the events and what the other players are sent show escapes, not controls.
-        hello->player_name = safe_text(hello->player_name, kMaxNameBytes);
-        hello->content_name = safe_text(hello->content_name);
-        hello->identity.core_name = safe_text(hello->identity.core_name);
-        hello->identity.core_version = safe_text(hello->identity.core_version);
+        Admission::make_text_safe(*hello);
         handle_hello(peer, *hello);
         return;
     }

@@ -344,6 +344,13 @@ SessionIdentity read_identity(WireReader& r) {
     return id;
 }
 
+std::string describe_unknown(std::span<const std::uint8_t> bytes) {
+    char text[64];
+    std::snprintf(text, sizeof text, "unknown message id 0x%02x (%zu bytes)",
+                  bytes.empty() ? 0 : bytes[0], bytes.size());
+    return text;
+}
+
 std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes) {
     if (bytes.empty()) return std::nullopt;
     switch (static_cast<MsgId>(bytes[0])) {

@@ -338,6 +338,8 @@ struct ClientStats {
 };
 
 std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes);
+// What a message peek_id() does not know is, for a log line: "unknown message id 0x.. (N bytes)".
+std::string describe_unknown(std::span<const std::uint8_t> bytes);
 
 std::vector<std::uint8_t> encode(const Challenge& m);
 std::vector<std::uint8_t> encode(const Hello& m);
