@@ -40,18 +40,8 @@ json room_body(const std::string& game) {
         {"slots", 2},           {"players", 0},          {"server_address", "127.0.0.1:7845"}};
 }
 
-struct Room {
-    std::string id, code, token;
-};
-
-Room create_room(httplib::Client& c, const json& body) {
-    auto res = c.Post("/api/rooms", body.dump(), "application/json");
-    REQUIRE(res);
-    INFO(res->body);
-    REQUIRE(res->status == 201);
-    const json j = json::parse(res->body);
-    return {j["room"]["id"], j["room"]["code"], j["token"]};
-}
+using test::create_room;
+using test::CreatedRoom;
 
 // Requests sent on a schedule by a thread of their own, each on a new connection (as a
 // player's would be), answered or not within `timeout`.
@@ -126,7 +116,7 @@ TEST_CASE(
     const auto lobby = test::LobbyProcess::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"),
                                                  {"--quiet", "--room-ttl", std::to_string(kTtlS)});
     auto c = lobby.client();
-    const Room room = create_room(c, room_body("Garou"));
+    const CreatedRoom room = create_room(c, room_body("Garou"));
 
     std::vector<std::string> sources;
     for (int i = 2; i <= 11; ++i) sources.push_back("127.0.0." + std::to_string(i));

@@ -121,18 +121,8 @@ std::set<std::string> codes_in(const std::string& dom) {
     return codes;
 }
 
-struct CreatedRoom {
-    std::string id, code, token;
-};
-
-CreatedRoom create_room(httplib::Client& c, const json& body) {
-    auto res = c.Post("/api/rooms", body.dump(), "application/json");
-    REQUIRE(res);
-    INFO(res->body);
-    REQUIRE(res->status == 201);
-    const json j = json::parse(res->body);
-    return {j["room"]["id"], j["room"]["code"], j["token"]};
-}
+using test::create_room;
+using test::CreatedRoom;
 
 int heartbeat(httplib::Client& c, const CreatedRoom& room) {
     auto res = c.Post(("/api/rooms/" + room.id + "/heartbeat").c_str(),

@@ -1,11 +1,12 @@
 // `framelock lobby serve` (or framelock-lobby) as a real process on 127.0.0.1 for the
 // lobby's HTTP tests: started with a store and options, its port read from the "listening
-// PORT" line it prints, and clients that wait for its answers.
+// PORT" line it prints, clients that wait for its answers, and a room created through them.
 #pragma once
 
 #include <catch2/catch.hpp>
 
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <string>
@@ -61,5 +62,20 @@ struct LobbyProcess {
         return c;
     }
 };
+
+// A room created over HTTP: its id, join code and host token.
+struct CreatedRoom {
+    std::string id, code, token;
+};
+
+// POST /api/rooms with `body`, which must be answered 201.
+inline CreatedRoom create_room(httplib::Client& c, const nlohmann::json& body) {
+    auto res = c.Post("/api/rooms", body.dump(), "application/json");
+    REQUIRE(res);
+    INFO(res->body);
+    REQUIRE(res->status == 201);
+    const nlohmann::json j = nlohmann::json::parse(res->body);
+    return {j["room"]["id"], j["room"]["code"], j["token"]};
+}
 
 }  // namespace framelock::test
