@@ -113,8 +113,8 @@ TEST_CASE(
     const auto bound = test::full_or_sanitized(1000ms, 3000ms);
     constexpr int kTtlS = 4;
     test::TempDir dir("lobby-slowloris");
-    const auto lobby = test::LobbyProcess::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"),
-                                                 {"--quiet", "--room-ttl", std::to_string(kTtlS)});
+    const auto lobby = test::ServedLobby::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"),
+                                                {"--quiet", "--room-ttl", std::to_string(kTtlS)});
     auto c = lobby.client();
     const CreatedRoom room = create_room(c, room_body("Garou"));
 
@@ -177,8 +177,8 @@ TEST_CASE(
     "[lobby][http][abuse]") {
     test::TempDir dir("lobby-connection-limits");
     auto lobby =
-        test::LobbyProcess::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"),
-                                  {"--connections-per-address", "8", "--request-deadline", "1"});
+        test::ServedLobby::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"),
+                                 {"--connections-per-address", "8", "--request-deadline", "1"});
     // 12 slow connections from one address: 8 held (then cut at the deadline), 4 refused.
     test::SlowClients slow(static_cast<std::uint16_t>(lobby.port), {"127.0.0.12"}, 12, 300ms);
     REQUIRE(test::poll_until([&] { return slow.timed_out() >= 8; }, test::kReadyLimit));
@@ -227,8 +227,8 @@ TEST_CASE(
     constexpr int kCreates = 64;
     const auto bound = test::full_or_sanitized(1000ms, 5000ms);
     test::TempDir dir("lobby-password-burst");
-    const auto lobby = test::LobbyProcess::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"),
-                                                 {"--quiet", "--room-ttl", "3600"});
+    const auto lobby = test::ServedLobby::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"),
+                                                {"--quiet", "--room-ttl", "3600"});
     auto c = lobby.client();
     create_room(c, room_body("Garou"));  // one room for the list
 

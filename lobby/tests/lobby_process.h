@@ -20,26 +20,26 @@
 
 namespace framelock::test {
 
-struct LobbyProcess {
+struct ServedLobby {
     ChildProcess process;
     std::string log;
     int port = 0;
 
-    static LobbyProcess start(const TempDir& dir, const std::string& name, const std::string& db,
-                              std::vector<std::string> extra = {}) {
+    static ServedLobby start(const TempDir& dir, const std::string& name, const std::string& db,
+                             std::vector<std::string> extra = {}) {
         return start_command({build_paths::framelock_exe, "lobby", "serve"}, dir, name, db,
                              std::move(extra));
     }
     // `command`: `framelock lobby serve`, or `framelock-lobby`.
-    static LobbyProcess start_command(std::vector<std::string> args, const TempDir& dir,
-                                      const std::string& name, const std::string& db,
-                                      std::vector<std::string> extra = {}) {
+    static ServedLobby start_command(std::vector<std::string> args, const TempDir& dir,
+                                     const std::string& name, const std::string& db,
+                                     std::vector<std::string> extra = {}) {
         args.insert(args.end(), {"--listen", "127.0.0.1:0", "--db", db});
         args.insert(args.end(), extra.begin(), extra.end());
         const std::string out = dir.file(name + ".out"), log = dir.file(name + ".log");
         auto child = ChildProcess::spawn(args, out, log);
         REQUIRE(child);
-        LobbyProcess lobby{std::move(child).value(), log, 0};
+        ServedLobby lobby{std::move(child).value(), log, 0};
         const auto deadline = ready_deadline();
         while (lobby.port == 0) {
             const std::string text = read_text(out);
