@@ -26,7 +26,7 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 # mostly sleep (the normal build's tests kept 0.9 of 2 cores busy at eight at a time), so
 # they overlap with the CPU-bound ones instead of queueing behind them. The tests whose
 # figures a busy machine would change run apart from them: the audio one alone and first
-# (RUN_SERIAL), the input-lag ones (label `quiet`) last, together: they are light.
+# (RUN_SERIAL), the input-lag ones (label `quiet`) last, each alone (RUN_SERIAL too).
 TEST_JOBS=$((JOBS * 4))
 
 # run_suite BUILD_DIR TIMEOUT [ctest options...]: every test of the build dir (the options
