@@ -9,15 +9,12 @@
 #include "netplay/sim/sim_network.h"
 #include "netplay/sim/sim_session.h"
 #include "netplay/transfer/state_transfer.h"
+#include "unit/three_slot_server.h"
 
 using namespace framelock::netplay;
 using framelock::Result;
 
 namespace {
-
-SessionIdentity identity() {
-    return {"framelock-arcade", "1.0", 0xaaaa, 0xbbbb, 60000};
-}
 
 // A server and two well-behaved clients on a clean 20 ms link, plus whatever else a test adds.
 struct Rig {
@@ -37,13 +34,7 @@ struct Rig {
 
     Rig() { net.set_default_link({10'000, 500, 0.0, 0.0, 0}); }
     static ClientConfig make_config(int slot) {
-        ClientConfig c;
-        c.server_address = "server";
-        c.requested_slot = static_cast<std::uint8_t>(slot);
-        c.player_name = "p" + std::to_string(slot);
-        c.content_name = "game.flarc";
-        c.identity = identity();
-        return c;
+        return ThreeSlotServer::player(slot, "p" + std::to_string(slot), "game.flarc");
     }
     // Runs until both clients reached `frames` (or 60 s passed), calling `each` every ms.
     template <class F>
@@ -81,7 +72,7 @@ TEST_CASE(
     far_ahead.first_frame = 30'000;  // expands to a frame far beyond the session
     far_ahead.inputs.assign(10, 0xffff);
     Hello hello;
-    hello.identity = identity();
+    hello.identity = ThreeSlotServer::identity();
     const std::vector<std::vector<std::uint8_t>> garbage = {
         {},                                                              // empty
         {0x7f, 1, 2, 3},                                                 // unknown id
@@ -250,7 +241,7 @@ TEST_CASE("A foreign protocol version is refused with both versions",
     const PeerId peer = raw->connect("server").value();
     Hello hello;
     hello.version = kProtocolVersion + 7;
-    hello.identity = identity();
+    hello.identity = ThreeSlotServer::identity();
     std::optional<Reject> reject;
     bool sent = false;
     for (int i = 0; i < 300 && !reject; ++i) {
@@ -310,39 +301,29 @@ class BombingTransport final : public Transport {
 
 TEST_CASE("A zlib bomb uploaded as the session's state is refused, the joiner gets a good one",
           "[netplay][server][robustness][state]") {
-    ManualClock clock{1'000'000};
-    SimNetwork net{11, clock};
-    net.set_default_link({10'000, 500, 0.0, 0.0, 0});
-    auto server_transport = net.create_endpoint("server");
-    ServerConfig config;
-    config.players = 3;
-    config.start_players = 2;
-    Server server{*server_transport, clock, config};
+    ThreeSlotServer s{11};
     // Slot 1 (the host, asked first) bombs; slot 2 is honest.
-    auto raw1 = net.create_endpoint("c1");
+    auto raw1 = s.net.create_endpoint("c1");
     BombingTransport t1(*raw1);
-    auto t2 = net.create_endpoint("c2"), t3 = net.create_endpoint("c3");
+    auto t2 = s.net.create_endpoint("c2"), t3 = s.net.create_endpoint("c3");
     HashingEmulator e1, e2, e3;
-    Client c1{t1, clock, e1, Rig::make_config(1)}, c2{*t2, clock, e2, Rig::make_config(2)};
-    Client c3{*t3, clock, e3, Rig::make_config(3)};
+    Client c1{t1, s.clock, e1, Rig::make_config(1)}, c2{*t2, s.clock, e2, Rig::make_config(2)};
+    Client c3{*t3, s.clock, e3, Rig::make_config(3)};
     c1.start();
     c2.start();
-    std::vector<ServerEvent> events;
     for (int i = 0; i < 30'000 && c1.next_frame() < 1500; ++i) {
         if (i == 12'000) c3.start();  // frame ~600
-        server.update();
-        c1.tick(static_cast<InputWord>(i * 7));
-        c2.tick(static_cast<InputWord>(i * 13));
-        if (i >= 12'000) c3.tick(static_cast<InputWord>(i * 5));
-        server.update();
-        while (auto e = server.poll_event()) events.push_back(*e);
-        clock.advance(1000);
+        s.step([&] {
+            c1.tick(static_cast<InputWord>(i * 7));
+            c2.tick(static_cast<InputWord>(i * 13));
+            if (i >= 12'000) c3.tick(static_cast<InputWord>(i * 5));
+        });
     }
     // Asked twice: for the start state before frame 0, and for the joiner's state.
     CHECK(t1.bombs == 2);
     const ServerEvent* refused = nullptr;
     bool start_from_p2 = false;
-    for (const auto& e : events) {
+    for (const auto& e : s.events) {
         if (e.type == ServerEvent::Type::kRefused && !refused) refused = &e;
         start_from_p2 |= e.type == ServerEvent::Type::kStateSent &&
                          e.message.find("start state from p2") != std::string::npos;
@@ -373,7 +354,7 @@ TEST_CASE("A spectator's input, a stolen slot and a wrong password are refused w
     auto raw = rig.net.create_endpoint("watcher");
     const PeerId to_server = raw->connect("server").value();
     Hello hello;
-    hello.identity = identity();
+    hello.identity = ThreeSlotServer::identity();
     hello.role = Role::kSpectator;
     hello.player_name = "watcher";
     bool welcomed = false;
