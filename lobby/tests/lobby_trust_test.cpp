@@ -194,8 +194,9 @@ TEST_CASE(
     }
     CHECK(get(host, "/api/rooms/" + code)["server_address"] == "127.0.0.1:7101");
 
-    // A host's own room, and a joiner that "cannot reach the host": onto the relay the host
-    // measured nearest, whatever the joiner claims.
+    // A host's own room: a join claiming 0 ms is sent to the host's server; and a joiner
+    // that "cannot reach the host": onto the relay the host measured nearest, whatever the
+    // joiner claims.
     for (const json& claim : {json{{fake_id, 0}}, json{{fake_id, 0}, {slow, 0}}}) {
         json own = room_body("Own Room");
         own["server_address"] = "127.0.0.10:7845";
@@ -203,6 +204,11 @@ TEST_CASE(
         const Answer made = post(host, "/api/rooms", own);
         REQUIRE(made.status == 201);
         const std::string own_code = made.body["room"]["code"];
+        const Answer direct =
+            post(attacker, "/api/rooms/" + own_code + "/join", {{"probes", claim}});
+        std::printf("host's own room, a join claiming %s: sent to %s\n", claim.dump().c_str(),
+                    direct.body.value("server_address", "?").c_str());
+        CHECK(direct.body["server_address"] == "127.0.0.10:7845");
         const Answer relayed = post(attacker, "/api/rooms/" + own_code + "/join",
                                     {{"relay", true}, {"probes", claim}});
         std::printf("host's own room, relay: true claiming %s: sent to %s\n", claim.dump().c_str(),
