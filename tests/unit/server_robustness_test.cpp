@@ -36,6 +36,20 @@ struct Rig {
     static ClientConfig make_config(int slot) {
         return ThreeSlotServer::player(slot, "p" + std::to_string(slot), "game.flarc");
     }
+    // Both clients start and play until both reached `frames`.
+    void start_and_play(std::uint32_t frames) {
+        c1.start();
+        c2.start();
+        run(frames, [](std::uint32_t) {});
+        REQUIRE(c1.next_frame() >= frames);
+    }
+    // Only the server runs, for `ms` (its players' processes hang).
+    void server_alone(int ms) {
+        for (int i = 0; i < ms; ++i) {
+            server.update();
+            clock.advance(1000);
+        }
+    }
     // Runs until both clients reached `frames` (or 60 s passed), calling `each` every ms.
     template <class F>
     void run(std::uint32_t frames, F each) {
@@ -141,16 +155,10 @@ TEST_CASE("Every player silent at once: the server waits instead of confirming f
     // Found by fuzz_server_handshake: with both players away, confirm_frames() had no
     // input to wait for and gave neutral frames without end until memory ran out.
     Rig rig;
-    rig.c1.start();
-    rig.c2.start();
-    rig.run(120, [](std::uint32_t) {});
-    REQUIRE(rig.c1.next_frame() >= 120);
+    rig.start_and_play(120);
     const std::uint32_t before = rig.server.confirmed_frames();
     // Both clients stop (their processes hang): only the server runs, for three seconds.
-    for (int ms = 0; ms < 3000; ++ms) {
-        rig.server.update();
-        rig.clock.advance(1000);
-    }
+    rig.server_alone(3000);
     int away = 0;
     for (const auto& e : events_of(rig.server)) away += e.type == ServerEvent::Type::kPlayerAway;
     CHECK(away == 2);
@@ -165,14 +173,8 @@ TEST_CASE("A player back from away with input far ahead does not confirm the fra
     // first frame 20,000 frames ahead; activate() filled the gap with neutral input and the
     // server confirmed all of it at once.
     Rig rig;
-    rig.c1.start();
-    rig.c2.start();
-    rig.run(120, [](std::uint32_t) {});
-    REQUIRE(rig.c1.next_frame() >= 120);
-    for (int ms = 0; ms < 1500; ++ms) {  // both silent: both away
-        rig.server.update();
-        rig.clock.advance(1000);
-    }
+    rig.start_and_play(120);
+    rig.server_alone(1500);  // both silent: both away
     const std::uint32_t before = rig.server.confirmed_frames();
     ClientInput far_ahead;
     far_ahead.seq = 200;
@@ -497,10 +499,7 @@ TEST_CASE("A server echo held through an upstream outage gives the client no RTT
     // Only c1's uplink goes dark for 1.5 s: the server keeps sending it updates that echo
     // the last time it heard from c1, held longer than the 16-bit hold field can say.
     Rig rig;
-    rig.c1.start();
-    rig.c2.start();
-    rig.run(240, [](std::uint32_t) {});
-    REQUIRE(rig.c1.next_frame() >= 240);
+    rig.start_and_play(240);
     const Micros srtt_before = rig.c1.stats().srtt;
     REQUIRE(srtt_before > 0);
     REQUIRE(srtt_before < 40'000);
