@@ -24,6 +24,7 @@
 #include "support/build_paths.h"
 #include "support/lobby_pace.h"
 #include "support/process.h"
+#include "support/sanitized.h"
 #include "support/temp_dir.h"
 
 using namespace framelock;
@@ -290,7 +291,8 @@ TEST_CASE(
             "first try: %d in %.3f s (a password check takes %.3f s here)\n",
             checked.load(), refused.load(), in.status, took_s, work_s);
         CHECK(in.status == 200);
-        CHECK(took_s < std::max(1.0, 3 * work_s));
+        // Issue 31's second: under the sanitizers, three checks' time if that is more.
+        CHECK(took_s < test::full_or_sanitized(1.0, std::max(1.0, 3 * work_s)));
         CHECK(checked.load() <= 3);        // the client's share
         CHECK(wrong_checks(player) == 3);  // as the lobby counted it
     }
