@@ -263,6 +263,9 @@ SimResult run_scenario(const SimScenario& sc) {
         if (sc.make_emulator) {
             peer.external = sc.make_emulator(number);
             emulator = peer.external.get();
+        } else if (sc.wrap_emulator) {
+            peer.external = sc.wrap_emulator(number, *peer.emulator);
+            if (peer.external) emulator = peer.external.get();
         }
         ClientConfig config;
         config.server_address = "server";

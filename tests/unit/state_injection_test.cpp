@@ -1,0 +1,242 @@
+// Nobody loads a state the others did not agree on (docs/netplay.md, "Desync repair"): test
+// clients on the simulated network that cheat with their state. One reports the true hash of
+// its game but uploads an edited state when the server asks it for one (a repair's or a
+// joiner's); one edits its own game and reports the edited state's hash like any other. The
+// server checks every uploaded state against the hash the players' vote on its frame settled
+// on, repairs only from a majority, and on a tie follows nobody on a relay.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+
+#include "netplay/sim/sim_session.h"
+#include "unit/sim_events.h"
+
+using namespace framelock::netplay;
+
+namespace {
+
+// A cheat over a HashingEmulator: every state it hands out after the first since the last
+// frame it ran (the one its hash report is made of) has its game word edited from frame
+// `from` on. Its reports say the truth; its snapshots, which it uploads when asked, do not.
+class LyingUploader final : public Emulator {
+  public:
+    LyingUploader(HashingEmulator& inner, std::uint64_t from) : m_inner(inner), m_from(from) {}
+    void run_frame(const InputFrame& inputs, bool present) override {
+        m_saves = 0;
+        m_inner.run_frame(inputs, present);
+    }
+    std::uint64_t frame_count() const override { return m_inner.frame_count(); }
+    bool save_state(std::vector<std::uint8_t>& out) override {
+        if (!m_inner.save_state(out)) return false;
+        if (m_inner.frame_count() >= m_from && m_saves++ > 0) {
+            out[0] ^= 0x5a;  // the low byte of the game word: a score, a life counter
+            ++edited;
+        }
+        return true;
+    }
+    bool load_state(std::span<const std::uint8_t> state) override {
+        return m_inner.load_state(state);
+    }
+    void rewind_to(std::uint64_t next_frame) override { m_inner.rewind_to(next_frame); }
+    std::uint64_t state_hash() override { return m_inner.state_hash(); }
+    std::vector<MemoryRegion> memory_regions() override { return m_inner.memory_regions(); }
+    double frames_per_second() const override { return m_inner.frames_per_second(); }
+
+    static inline int edited = 0;  // edited states handed out, over every instance
+
+  private:
+    HashingEmulator& m_inner;
+    std::uint64_t m_from;
+    int m_saves = 0;
+};
+
+// A cheat that edits its own game just before frame `at` runs (the edit stays, as a changed
+// score would) and so reports the edited state's hash, as an honest player reports its own.
+class StateEditor final : public Emulator {
+  public:
+    StateEditor(HashingEmulator& inner, std::uint64_t at) : m_inner(inner), m_at(at) {}
+    void run_frame(const InputFrame& inputs, bool present) override {
+        if (m_inner.frame_count() == m_at && !m_done) {
+            std::vector<std::uint8_t> state;
+            REQUIRE(m_inner.save_state(state));
+            state[0] ^= 0x5a;
+            REQUIRE(m_inner.load_state(state));
+            m_done = true;
+        }
+        m_inner.run_frame(inputs, present);
+    }
+    std::uint64_t frame_count() const override { return m_inner.frame_count(); }
+    bool save_state(std::vector<std::uint8_t>& out) override { return m_inner.save_state(out); }
+    bool load_state(std::span<const std::uint8_t> state) override {
+        return m_inner.load_state(state);
+    }
+    void rewind_to(std::uint64_t next_frame) override { m_inner.rewind_to(next_frame); }
+    std::uint64_t state_hash() override { return m_inner.state_hash(); }
+    std::vector<MemoryRegion> memory_regions() override { return m_inner.memory_regions(); }
+    double frames_per_second() const override { return m_inner.frames_per_second(); }
+
+  private:
+    HashingEmulator& m_inner;
+    std::uint64_t m_at;
+    bool m_done = false;
+};
+
+SimScenario session(int players, std::uint32_t frames, std::uint64_t seed) {
+    SimScenario sc;
+    sc.players = players;
+    sc.frames = frames;
+    sc.seed = seed;
+    sc.link = LinkParams{30'000, 3'000, 0.0, 0.0, 0};
+    return sc;
+}
+
+// The cheat runs as client `cheater`.
+template <class Cheat>
+void cheat_as(SimScenario& sc, int cheater, std::uint64_t frame) {
+    sc.wrap_emulator = [cheater, frame](int client,
+                                        HashingEmulator& inner) -> std::unique_ptr<Emulator> {
+        if (client != cheater) return nullptr;
+        return std::make_unique<Cheat>(inner, frame);
+    };
+}
+
+// Whether a client was sent a state after the start (a join or a repair's reference state).
+bool loaded_a_state(const SimResult& r, int slot) {
+    for (const auto& e : r.server_events) {
+        if (e.type == ServerEvent::Type::kStateSent && e.slot == slot && e.frame > 0) return true;
+    }
+    return false;
+}
+
+void print_events(const SimResult& r) {
+    for (const auto& e : r.server_events) {
+        if (e.type == ServerEvent::Type::kDesync || e.type == ServerEvent::Type::kRefused ||
+            e.type == ServerEvent::Type::kStateSent || e.type == ServerEvent::Type::kResynced)
+            std::printf("  server: slot %d frame %u: %s\n", e.slot, e.frame, e.message.c_str());
+    }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "State injection, 3 players: a player that reports its true hash but uploads an edited "
+    "state for a repair is refused and named; the divergent player gets the majority's state",
+    "[netplay][desync][cheat]") {
+    // Client 3 diverges at 1000 (an honest fault); client 1, first of the majority, is asked
+    // for the reference state and uploads an edited one.
+    SimScenario sc = session(3, 2400, 101);
+    sc.diverging_client = 3;
+    sc.diverge_frame = 1000;
+    cheat_as<LyingUploader>(sc, 1, 900);
+    LyingUploader::edited = 0;
+    const SimResult r = run_scenario(sc);
+    print_events(r);
+    REQUIRE(LyingUploader::edited > 0);
+    const ServerEvent* desync = find_event(r, ServerEvent::Type::kDesync);
+    REQUIRE(desync != nullptr);
+    CHECK(desync->differing_slots == 0b100);
+    const ServerEvent* repaired = find_event(r, ServerEvent::Type::kResynced, 3);
+    REQUIRE(repaired != nullptr);
+    std::printf(
+        "[figure] state injection, 3 players, repair: client 3 resynced at frame %u; "
+        "first difference of clients 2 and 3 from there: %ld\n",
+        repaired->frame, SimResult::first_difference(r.clients[1], r.clients[2], repaired->frame));
+    // Nobody loaded the edited state: client 3 is the honest majority's again, for good.
+    CHECK(SimResult::first_difference(r.clients[1], r.clients[2], repaired->frame) == -1);
+    CHECK(SimResult::first_difference(r.clients[0], r.clients[1]) == -1);
+    CHECK(count_events(r, ServerEvent::Type::kResynced) == 1);
+    // The cheater is named.
+    const ServerEvent* refused =
+        find_event(r, ServerEvent::Type::kRefused, std::string("refused, sent to nobody"));
+    REQUIRE(refused != nullptr);
+    CHECK(refused->slot == 1);
+    CHECK_THAT(refused->message, Catch::Contains("client1"));
+}
+
+TEST_CASE(
+    "State injection, late join: a player that uploads an edited state for a joiner is refused "
+    "and named; the joiner gets the state the players agreed on",
+    "[netplay][join][cheat]") {
+    SimScenario sc = session(2, 1800, 103);
+    sc.slots = 3;
+    sc.joiners = {{600, false, 3}};
+    cheat_as<LyingUploader>(sc, 1, 300);
+    LyingUploader::edited = 0;
+    const SimResult r = run_scenario(sc);
+    print_events(r);
+    REQUIRE(r.clients.size() == 3);
+    REQUIRE(LyingUploader::edited > 0);
+    const auto& joiner = r.clients[2];
+    CHECK(joiner.first_frame >= 600);
+    std::printf(
+        "[figure] state injection, late join: joiner first frame %u; first difference "
+        "from client 2: %ld; desyncs %d\n",
+        joiner.first_frame, SimResult::first_difference(r.clients[1], joiner),
+        count_events(r, ServerEvent::Type::kDesync));
+    CHECK(SimResult::first_difference(r.clients[1], joiner) == -1);
+    CHECK(SimResult::first_difference(r.clients[0], r.clients[1]) == -1);
+    CHECK(count_events(r, ServerEvent::Type::kDesync) == 0);
+    CHECK(joiner.hashes.size() >= 1700);
+    const ServerEvent* refused =
+        find_event(r, ServerEvent::Type::kRefused, std::string("refused, sent to nobody"));
+    REQUIRE(refused != nullptr);
+    CHECK(refused->slot == 1);
+    CHECK_THAT(refused->message, Catch::Contains("client1"));
+}
+
+TEST_CASE(
+    "State injection, 3 players: a player that edits its game and reports the edited hash is "
+    "outvoted: it gets the majority's state, nobody gets its",
+    "[netplay][desync][cheat]") {
+    SimScenario sc = session(3, 2400, 105);
+    cheat_as<StateEditor>(sc, 1, 1000);
+    const SimResult r = run_scenario(sc);
+    print_events(r);
+    const ServerEvent* desync = find_event(r, ServerEvent::Type::kDesync);
+    REQUIRE(desync != nullptr);
+    CHECK(desync->frame == 1020);
+    CHECK(desync->differing_slots == 0b001);
+    const ServerEvent* repaired = find_event(r, ServerEvent::Type::kResynced);
+    REQUIRE(repaired != nullptr);
+    CHECK(repaired->slot == 1);
+    CHECK(count_events(r, ServerEvent::Type::kResynced) == 1);
+    CHECK_FALSE(loaded_a_state(r, 2));
+    CHECK_FALSE(loaded_a_state(r, 3));
+    // The honest two never differ; the cheater is theirs again from the repair on.
+    CHECK(SimResult::first_difference(r.clients[1], r.clients[2]) == -1);
+    CHECK(SimResult::first_difference(r.clients[0], r.clients[1]) == 1000);
+    CHECK(SimResult::first_difference(r.clients[0], r.clients[1], repaired->frame) == -1);
+}
+
+TEST_CASE(
+    "State injection, 2 players on a relay: a player that edits its game and reports the edited "
+    "hash gains no authority: the tie is reported to both, nobody is repaired",
+    "[netplay][desync][cheat]") {
+    // Client 1 took slot 1 first, as a first-comer on a relay does.
+    SimScenario sc = session(2, 2400, 107);
+    cheat_as<StateEditor>(sc, 1, 1000);
+    const SimResult r = run_scenario(sc);
+    print_events(r);
+    const ServerEvent* desync = find_event(r, ServerEvent::Type::kDesync);
+    REQUIRE(desync != nullptr);
+    CHECK(desync->frame == 1020);
+    std::printf(
+        "[figure] state injection, 2-player tie on a relay: %s; states sent to the "
+        "honest player: %s; resyncs: %d\n",
+        desync->message.c_str(), loaded_a_state(r, 2) ? "yes" : "none",
+        count_events(r, ServerEvent::Type::kResynced));
+    // Nobody's state goes anywhere: the honest player keeps its own game.
+    CHECK_FALSE(loaded_a_state(r, 2));
+    CHECK_FALSE(loaded_a_state(r, 1));
+    CHECK(count_events(r, ServerEvent::Type::kResynced) == 0);
+    CHECK(SimResult::first_difference(r.clients[0], r.clients[1]) == 1000);
+    // Both are told, once, and play on to the end.
+    CHECK(count_events(r, ServerEvent::Type::kDesync) == 1);
+    for (const auto& client : r.clients) {
+        bool told = false;
+        for (const auto& e : client.events) told |= e.type == ClientEvent::Type::kDesync;
+        CHECK(told);
+        CHECK(client.stats.frames_run >= sc.frames);
+        CHECK(client.hashes.size() >= sc.frames);
+    }
+}
