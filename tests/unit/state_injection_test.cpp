@@ -151,6 +151,10 @@ TEST_CASE(
     REQUIRE(refused != nullptr);
     CHECK(refused->slot == 1);
     CHECK_THAT(refused->message, Catch::Contains("client1"));
+    REQUIRE(r.slots.size() == 3);
+    CHECK(r.slots[0].states_refused >= 1);
+    CHECK(r.slots[1].states_refused == 0);
+    CHECK(r.slots[2].states_refused == 0);
 }
 
 TEST_CASE(
@@ -182,6 +186,9 @@ TEST_CASE(
     REQUIRE(refused != nullptr);
     CHECK(refused->slot == 1);
     CHECK_THAT(refused->message, Catch::Contains("client1"));
+    REQUIRE(r.slots.size() == 3);
+    CHECK(r.slots[0].states_refused >= 1);
+    CHECK(r.slots[1].states_refused == 0);
 }
 
 TEST_CASE(
@@ -220,6 +227,8 @@ TEST_CASE(
     const ServerEvent* desync = find_event(r, ServerEvent::Type::kDesync);
     REQUIRE(desync != nullptr);
     CHECK(desync->frame == 1020);
+    CHECK(desync->differing_slots == 0b11);
+    CHECK_THAT(desync->message, Catch::Contains("nobody is repaired"));
     std::printf(
         "[figure] state injection, 2-player tie on a relay: %s; states sent to the "
         "honest player: %s; resyncs: %d\n",
@@ -239,4 +248,25 @@ TEST_CASE(
         CHECK(client.stats.frames_run >= sc.frames);
         CHECK(client.hashes.size() >= sc.frames);
     }
+}
+
+TEST_CASE("A 2-player tie on the host's own server follows the host: the tie rule's one exception",
+          "[netplay][desync][cheat]") {
+    // framelock host runs the server in player 1's process (ServerConfig::host_slot): that
+    // player could do anything with its own server, so its state settles a tie.
+    SimScenario sc = session(2, 2400, 107);
+    sc.server.host_slot = 1;
+    cheat_as<StateEditor>(sc, 2, 1000);
+    const SimResult r = run_scenario(sc);
+    print_events(r);
+    const ServerEvent* desync = find_event(r, ServerEvent::Type::kDesync);
+    REQUIRE(desync != nullptr);
+    CHECK(desync->differing_slots == 0b10);
+    CHECK_THAT(desync->message,
+               Catch::Contains("differ from the host (a tie: the host runs this server"));
+    const ServerEvent* repaired = find_event(r, ServerEvent::Type::kResynced);
+    REQUIRE(repaired != nullptr);
+    CHECK(repaired->slot == 2);
+    CHECK_FALSE(loaded_a_state(r, 1));
+    CHECK(SimResult::first_difference(r.clients[0], r.clients[1], repaired->frame) == -1);
 }
