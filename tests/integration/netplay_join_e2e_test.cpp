@@ -434,6 +434,10 @@ TEST_CASE(
     CHECK(read_json(relay.stats("client2"))["desyncs"].get<int>() >= 1);
     CHECK_THAT(relay.log_of("server"), Catch::Contains("nobody is repaired"));
     CHECK_THAT(relay.log_of("server"), !Catch::Contains("reference state of frame"));
+    std::smatch tie;
+    const std::string relay_log = relay.log_of("server");
+    if (std::regex_search(relay_log, tie, std::regex(R"(desync at frame [^\n]*)")))
+        std::printf("[figure] relay tie: %s\n", tie[0].str().c_str());
     std::printf(
         "[figure] repair: diverged at frame 120, identical again from frame %zu (%zu "
         "frames apart)\n",
