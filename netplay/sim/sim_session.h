@@ -122,6 +122,10 @@ struct SimScenario {
     // in what it reports), by `tamper`.
     int tamper_client = 0;
     std::function<void(ClientInput&)> tamper;
+    // And its uploads (the states the server asks of it) are rewritten on their way out, each
+    // by `tamper_upload` (given the state's frame and its bytes): the client hashes and keeps
+    // one state, and sends another.
+    std::function<void(std::uint32_t frame, std::vector<std::uint8_t>& state)> tamper_upload;
     Micros rejoin_after_us = -1;    // >= 0: the dropped client restarts this long after
     bool rejoin_with_token = true;  // false: the restarted process lost its rejoin token
     // Per client (index = client - 1): its clock's rate against the server's (1.05: 5 %

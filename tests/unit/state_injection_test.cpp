@@ -15,40 +15,20 @@ using namespace framelock::netplay;
 
 namespace {
 
-// A cheat over a HashingEmulator: every state it hands out after the first since the last
-// frame it ran (the one its hash report is made of) has its game word edited from frame
-// `from` on. Its reports say the truth; its snapshots, which it uploads when asked, do not.
-class LyingUploader final : public Emulator {
-  public:
-    LyingUploader(HashingEmulator& inner, std::uint64_t from) : m_inner(inner), m_from(from) {}
-    void run_frame(const InputFrame& inputs, bool present) override {
-        m_saves = 0;
-        m_inner.run_frame(inputs, present);
-    }
-    std::uint64_t frame_count() const override { return m_inner.frame_count(); }
-    bool save_state(std::vector<std::uint8_t>& out) override {
-        if (!m_inner.save_state(out)) return false;
-        if (m_inner.frame_count() >= m_from && m_saves++ > 0) {
-            out[0] ^= 0x5a;  // the low byte of the game word: a score, a life counter
-            ++edited;
-        }
-        return true;
-    }
-    bool load_state(std::span<const std::uint8_t> state) override {
-        return m_inner.load_state(state);
-    }
-    void rewind_to(std::uint64_t next_frame) override { m_inner.rewind_to(next_frame); }
-    std::uint64_t state_hash() override { return m_inner.state_hash(); }
-    std::vector<MemoryRegion> memory_regions() override { return m_inner.memory_regions(); }
-    double frames_per_second() const override { return m_inner.frames_per_second(); }
+// A cheat that reports the true hash of its game but, when the server asks it for a state (a
+// repair's reference state, a joiner's state), sends an edited one: the low byte of the game
+// word (a score, a life counter) of every state it uploads of frame `from` on. It hashes and
+// keeps the true state; the edit is made on the way out (SimScenario::tamper_upload).
+int edited_uploads = 0;  // edited states sent, over every session
 
-    static inline int edited = 0;  // edited states handed out, over every instance
-
-  private:
-    HashingEmulator& m_inner;
-    std::uint64_t m_from;
-    int m_saves = 0;
-};
+void upload_edited_states(SimScenario& sc, int cheater, std::uint32_t from) {
+    sc.tamper_client = cheater;
+    sc.tamper_upload = [from](std::uint32_t frame, std::vector<std::uint8_t>& state) {
+        if (frame < from) return;
+        state[0] ^= 0x5a;
+        ++edited_uploads;
+    };
+}
 
 // A cheat that edits its own game just before frame `at` runs (the edit stays, as a changed
 // score would) and so reports the edited state's hash, as an honest player reports its own.
@@ -81,6 +61,40 @@ class StateEditor final : public Emulator {
     bool m_done = false;
 };
 
+// An honest core that does not save the same machine the same way twice: one byte of its
+// state says how many times it was saved since it last ran a frame or loaded a state (a
+// stand-in for gambatte, which fills a byte from its caller's stack: docs/faults.md). Saving,
+// loading that and saving again gives the same bytes, so no load is seen to move it and no
+// evidence mask leaves it out: an upload that is a second serialization of the state a
+// report hashed does not hash to that report.
+class SecondSaveDiffers final : public Emulator {
+  public:
+    explicit SecondSaveDiffers(HashingEmulator& inner) : m_inner(inner) {}
+    void run_frame(const InputFrame& inputs, bool present) override {
+        m_saves = 0;
+        m_inner.run_frame(inputs, present);
+    }
+    std::uint64_t frame_count() const override { return m_inner.frame_count(); }
+    bool save_state(std::vector<std::uint8_t>& out) override {
+        if (!m_inner.save_state(out)) return false;
+        out.push_back(static_cast<std::uint8_t>(++m_saves));
+        return true;
+    }
+    bool load_state(std::span<const std::uint8_t> state) override {
+        if (state.empty() || !m_inner.load_state(state.first(state.size() - 1))) return false;
+        m_saves = 0;
+        return true;
+    }
+    void rewind_to(std::uint64_t next_frame) override { m_inner.rewind_to(next_frame); }
+    std::uint64_t state_hash() override { return m_inner.state_hash(); }
+    std::vector<MemoryRegion> memory_regions() override { return m_inner.memory_regions(); }
+    double frames_per_second() const override { return m_inner.frames_per_second(); }
+
+  private:
+    HashingEmulator& m_inner;
+    int m_saves = 0;
+};
+
 SimScenario session(int players, std::uint32_t frames, std::uint64_t seed) {
     SimScenario sc;
     sc.players = players;
@@ -108,6 +122,19 @@ bool loaded_a_state(const SimResult& r, int slot) {
     return false;
 }
 
+// Every client runs SecondSaveDiffers.
+void every_core_saves_twice_differently(SimScenario& sc) {
+    sc.wrap_emulator = [](int, HashingEmulator& inner) -> std::unique_ptr<Emulator> {
+        return std::make_unique<SecondSaveDiffers>(inner);
+    };
+}
+
+int states_refused(const SimResult& r) {
+    int refused = 0;
+    for (const auto& slot : r.slots) refused += static_cast<int>(slot.states_refused);
+    return refused;
+}
+
 void print_events(const SimResult& r) {
     for (const auto& e : r.server_events) {
         if (e.type == ServerEvent::Type::kDesync || e.type == ServerEvent::Type::kRefused ||
@@ -127,11 +154,11 @@ TEST_CASE(
     SimScenario sc = session(3, 2400, 101);
     sc.diverging_client = 3;
     sc.diverge_frame = 1000;
-    cheat_as<LyingUploader>(sc, 1, 900);
-    LyingUploader::edited = 0;
+    upload_edited_states(sc, 1, 900);
+    edited_uploads = 0;
     const SimResult r = run_scenario(sc);
     print_events(r);
-    REQUIRE(LyingUploader::edited > 0);
+    REQUIRE(edited_uploads > 0);
     const ServerEvent* desync = find_event(r, ServerEvent::Type::kDesync);
     REQUIRE(desync != nullptr);
     CHECK(desync->differing_slots == 0b100);
@@ -164,12 +191,12 @@ TEST_CASE(
     SimScenario sc = session(2, 1800, 103);
     sc.slots = 3;
     sc.joiners = {{600, false, 3}};
-    cheat_as<LyingUploader>(sc, 1, 300);
-    LyingUploader::edited = 0;
+    upload_edited_states(sc, 1, 300);
+    edited_uploads = 0;
     const SimResult r = run_scenario(sc);
     print_events(r);
     REQUIRE(r.clients.size() == 3);
-    REQUIRE(LyingUploader::edited > 0);
+    REQUIRE(edited_uploads > 0);
     const auto& joiner = r.clients[2];
     CHECK(joiner.first_frame >= 600);
     std::printf(
@@ -269,4 +296,65 @@ TEST_CASE("A 2-player tie on the host's own server follows the host: the tie rul
     CHECK(repaired->slot == 2);
     CHECK_FALSE(loaded_a_state(r, 1));
     CHECK(SimResult::first_difference(r.clients[0], r.clients[1], repaired->frame) == -1);
+}
+
+// Honest players whose core does not save the same machine the same way twice: the state a
+// player uploads of a frame is the very serialization its report of the frame before hashed,
+// so nobody's upload is refused and nobody is named.
+
+TEST_CASE(
+    "Honest uploads, late join: a core that does not save the same machine the same way twice "
+    "still gives the joiner (a player, or a rollback session's spectator) the state the players "
+    "agreed on, and nobody is named",
+    "[netplay][join][cheat]") {
+    for (const SessionMode mode : {SessionMode::kFrameLock, SessionMode::kRollback}) {
+        SimScenario sc = session(2, 1800, 109);
+        sc.server.mode = mode;
+        sc.slots = 3;
+        sc.joiners = {{600, false, 3}};
+        if (mode == SessionMode::kRollback) {
+            // Only spectators join a running rollback session.
+            sc.server.delay.fixed_delay = 1;
+            sc.joiners = {{600, true, 0}};
+        }
+        every_core_saves_twice_differently(sc);
+        const SimResult r = run_scenario(sc);
+        print_events(r);
+        REQUIRE(r.clients.size() == 3);
+        const auto& joiner = r.clients[2];
+        std::printf(
+            "[figure] honest uploads, late join (%s): joiner first frame %u, %zu frames run; "
+            "states refused %d\n",
+            mode == SessionMode::kRollback ? "rollback" : "frame lock", joiner.first_frame,
+            joiner.hashes.size(), states_refused(r));
+        CHECK(joiner.first_frame > 0);  // the newest snapshot the players agreed on
+        CHECK(joiner.first_frame <= 900);
+        CHECK(joiner.hashes.size() >= 1700);
+        CHECK(SimResult::first_difference(r.clients[1], joiner) == -1);
+        CHECK(states_refused(r) == 0);
+        CHECK(find_event(r, ServerEvent::Type::kRefused, std::string("refused")) == nullptr);
+        CHECK(count_events(r, ServerEvent::Type::kDesync) == 0);
+    }
+}
+
+TEST_CASE(
+    "Honest uploads, 3 players: a core that does not save the same machine the same way twice "
+    "still repairs the divergent player from the majority's state, and nobody is named",
+    "[netplay][desync][cheat]") {
+    SimScenario sc = session(3, 2400, 111);
+    sc.diverging_client = 3;
+    sc.diverge_frame = 1000;
+    every_core_saves_twice_differently(sc);
+    const SimResult r = run_scenario(sc);
+    print_events(r);
+    const ServerEvent* repaired = find_event(r, ServerEvent::Type::kResynced, 3);
+    REQUIRE(repaired != nullptr);
+    std::printf(
+        "[figure] honest uploads, 3 players, repair: client 3 resynced at frame %u; states "
+        "refused %d\n",
+        repaired->frame, states_refused(r));
+    CHECK(SimResult::first_difference(r.clients[1], r.clients[2], repaired->frame) == -1);
+    CHECK(count_events(r, ServerEvent::Type::kResynced) == 1);
+    CHECK(states_refused(r) == 0);
+    CHECK(find_event(r, ServerEvent::Type::kRefused, std::string("refused")) == nullptr);
 }
