@@ -147,7 +147,7 @@ void print_events(const SimResult& r) {
 
 TEST_CASE(
     "State injection, 3 players: a player that reports its true hash but uploads an edited "
-    "state for a repair is refused and named; the divergent player gets the majority's state",
+    "state for a repair is refused and named, the divergent player gets the majority's state",
     "[netplay][desync][cheat]") {
     // Client 3 diverges at 1000 (an honest fault); client 1, first of the majority, is asked
     // for the reference state and uploads an edited one.
@@ -186,7 +186,7 @@ TEST_CASE(
 
 TEST_CASE(
     "State injection, late join: a player that uploads an edited state for a joiner is refused "
-    "and named; the joiner gets the state the players agreed on",
+    "and named, the joiner gets the state the players agreed on",
     "[netplay][join][cheat]") {
     SimScenario sc = session(2, 1800, 103);
     sc.slots = 3;
