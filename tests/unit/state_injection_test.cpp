@@ -358,3 +358,37 @@ TEST_CASE(
     CHECK(states_refused(r) == 0);
     CHECK(find_event(r, ServerEvent::Type::kRefused, std::string("refused")) == nullptr);
 }
+
+TEST_CASE(
+    "State injection under memory evidence: a joiner's state comes only from a player whose "
+    "memory hash is the majority's, never from a player that edited its game",
+    "[netplay][join][cheat]") {
+    // Every load takes a new stamp into a 24-byte state: a third of it moves, so the players
+    // compare the memory the core exposes, and the server cannot hash an uploaded state.
+    // Repairs are off, so that the cheater's game stays edited when the joiner comes; the
+    // server asks the lowest slot, the cheater's, first.
+    SimScenario sc = session(3, 1800, 113);
+    sc.reload_stamps = true;
+    sc.server.repair_desyncs = false;
+    sc.slots = 4;
+    sc.joiners = {{600, false, 4}};
+    cheat_as<StateEditor>(sc, 1, 300);
+    const SimResult r = run_scenario(sc);
+    print_events(r);
+    REQUIRE(r.clients.size() == 4);
+    REQUIRE(find_event(r, ServerEvent::Type::kEvidence, std::string("memory")) != nullptr);
+    const auto& joiner = r.clients[3];
+    std::printf(
+        "[figure] state injection under memory evidence, late join: joiner first frame %u; "
+        "first difference from client 2: %ld, from the cheater: %ld\n",
+        joiner.first_frame, SimResult::first_difference(r.clients[1], joiner),
+        SimResult::first_difference(r.clients[0], joiner));
+    CHECK(joiner.first_frame >= 600);
+    CHECK(joiner.hashes.size() >= 1700);
+    CHECK(SimResult::first_difference(r.clients[1], joiner) == -1);
+    CHECK(SimResult::first_difference(r.clients[1], r.clients[2]) == -1);
+    const ServerEvent* refused =
+        find_event(r, ServerEvent::Type::kRefused, std::string("was not the players' majority"));
+    REQUIRE(refused != nullptr);
+    CHECK(refused->slot == 1);
+}
