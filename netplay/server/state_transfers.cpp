@@ -212,13 +212,28 @@ void StateTransfers::check_received(std::span<ServerSlot> players, const HashVot
     if (vote.kind == HashVotes::Vote::Kind::kOpen) {
         if (m_clock.now_us() - got.at <= m_config.state_request_timeout_us) return;
     } else if (vote.kind == HashVotes::Vote::Kind::kSettled && vote.reference) {
-        // Memory evidence needs the machine: a state alone cannot be hashed that way.
-        if (vote.mask.kind == EvidenceKind::kMemory) return accept();
+        const std::uint64_t reported = vote.hashes[got.slot - 1];
+        if (vote.mask.kind == EvidenceKind::kMemory) {
+            // Memory evidence needs the machine: a state alone cannot be hashed that way. It
+            // is used only from a player whose own report of its frame is the reference (what
+            // else it holds is taken on its word: docs/netplay.md).
+            if (reported == vote.reference) return accept();
+            m_events.emit({ServerEvent::Type::kRefused, got.slot, frame, 0, 0,
+                           "state of frame " + std::to_string(frame) + " from " + sender.name +
+                               " not used: its memory hash of frame " + std::to_string(hashed) +
+                               " was not the players' majority (" +
+                               (reported ? hash_to_hex(reported) : std::string("none")) + ", not " +
+                               hash_to_hex(vote.reference) +
+                               "), and memory evidence cannot check a state; asking another "
+                               "player"});
+            m_received.reset();
+            distrust(got.slot, players);
+            return;
+        }
         const std::uint64_t hash = evidence_hash(got.raw, vote.mask);
         if (hash == vote.reference) return accept();
         // Not the state the players agreed on: sent to nobody. A player whose state differs
         // as its own report said is divergent, not lying; any other is counted and named.
-        const std::uint64_t reported = vote.hashes[got.slot - 1];
         const std::string head = "state of frame " + std::to_string(frame) + " from " +
                                  sender.name + " refused, sent to nobody: it hashes to " +
                                  hash_to_hex(hash) + ", not to " + hash_to_hex(vote.reference) +

@@ -65,7 +65,9 @@ class StateTransfers {
 
     // Checks a completed upload against `votes` once its frame's vote settled: a state that
     // hashes (under the evidence mask of its frame) to the reference is cached; one that does
-    // not is refused, counted and its sender named, and another player is asked. Then sends
+    // not is refused, counted and its sender named, and another player is asked. Under memory
+    // evidence (no state can be hashed) only the state of a player whose own report was the
+    // reference is cached. Then sends
     // the cached state to the members waiting for one and to a repair's divergent players,
     // and asks a player for a state when one is needed. Returns each state sent, for the
     // other parts to take the member from there.
