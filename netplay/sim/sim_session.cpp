@@ -5,6 +5,8 @@
 #include <limits>
 #include <memory>
 
+#include "netplay/transfer/state_transfer.h"
+
 namespace framelock::netplay {
 namespace {
 
@@ -43,22 +45,29 @@ class Hands {
     InputWord m_pad = 0;
 };
 
-// A client's transport that rewrites its ClientInput datagrams before they leave.
+// A client's transport that rewrites its ClientInput datagrams, or the states it uploads,
+// before they leave.
 class TamperingTransport final : public Transport {
   public:
-    TamperingTransport(std::unique_ptr<Transport> inner, std::function<void(ClientInput&)> tamper)
-        : m_inner(std::move(inner)), m_tamper(std::move(tamper)) {}
+    using UploadTamper = std::function<void(std::uint32_t, std::vector<std::uint8_t>&)>;
+    TamperingTransport(std::unique_ptr<Transport> inner, std::function<void(ClientInput&)> tamper,
+                       UploadTamper upload)
+        : m_inner(std::move(inner)), m_tamper(std::move(tamper)), m_upload(std::move(upload)) {}
     Result<PeerId> connect(const std::string& address) override {
         return m_inner->connect(address);
     }
     void send(PeerId peer, Channel channel, std::span<const std::uint8_t> data) override {
-        if (peek_id(data) == MsgId::kClientInput) {
+        const auto id = peek_id(data);
+        if (id == MsgId::kClientInput && m_tamper) {
             if (auto input = decode_client_input(data)) {
                 m_tamper(*input);
                 m_inner->send(peer, channel, encode(*input));
                 return;
             }
         }
+        if ((id == MsgId::kStateHeader || id == MsgId::kStateChunk) && m_upload &&
+            rewrite_upload(peer, channel, data))
+            return;
         m_inner->send(peer, channel, data);
     }
     std::optional<TransportEvent> poll() override { return m_inner->poll(); }
@@ -67,8 +76,37 @@ class TamperingTransport final : public Transport {
     PeerStats stats(PeerId peer) const override { return m_inner->stats(peer); }
 
   private:
+    // An upload is held until its last chunk, then sent edited (packed again, so that its
+    // sizes and CRC fit the edited bytes): whether `data` was taken.
+    bool rewrite_upload(PeerId peer, Channel channel, std::span<const std::uint8_t> data) {
+        if (peek_id(data) == MsgId::kStateHeader) {
+            auto header = decode_state_header(data);
+            if (!header || header->purpose != StatePurpose::kUpload || !header->available ||
+                !m_rx.begin(*header))
+                return false;
+            return true;
+        }
+        auto chunk = decode_state_chunk(data);
+        if (!chunk || !m_rx.active() || chunk->transfer_id != m_rx.header().transfer_id ||
+            !m_rx.add(*chunk))
+            return false;
+        if (!m_rx.complete()) return true;
+        const StateHeader header = m_rx.header();
+        auto raw = m_rx.finish();
+        m_rx.reset();
+        if (!raw) return true;
+        std::vector<std::uint8_t> state = std::move(raw).value();
+        m_upload(header.frame, state);
+        StateSender sender(header.transfer_id, StatePurpose::kUpload,
+                           pack_state(state, header.frame));
+        for (const auto& message : sender.take_messages()) m_inner->send(peer, channel, message);
+        return true;
+    }
+
     std::unique_ptr<Transport> m_inner;
     std::function<void(ClientInput&)> m_tamper;
+    UploadTamper m_upload;
+    StateReceiver m_rx;
 };
 
 }  // namespace
@@ -247,9 +285,9 @@ SimResult run_scenario(const SimScenario& sc) {
             }
         }
         peer.transport = net.create_endpoint(endpoint);
-        if (number == sc.tamper_client && sc.tamper)
-            peer.transport =
-                std::make_unique<TamperingTransport>(std::move(peer.transport), sc.tamper);
+        if (number == sc.tamper_client && (sc.tamper || sc.tamper_upload))
+            peer.transport = std::make_unique<TamperingTransport>(std::move(peer.transport),
+                                                                  sc.tamper, sc.tamper_upload);
         peer.emulator = std::make_unique<HashingEmulator>();
         peer.emulator->set_fps(sc.fps);
         peer.emulator->set_state_padding(sc.state_padding);
@@ -263,6 +301,9 @@ SimResult run_scenario(const SimScenario& sc) {
         if (sc.make_emulator) {
             peer.external = sc.make_emulator(number);
             emulator = peer.external.get();
+        } else if (sc.wrap_emulator) {
+            peer.external = sc.wrap_emulator(number, *peer.emulator);
+            if (peer.external) emulator = peer.external.get();
         }
         ClientConfig config;
         config.server_address = "server";
