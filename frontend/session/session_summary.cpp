@@ -16,7 +16,9 @@ Json traffic_json(const netplay::PeerStats& s) {
             {"datagrams_sent", s.datagrams_sent},
             {"datagrams_received", s.datagrams_received},
             {"payload_bytes_sent", s.payload_bytes_sent},
-            {"payload_bytes_received", s.payload_bytes_received}};
+            {"payload_bytes_received", s.payload_bytes_received},
+            {"altered", s.altered},
+            {"replayed", s.replayed}};
 }
 
 // How late, on average, a frame ran after its scheduled time: with the delay, the

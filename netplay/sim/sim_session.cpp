@@ -43,34 +43,6 @@ class Hands {
     InputWord m_pad = 0;
 };
 
-// A client's transport that rewrites its ClientInput datagrams before they leave.
-class TamperingTransport final : public Transport {
-  public:
-    TamperingTransport(std::unique_ptr<Transport> inner, std::function<void(ClientInput&)> tamper)
-        : m_inner(std::move(inner)), m_tamper(std::move(tamper)) {}
-    Result<PeerId> connect(const std::string& address) override {
-        return m_inner->connect(address);
-    }
-    void send(PeerId peer, Channel channel, std::span<const std::uint8_t> data) override {
-        if (peek_id(data) == MsgId::kClientInput) {
-            if (auto input = decode_client_input(data)) {
-                m_tamper(*input);
-                m_inner->send(peer, channel, encode(*input));
-                return;
-            }
-        }
-        m_inner->send(peer, channel, data);
-    }
-    std::optional<TransportEvent> poll() override { return m_inner->poll(); }
-    void flush() override { m_inner->flush(); }
-    void disconnect(PeerId peer) override { m_inner->disconnect(peer); }
-    PeerStats stats(PeerId peer) const override { return m_inner->stats(peer); }
-
-  private:
-    std::unique_ptr<Transport> m_inner;
-    std::function<void(ClientInput&)> m_tamper;
-};
-
 }  // namespace
 
 void HashingEmulator::run_frame(const InputFrame& inputs, bool present) {
@@ -247,9 +219,6 @@ SimResult run_scenario(const SimScenario& sc) {
             }
         }
         peer.transport = net.create_endpoint(endpoint);
-        if (number == sc.tamper_client && sc.tamper)
-            peer.transport =
-                std::make_unique<TamperingTransport>(std::move(peer.transport), sc.tamper);
         peer.emulator = std::make_unique<HashingEmulator>();
         peer.emulator->set_fps(sc.fps);
         peer.emulator->set_state_padding(sc.state_padding);
@@ -278,6 +247,18 @@ SimResult run_scenario(const SimScenario& sc) {
             own_clock = peer.clock.get();
         }
         peer.client = std::make_unique<Client>(*peer.transport, *own_clock, *emulator, config);
+        if (number == sc.tamper_client && sc.tamper) {
+            // A modified client rewrites its ClientInput datagrams before they are sealed.
+            peer.client->own_transport().rewrite_sends(
+                [tamper = sc.tamper](Channel, std::vector<std::vector<std::uint8_t>>& messages) {
+                    auto& bytes = messages.front();
+                    if (peek_id(bytes) != MsgId::kClientInput) return;
+                    if (auto input = decode_client_input(bytes)) {
+                        tamper(*input);
+                        bytes = encode(*input);
+                    }
+                });
+        }
         peer.hands = std::make_unique<Hands>(hands_seed, sc.hold_min, sc.hold_max);
         peer.client->start();
         SimClientResult r;

@@ -174,6 +174,7 @@ void fields(auto& io, Is<Hello> auto& m) {
     io.optional(m.password_proof);
     io.optional(m.rejoin_proof);
     io.bytes(m.box_key);
+    io.bytes(m.kx_key);
 }
 
 void fields(auto& io, Is<Welcome> auto& m) {
@@ -191,6 +192,7 @@ void fields(auto& io, Is<Welcome> auto& m) {
     io.u16(m.snapshot_interval).at_least(1);
     io.string(m.name, kMaxNameBytes);
     io.bytes(m.sealed_token);
+    io.bytes(m.kx_key);
     // Spectators have slot 0, players one of the session's.
     io.check(m.role == Role::kSpectator ? m.slot == 0 : m.slot >= 1 && m.slot <= m.players);
 }

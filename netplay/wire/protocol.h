@@ -25,14 +25,17 @@
 
 #include "netplay/base/types.h"
 #include "netplay/crypto/join_proof.h"
+#include "netplay/crypto/session_keys.h"
 
 namespace framelock::netplay {
 
 inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
 // 2: rollback; 3: join/resync; 4: inputs every frame, the server's own round trip (echo of its
 // updates), sampling lateness, redundant copies; 5: one start state for every player; 6: desync
-// evidence without the state bytes a load moves (MovedBytes, EvidenceMask).
-inline constexpr std::uint16_t kProtocolVersion = 7;
+// evidence without the state bytes a load moves (MovedBytes, EvidenceMask); 8: every message
+// after the Welcome sealed (key exchange keys in Hello and Welcome, netplay/crypto/
+// session_keys.h).
+inline constexpr std::uint16_t kProtocolVersion = 8;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
 // disc-based systems, are a few MiB).
@@ -110,6 +113,7 @@ struct Hello {
     std::optional<Proof> password_proof;
     std::optional<Proof> rejoin_proof;
     BoxPublicKey box_key{};  // this connection's: the Welcome seals the rejoin token to it
+    KxPublicKey kx_key{};    // this connection's: the keys that seal what follows the Welcome
 };
 
 // How a session runs its emulators.
@@ -137,6 +141,9 @@ struct Welcome {
     // Players: the secret that takes this slot back from a new process (Hello::rejoin_proof),
     // a new one with every Welcome, sealed to the Hello's box key. Spectators: zero.
     SealedToken sealed_token{};
+    // The server's key exchange key for this connection: with the Hello's, the keys that seal
+    // every message after this one (session_keys.h).
+    KxPublicKey kx_key{};
 };
 
 enum class RejectReason : std::uint8_t {

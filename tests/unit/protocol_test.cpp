@@ -343,7 +343,7 @@ TEST_CASE("The join handshake's messages round trip: Challenge, proofs, token, c
     plain.rejoin_proof.reset();
     CHECK(encode(plain).size() == hb.size() - 2 * kProofBytes);
     auto bad_flag = encode(plain);
-    bad_flag[bad_flag.size() - kBoxKeyBytes - 1] = 2;  // a proof is there (1) or not (0)
+    bad_flag[bad_flag.size() - kBoxKeyBytes - kKxKeyBytes - 1] = 2;  // a proof: 1 or 0
     CHECK_FALSE(decode_hello(bad_flag));
 
     Welcome w = test_welcome(2, 2, 0);

@@ -1,0 +1,82 @@
+#include "netplay/crypto/datagram_seal.h"
+
+#include <sodium.h>
+
+#include <limits>
+
+namespace framelock::netplay {
+namespace {
+
+static_assert(kSealKeyBytes == crypto_aead_chacha20poly1305_ietf_KEYBYTES);
+static_assert(kSealTagBytes <= crypto_aead_chacha20poly1305_ietf_ABYTES);
+
+using AeadNonce = std::array<std::uint8_t, crypto_aead_chacha20poly1305_ietf_NPUBBYTES>;
+using Tag = std::array<std::uint8_t, crypto_aead_chacha20poly1305_ietf_ABYTES>;
+
+// The lane, then the counter (little-endian), then zeros.
+AeadNonce nonce_of(std::uint8_t lane, std::uint64_t counter) {
+    AeadNonce nonce{};
+    nonce[0] = lane;
+    for (int i = 0; i < 8; ++i) nonce[1 + i] = static_cast<std::uint8_t>(counter >> (8 * i));
+    return nonce;
+}
+
+// Encrypts `plain` into `out` (as long) and returns the whole tag.
+Tag encrypt(const SealKey& key, const AeadNonce& nonce, std::span<const std::uint8_t> plain,
+            std::uint8_t* out) {
+    Tag tag;
+    unsigned long long tag_length = 0;
+    crypto_aead_chacha20poly1305_ietf_encrypt_detached(out, tag.data(), &tag_length, plain.data(),
+                                                       plain.size(), nullptr, 0, nullptr,
+                                                       nonce.data(), key.data());
+    return tag;
+}
+
+}  // namespace
+
+DatagramSeal::DatagramSeal(const SealKeys& keys) : m_keys(keys) {}
+
+DatagramSeal::~DatagramSeal() {
+    sodium_memzero(&m_keys, sizeof m_keys);
+}
+
+std::vector<std::uint8_t> DatagramSeal::seal(std::uint8_t lane,
+                                             std::span<const std::uint8_t> plain) {
+    if (lane >= kSealLanes || m_sent[lane] == std::numeric_limits<std::uint64_t>::max()) return {};
+    const std::uint64_t counter = m_sent[lane]++;
+    std::vector<std::uint8_t> out(kSealHeaderBytes + plain.size() + kSealTagBytes);
+    out[0] = static_cast<std::uint8_t>(counter);
+    out[1] = static_cast<std::uint8_t>(counter >> 8);
+    const Tag tag = encrypt(m_keys.send, nonce_of(lane, counter), plain, out.data() + 2);
+    std::copy(tag.begin(), tag.begin() + kSealTagBytes, out.end() - kSealTagBytes);
+    return out;
+}
+
+std::optional<std::vector<std::uint8_t>> DatagramSeal::open(std::uint8_t lane,
+                                                            std::span<const std::uint8_t> sealed) {
+    m_refusal = Refusal::kAltered;
+    if (lane >= kSealLanes || sealed.size() < kSealOverheadBytes) return std::nullopt;
+    ReplayWindow& window = m_received[lane];
+    const std::uint64_t counter =
+        window.expand(static_cast<std::uint16_t>(sealed[0] | (sealed[1] << 8)));
+    if (!window.fresh(counter)) {
+        m_refusal = Refusal::kReplayed;
+        return std::nullopt;
+    }
+    const AeadNonce nonce = nonce_of(lane, counter);
+    const auto ciphertext = sealed.subspan(kSealHeaderBytes, sealed.size() - kSealOverheadBytes);
+    std::vector<std::uint8_t> plain(ciphertext.size());
+    // Block 0 keys Poly1305; the message is XORed from block 1 on, as the AEAD does.
+    crypto_stream_chacha20_ietf_xor_ic(plain.data(), ciphertext.data(), ciphertext.size(),
+                                       nonce.data(), 1, m_keys.receive.data());
+    std::vector<std::uint8_t> again(ciphertext.size());
+    const Tag tag = encrypt(m_keys.receive, nonce, plain, again.data());
+    if (sodium_memcmp(tag.data(), sealed.data() + sealed.size() - kSealTagBytes, kSealTagBytes) !=
+        0)
+        return std::nullopt;
+    window.accept(counter);
+    m_refusal = Refusal::kNone;
+    return plain;
+}
+
+}  // namespace framelock::netplay

@@ -1,0 +1,28 @@
+// Which message counters of one direction arrived already: the newest one, and a window of the
+// 64 before it. A counter is fresh when it is newer than the newest or inside the window and
+// not seen; anything older than the window is refused (a datagram reordered that far behind
+// is as good as lost). The receiving half of datagram_seal.h's replay protection.
+#pragma once
+
+#include <cstdint>
+
+namespace framelock::netplay {
+
+class ReplayWindow {
+  public:
+    static constexpr std::uint64_t kSize = 64;
+
+    // The full counter whose low 16 bits are `low`, nearest to the newest seen (the first
+    // message counts from 0). Wrap-safe: the sender's counters run on past 65535.
+    std::uint64_t expand(std::uint16_t low) const;
+    // Not seen and not older than the window.
+    bool fresh(std::uint64_t counter) const;
+    // Marks `counter` seen (call only for a fresh counter whose message opened).
+    void accept(std::uint64_t counter);
+
+  private:
+    std::uint64_t m_next = 0;  // the newest counter seen + 1; 0: none yet
+    std::uint64_t m_seen = 0;  // bit i: counter m_next - 1 - i was seen
+};
+
+}  // namespace framelock::netplay
