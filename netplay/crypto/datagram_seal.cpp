@@ -46,8 +46,8 @@ std::vector<std::uint8_t> DatagramSeal::seal(std::uint8_t lane,
     const std::uint64_t counter = m_sent[lane]++;
     std::vector<std::uint8_t> out(kSealHeaderBytes + plain.size() + kSealTagBytes);
     out[0] = static_cast<std::uint8_t>(counter);
-    out[1] = static_cast<std::uint8_t>(counter >> 8);
-    const Tag tag = encrypt(m_keys.send, nonce_of(lane, counter), plain, out.data() + 2);
+    const Tag tag =
+        encrypt(m_keys.send, nonce_of(lane, counter), plain, out.data() + kSealHeaderBytes);
     std::copy(tag.begin(), tag.begin() + kSealTagBytes, out.end() - kSealTagBytes);
     return out;
 }
@@ -57,26 +57,26 @@ std::optional<std::vector<std::uint8_t>> DatagramSeal::open(std::uint8_t lane,
     m_refusal = Refusal::kAltered;
     if (lane >= kSealLanes || sealed.size() < kSealOverheadBytes) return std::nullopt;
     ReplayWindow& window = m_received[lane];
-    const std::uint64_t counter =
-        window.expand(static_cast<std::uint16_t>(sealed[0] | (sealed[1] << 8)));
-    if (!window.fresh(counter)) {
-        m_refusal = Refusal::kReplayed;
-        return std::nullopt;
-    }
-    const AeadNonce nonce = nonce_of(lane, counter);
     const auto ciphertext = sealed.subspan(kSealHeaderBytes, sealed.size() - kSealOverheadBytes);
-    std::vector<std::uint8_t> plain(ciphertext.size());
-    // Block 0 keys Poly1305; the message is XORed from block 1 on, as the AEAD does.
-    crypto_stream_chacha20_ietf_xor_ic(plain.data(), ciphertext.data(), ciphertext.size(),
-                                       nonce.data(), 1, m_keys.receive.data());
-    std::vector<std::uint8_t> again(ciphertext.size());
-    const Tag tag = encrypt(m_keys.receive, nonce, plain, again.data());
-    if (sodium_memcmp(tag.data(), sealed.data() + sealed.size() - kSealTagBytes, kSealTagBytes) !=
-        0)
-        return std::nullopt;
-    window.accept(counter);
-    m_refusal = Refusal::kNone;
-    return plain;
+    const std::uint8_t* tag = sealed.data() + sealed.size() - kSealTagBytes;
+    std::vector<std::uint8_t> plain(ciphertext.size()), again(ciphertext.size());
+    for (unsigned ahead = 0; ahead <= kSealLookahead; ++ahead) {
+        const std::uint64_t counter = window.expand(sealed[0], ahead);
+        if (!window.fresh(counter)) {
+            m_refusal = Refusal::kReplayed;  // unless a counter further on opens it
+            continue;
+        }
+        const AeadNonce nonce = nonce_of(lane, counter);
+        // Block 0 keys Poly1305; the message is XORed from block 1 on, as the AEAD does.
+        crypto_stream_chacha20_ietf_xor_ic(plain.data(), ciphertext.data(), ciphertext.size(),
+                                           nonce.data(), 1, m_keys.receive.data());
+        const Tag expected = encrypt(m_keys.receive, nonce, plain, again.data());
+        if (sodium_memcmp(expected.data(), tag, kSealTagBytes) != 0) continue;
+        window.accept(counter);
+        m_refusal = Refusal::kNone;
+        return plain;
+    }
+    return std::nullopt;
 }
 
 }  // namespace framelock::netplay

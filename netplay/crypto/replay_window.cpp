@@ -2,13 +2,15 @@
 
 namespace framelock::netplay {
 
-std::uint64_t ReplayWindow::expand(std::uint16_t low) const {
+std::uint64_t ReplayWindow::expand(std::uint8_t low, unsigned ahead) const {
     const std::uint64_t newest = m_next == 0 ? 0 : m_next - 1;
-    const std::uint64_t base = (newest & ~std::uint64_t{0xffff}) | low;
-    // The candidate within 32768 of the newest: base, or one period either side of it.
-    if (base > newest && base - newest > 0x8000 && base >= 0x10000) return base - 0x10000;
-    if (base < newest && newest - base > 0x8000) return base + 0x10000;
-    return base;
+    std::uint64_t counter = (newest & ~std::uint64_t{0xff}) | low;
+    // The candidate within 128 of the newest: this one, or one period either side of it.
+    if (counter > newest && counter - newest > 0x80 && counter >= 0x100)
+        counter -= 0x100;
+    else if (counter < newest && newest - counter > 0x80)
+        counter += 0x100;
+    return counter + std::uint64_t{ahead} * 0x100;
 }
 
 bool ReplayWindow::fresh(std::uint64_t counter) const {

@@ -12,9 +12,11 @@ class ReplayWindow {
   public:
     static constexpr std::uint64_t kSize = 64;
 
-    // The full counter whose low 16 bits are `low`, nearest to the newest seen (the first
-    // message counts from 0). Wrap-safe: the sender's counters run on past 65535.
-    std::uint64_t expand(std::uint16_t low) const;
+    // The full counter whose low 8 bits are `low`, nearest to the newest seen (within 128;
+    // the first message counts from 0), then `ahead` more: the same low bits 256, 512, ...
+    // further on (a message after a gap of more than 128). Wrap-safe: the sender's counters
+    // run on past 255.
+    std::uint64_t expand(std::uint8_t low, unsigned ahead = 0) const;
     // Not seen and not older than the window.
     bool fresh(std::uint64_t counter) const;
     // Marks `counter` seen (call only for a fresh counter whose message opened).

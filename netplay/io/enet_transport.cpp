@@ -101,11 +101,9 @@ EnetTransport::EnetTransport(ENetHost* host, EnetOptions options)
     m_options.peer_timeout_us = std::max<Micros>(m_options.peer_timeout_us, 1000);
     m_options.connect_timeout_us = std::max<Micros>(m_options.connect_timeout_us, 1000);
     m_host->intercept = &EnetTransport::intercept;
-    // A CRC32 in every datagram's header: ENet drops a datagram whose bytes changed on the way
-    // (it catches every single-bit flip). Without it a flipped bit in an input word reached
-    // the session as a valid input and desynced the players (tests/integration/fault_test.cpp,
-    // 1 % of datagrams corrupted). Costs 4 bytes per datagram; both ends must have it.
-    m_host->checksum = enet_crc32;
+    // No CRC32 in ENet's header: every message after the Welcome is sealed (an AEAD tag, which
+    // also catches every bit flipped on the way: netplay/wire/sealed_transport.h), and its
+    // 4 bytes a datagram went to the seal's (docs/netplay.md, "Sealed traffic").
 }
 
 EnetTransport::~EnetTransport() {

@@ -71,19 +71,21 @@ TEST_CASE("Replay window: fresh once, 64 behind the newest, wrap-safe expansion"
     CHECK_FALSE(window.fresh(99));
     CHECK(window.fresh(98));
     CHECK(window.fresh(101));
-    // The low 16 bits expand to the full counter nearest the newest, across the wrap.
+    // The low 8 bits expand to the full counter nearest the newest, across the wrap, and on
+    // by whole periods when asked (a gap of lost messages).
     ReplayWindow wrap;
-    for (std::uint64_t c = 65'530; c <= 65'535; ++c) wrap.accept(c);
-    CHECK(wrap.expand(2) == 65'538);
-    CHECK(wrap.expand(65'534) == 65'534);
-    CHECK_FALSE(wrap.fresh(wrap.expand(65'534)));
-    wrap.accept(65'538);
-    CHECK(wrap.expand(65'535) == 65'535);  // just behind, before the wrap
-    CHECK(wrap.fresh(65'536));
-    CHECK(wrap.expand(3) == 65'539);
+    for (std::uint64_t c = 250; c <= 255; ++c) wrap.accept(c);
+    CHECK(wrap.expand(2) == 258);
+    CHECK(wrap.expand(254) == 254);
+    CHECK_FALSE(wrap.fresh(wrap.expand(254)));
+    wrap.accept(258);
+    CHECK(wrap.expand(255) == 255);  // just behind, before the wrap
+    CHECK(wrap.fresh(256));
+    CHECK(wrap.expand(3) == 259);
+    CHECK(wrap.expand(3, 2) == 259 + 512);
     // A jump far ahead (a long outage) clears the window.
     wrap.accept(1'000'000);
-    CHECK_FALSE(wrap.fresh(65'538 + 10));
+    CHECK_FALSE(wrap.fresh(258 + 10));
     CHECK(wrap.fresh(1'000'000 - 63));
 }
 
@@ -151,6 +153,13 @@ TEST_CASE("Datagram seal: reordered within the window opens, each once, past 655
         }
     }
     CHECK(opened == 70'000);
+    // A gap of 600 lost messages: the next one still opens (a counter 256 * k further on);
+    // after 2000, none of the counters tried is its own: refused.
+    for (int i = 0; i < 600; ++i) client.seal(1, bytes({1}));
+    CHECK(server.open(1, client.seal(1, bytes({7}))) == bytes({7}));
+    for (int i = 0; i < 2000; ++i) client.seal(1, bytes({1}));
+    CHECK_FALSE(server.open(1, client.seal(1, bytes({7}))));
+    CHECK(server.refusal() == DatagramSeal::Refusal::kAltered);
 }
 
 TEST_CASE("Sealed transport: a sealed peer's traffic is sealed; what does not open is counted",

@@ -6,8 +6,9 @@
 // altered message for the client's; with it, the message does not open.
 //
 // ENet's header (its protocol.h): the peer ID (u16, big-endian, flags in the top bits: 0x8000
-// a sent time follows), the sent time (u16), the CRC32 (u32, computed over the datagram with
-// this field holding the connect ID), then the commands.
+// a sent time follows), the sent time (u16), the CRC32 when the hosts use one (u32, computed
+// over the datagram with this field holding the connect ID), then the commands. Whether they
+// do shows in the CONNECT's length; without a CRC there is nothing to make right.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,11 @@ class EnetTamper {
     bool tamper_up(std::uint64_t client, std::span<std::uint8_t> datagram) const;
 
   private:
-    std::map<std::uint64_t, std::uint32_t> m_connect_ids;  // as the CONNECT carried it, raw
+    struct Connection {
+        std::uint32_t connect_id = 0;  // as the CONNECT carried it, raw
+        bool crc = false;              // the hosts put a CRC32 in every datagram
+    };
+    std::map<std::uint64_t, Connection> m_connections;
 };
 
 }  // namespace framelock::netem
