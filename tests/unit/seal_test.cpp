@@ -89,7 +89,7 @@ TEST_CASE("Replay window: fresh once, 64 behind the newest, wrap-safe expansion"
     CHECK(wrap.fresh(1'000'000 - 63));
 }
 
-TEST_CASE("Datagram seal: no plaintext on the wire; altered, cut and replayed messages refused",
+TEST_CASE("Datagram seal: no plaintext on the wire, and altered, cut and replayed messages refused",
           "[netplay][seal]") {
     const Pair keys = agreed(std::nullopt, std::nullopt);
     DatagramSeal client(keys.client), server(keys.server);
@@ -162,7 +162,7 @@ TEST_CASE("Datagram seal: reordered within the window opens, each once, past 655
     CHECK(server.refusal() == DatagramSeal::Refusal::kAltered);
 }
 
-TEST_CASE("Sealed transport: a sealed peer's traffic is sealed; what does not open is counted",
+TEST_CASE("Sealed transport: a sealed peer's traffic is sealed, and what does not open is counted",
           "[netplay][seal]") {
     ManualClock clock(1'000'000);
     SimNetwork net(3, clock);
