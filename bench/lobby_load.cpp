@@ -19,7 +19,9 @@
 //
 //   bench_lobby_load [--rooms 10000] [--requests 4000] [--threads 4] [--abuse-rate 20]
 //                    [--abuse-addresses 20] [--slow-connections 200] [--slow-addresses 10]
-//                    [--slow-seconds 60] [--lobby-exe PATH]
+//                    [--slow-seconds 60] [--slowloris-only] [--lobby-exe PATH]
+// It exits 1 when the slowloris was not held as issue 31 accepts (FAILED lines say which
+// figure); --slowloris-only runs that part alone (about 70 s).
 #include <httplib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,12 +56,13 @@ struct Options {
     int rooms = 10'000;
     int requests = 4'000;  // per endpoint, spread over the threads
     int threads = 4;
-    double abuse_rate = 20;      // wrong-password joins a second, for the list under abuse
-    int addresses = 20;          // from this many source addresses
-    int slow_connections = 200;  // the slowloris: connections that never finish a request
-    int slow_addresses = 10;     // from this many source addresses
-    double slow_seconds = 60;    // held this long (0: no slowloris run)
-    std::string lobby_exe;       // the lobby to measure; empty: the framelock beside this
+    double abuse_rate = 20;       // wrong-password joins a second, for the list under abuse
+    int addresses = 20;           // from this many source addresses
+    int slow_connections = 200;   // the slowloris: connections that never finish a request
+    int slow_addresses = 10;      // from this many source addresses
+    double slow_seconds = 60;     // held this long (0: no slowloris run)
+    bool slowloris_only = false;  // only the slowloris run (issue 31's acceptance, ~70 s)
+    std::string lobby_exe;        // the lobby to measure; empty: the framelock beside this
 };
 
 using GetRooms = std::function<bool(httplib::Client&, int)>;
@@ -141,6 +144,7 @@ class LobbyProcess {
 
 struct Latency {
     double p50_ms = 0, p99_ms = 0;
+    int failures = 0;  // requests without the expected answer
 };
 
 // Runs `count` requests spread over `threads` threads, each with its own connection;
@@ -178,7 +182,7 @@ Latency measure(const LobbyProcess& lobby, const std::string& name, int count, i
                 count / seconds, pct(0.50), pct(0.99),
                 failures ? (" FAILED: " + std::to_string(failures.load())).c_str() : "");
     std::fflush(stdout);
-    return {pct(0.50), pct(0.99)};
+    return {pct(0.50), pct(0.99), failures.load()};
 }
 
 json room_body(int i) {
@@ -272,7 +276,11 @@ void measure_under_abuse(const Options& o, const LobbyProcess& lobby) {
 // TTL), the list measured alone, then again for `slow_seconds` while `slow_connections`
 // connections from `slow_addresses` addresses each send a header line every 2 s and never a
 // whole request (tests/support/slow_clients.h; one that the lobby ends is opened again).
-void measure_under_slowloris(const Options& o, const framelock::test::TempDir& dir) {
+// Whether it held as issue 31 accepts: every slow connection open at once, the list's p99
+// under kListP99LimitMs and none failed, every heartbeat answered, every room alive; each
+// figure that did not hold is printed as a FAILED line.
+bool measure_under_slowloris(const Options& o, const framelock::test::TempDir& dir) {
+    constexpr double kListP99LimitMs = 50;
     constexpr int kRooms = 100;
     constexpr int kTtlS = 5;
     std::printf(
@@ -354,7 +362,26 @@ void measure_under_slowloris(const Options& o, const framelock::test::TempDir& d
             calm.p99_ms, abused.p99_ms, o.slow_connections, o.slow_addresses, o.slow_seconds, held,
             opened, ended, timed_out, calm_beats - calm_failed, calm_max_ms, attack_beats,
             attack_failed, beat_max_us / 1000.0, alive, kRooms);
+        const std::pair<bool, std::string> figures[] = {
+            {held == o.slow_connections, "slow connections held at once: " + std::to_string(held) +
+                                             " of " + std::to_string(o.slow_connections)},
+            {abused.p99_ms < kListP99LimitMs && abused.failures == 0,
+             "list under the slowloris: p99 " + std::to_string(abused.p99_ms) + " ms (limit " +
+                 std::to_string(kListP99LimitMs) + "), " + std::to_string(abused.failures) +
+                 " failed"},
+            {calm_failed == 0 && attack_failed == 0,
+             "heartbeats failed: " + std::to_string(calm_failed + attack_failed)},
+            {alive == kRooms,
+             "rooms alive: " + std::to_string(alive) + " of " + std::to_string(kRooms)},
+        };
+        bool held_all = true;
+        for (const auto& [ok, figure] : figures) {
+            if (!ok) std::printf("  FAILED: %s\n", figure.c_str());
+            held_all = held_all && ok;
+        }
+        std::printf("  the slowloris: %s\n", held_all ? "held" : "NOT held");
         std::fflush(stdout);
+        return held_all;
     } catch (...) {
         stop_hosts();
         throw;
@@ -426,13 +453,17 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--lobby-exe", o.lobby_exe,
                    "the framelock binary whose lobby to measure (default: the one beside this)");
+    app.add_flag("--slowloris-only", o.slowloris_only,
+                 "only the slowloris run; exit 1 if it did not hold");
     CLI11_PARSE(app, argc, argv);
     try {
+        bool held = true;
         {
             framelock::test::TempDir dir("bench-lobby-sqlite");
-            run(o, "SQLite", "sqlite:" + dir.file("lobby.db"), dir);
-            if (o.slow_seconds > 0) measure_under_slowloris(o, dir);
+            if (!o.slowloris_only) run(o, "SQLite", "sqlite:" + dir.file("lobby.db"), dir);
+            if (o.slow_seconds > 0) held = measure_under_slowloris(o, dir);
         }
+        if (o.slowloris_only) return held ? 0 : 1;
         // PgCluster exits 77 when PostgreSQL's server binaries are missing: in a child, so
         // that ends the PostgreSQL half only, and says so.
         std::fflush(stdout);
@@ -456,6 +487,7 @@ int main(int argc, char** argv) {
             std::printf("lobby load, PostgreSQL: not measured (server binaries missing)\n");
         else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
             return 1;
+        if (!held) return 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_lobby_load: %s\n", e.what());
         return 1;

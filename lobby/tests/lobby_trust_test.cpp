@@ -24,6 +24,7 @@
 #include "support/build_paths.h"
 #include "support/lobby_pace.h"
 #include "support/process.h"
+#include "support/sanitized.h"
 #include "support/temp_dir.h"
 
 using namespace framelock;
@@ -194,8 +195,9 @@ TEST_CASE(
     }
     CHECK(get(host, "/api/rooms/" + code)["server_address"] == "127.0.0.1:7101");
 
-    // A host's own room, and a joiner that "cannot reach the host": onto the relay the host
-    // measured nearest, whatever the joiner claims.
+    // A host's own room: a join claiming 0 ms is sent to the host's server; and a joiner
+    // that "cannot reach the host": onto the relay the host measured nearest, whatever the
+    // joiner claims.
     for (const json& claim : {json{{fake_id, 0}}, json{{fake_id, 0}, {slow, 0}}}) {
         json own = room_body("Own Room");
         own["server_address"] = "127.0.0.10:7845";
@@ -203,6 +205,11 @@ TEST_CASE(
         const Answer made = post(host, "/api/rooms", own);
         REQUIRE(made.status == 201);
         const std::string own_code = made.body["room"]["code"];
+        const Answer direct =
+            post(attacker, "/api/rooms/" + own_code + "/join", {{"probes", claim}});
+        std::printf("host's own room, a join claiming %s: sent to %s\n", claim.dump().c_str(),
+                    direct.body.value("server_address", "?").c_str());
+        CHECK(direct.body["server_address"] == "127.0.0.10:7845");
         const Answer relayed = post(attacker, "/api/rooms/" + own_code + "/join",
                                     {{"relay", true}, {"probes", claim}});
         std::printf("host's own room, relay: true claiming %s: sent to %s\n", claim.dump().c_str(),
@@ -284,7 +291,8 @@ TEST_CASE(
             "first try: %d in %.3f s (a password check takes %.3f s here)\n",
             checked.load(), refused.load(), in.status, took_s, work_s);
         CHECK(in.status == 200);
-        CHECK(took_s < std::max(1.0, 3 * work_s));
+        // Issue 31's second: under the sanitizers, three checks' time if that is more.
+        CHECK(took_s < test::full_or_sanitized(1.0, std::max(1.0, 3 * work_s)));
         CHECK(checked.load() <= 3);        // the client's share
         CHECK(wrong_checks(player) == 3);  // as the lobby counted it
     }

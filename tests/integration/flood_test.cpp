@@ -66,14 +66,30 @@ void wait_joined(Session& session, const std::string& name, ChildProcess& child,
     }
 }
 
+// Where each test below starts: the bundled arcade game for two players (the test skips
+// without it, before any session directory is made), and a session whose server runs for
+// `limit` with `server_args`.
+struct ArcadeSession {
+    ArcadeSession(const std::string& name, std::chrono::milliseconds limit,
+                  const std::vector<std::string>& server_args)
+        : core(required_arcade()), session(name) {
+        session.start_server(2, limit, server_args);
+    }
+    static CoreCase required_arcade() {
+        CoreCase c = two_player_arcade();
+        require_core_case(c);
+        return c;
+    }
+    const CoreCase core;
+    Session session;
+};
+
 }  // namespace
 
 TEST_CASE(
     "floods: 200 half-open connections from 20 addresses cost the players nothing (100 "
     "under sanitizers)",
     "[integration][netplay][floods]") {
-    const CoreCase core = two_player_arcade();
-    require_core_case(core);
     // Under sanitizers every process runs several times slower on the same 2 cores: half the
     // connections, and the windows a slow machine needs.
     constexpr int kAddresses = 20;
@@ -83,9 +99,10 @@ TEST_CASE(
     const double join_limit_s = full_or_sanitized(2.0, 6.0);
     const auto limit = session_time(frames);
     const Deadline deadline = after(limit);
-    Session session("floods-half-open");
     // Two players start it; a third slot for a newcomer while it runs.
-    session.start_server(2, limit, {"--slots", "3"});
+    ArcadeSession arcade("floods-half-open", limit, {"--slots", "3"});
+    const CoreCase& core = arcade.core;
+    Session& session = arcade.session;
     ChildProcess& one = session.start_client("client1", core, 1, 71, frames);
     ChildProcess& two = session.start_client("client2", core, 2, 72, frames);
     wait_for_lines(session, "client2", 120, two, deadline);
@@ -182,13 +199,12 @@ TEST_CASE(
     "floods: a relay's session serves game after game, and lets go of a stranger who holds "
     "it idle",
     "[integration][netplay][floods][relay]") {
-    const CoreCase core = two_player_arcade();
-    require_core_case(core);
     constexpr int kFrames = 240;
-    const auto limit = session_time(3 * kFrames);
-    Session session("floods-relay");
     // What `server --lobby` does, without a lobby: reuse, and a short idle limit.
-    session.start_server(2, limit, {"--reuse-sessions", "--idle-reset", "2"});
+    ArcadeSession arcade("floods-relay", session_time(3 * kFrames),
+                         {"--reuse-sessions", "--idle-reset", "2"});
+    const CoreCase& core = arcade.core;
+    Session& session = arcade.session;
     // A stranger takes a slot and sits there: the game never starts.
     ChildProcess& stranger = session.start_client("stranger", core, 0, 80, kFrames);
     session.wait_for_log("server", "stranger joined", session.server(), ready_deadline());

@@ -12,23 +12,14 @@
 #include "netplay/server/server.h"
 #include "netplay/sim/sim_network.h"
 #include "netplay/sim/sim_session.h"
+#include "unit/three_slot_server.h"
 
 using namespace framelock::netplay;
 
 namespace {
 
-SessionIdentity identity() {
-    return {"framelock-arcade", "1.0", 0xaaaa, 0xbbbb, 60000};
-}
-
 ClientConfig player(int slot, const std::string& name) {
-    ClientConfig c;
-    c.server_address = "server";
-    c.requested_slot = static_cast<std::uint8_t>(slot);
-    c.player_name = name;
-    c.content_name = "secret-game.flarc";
-    c.identity = identity();
-    return c;
+    return ThreeSlotServer::player(slot, name, "secret-game.flarc");
 }
 
 // Endpoints "a1".."aN" that keep `per_address` connections each open to the server, never
@@ -60,45 +51,34 @@ struct Flood {
 
 TEST_CASE("Half-open connections from 20 addresses cost the players nothing",
           "[netplay][server][admission][floods]") {
-    ManualClock clock{1'000'000};
-    SimNetwork net{31, clock};
-    net.set_default_link({10'000, 500, 0.0, 0.0, 0});
-    auto server_transport = net.create_endpoint("server");
-    ServerConfig config;
-    config.players = 3;
-    config.start_players = 2;
-    Server server{*server_transport, clock, config};
-    auto t1 = net.create_endpoint("c1"), t2 = net.create_endpoint("c2");
+    ThreeSlotServer s{31};
+    auto t1 = s.net.create_endpoint("c1"), t2 = s.net.create_endpoint("c2");
     HashingEmulator e1, e2;
-    Client c1{*t1, clock, e1, player(1, "p1")}, c2{*t2, clock, e2, player(2, "p2")};
+    Client c1{*t1, s.clock, e1, player(1, "p1")}, c2{*t2, s.clock, e2, player(2, "p2")};
     c1.start();
     c2.start();
-    Flood flood(net, 20, 10);
+    Flood flood(s.net, 20, 10);
     std::unique_ptr<Transport> t3;
     HashingEmulator e3;
     std::unique_ptr<Client> c3;
     Micros newcomer_at = 0, newcomer_joined = 0;
-    std::vector<ServerEvent> events;
-    std::uint32_t step = 0;
-    for (; step < 16'000; ++step) {  // 16 s
-        server.update();
-        c1.tick(static_cast<InputWord>(step * 7));
-        c2.tick(static_cast<InputWord>(step * 13));
-        if (step >= 2000) flood.step();  // from 2 s on
-        if (step == 6000) {              // a newcomer after 4 s of flood
-            t3 = net.create_endpoint("c3");
-            c3 = std::make_unique<Client>(*t3, clock, e3, player(3, "p3"));
-            c3->start();
-            newcomer_at = clock.now_us();
-        }
-        if (c3) {
-            c3->tick(0);
-            if (!newcomer_joined && c3->state() == Client::State::kRunning)
-                newcomer_joined = clock.now_us();
-        }
-        server.update();
-        while (auto e = server.poll_event()) events.push_back(*e);
-        clock.advance(1000);
+    for (std::uint32_t step = 0; step < 16'000; ++step) {  // 16 s
+        s.step([&] {
+            c1.tick(static_cast<InputWord>(step * 7));
+            c2.tick(static_cast<InputWord>(step * 13));
+            if (step >= 2000) flood.step();  // from 2 s on
+            if (step == 6000) {              // a newcomer after 4 s of flood
+                t3 = s.net.create_endpoint("c3");
+                c3 = std::make_unique<Client>(*t3, s.clock, e3, player(3, "p3"));
+                c3->start();
+                newcomer_at = s.clock.now_us();
+            }
+            if (c3) {
+                c3->tick(0);
+                if (!newcomer_joined && c3->state() == Client::State::kRunning)
+                    newcomer_joined = s.clock.now_us();
+            }
+        });
     }
     REQUIRE(c1.state() == Client::State::kRunning);
     REQUIRE(c2.state() == Client::State::kRunning);
@@ -110,14 +90,14 @@ TEST_CASE("Half-open connections from 20 addresses cost the players nothing",
     // Closed and counted: 6 of each address's 10 at once, again and again; and since 20 x 4
     // joining is more than 64, the oldest of the others to make room, each well before its
     // 2 s were up (a lone silent connection expires: "Malformed, truncated, ...").
-    const Admission::HalfOpen counts = server.half_open();
+    const Admission::HalfOpen counts = s.server.half_open();
     INFO(counts.too_many << " over the cap, " << counts.evicted << " closed for room, "
                          << counts.expired << " expired");
     CHECK(counts.too_many > 1000);
     CHECK(counts.evicted > 100);
     // Reported by address, once every 10 s at most: at the first, and 10 s later.
     std::vector<std::string> reports;
-    for (const ServerEvent& e : events) {
+    for (const ServerEvent& e : s.events) {
         if (e.type == ServerEvent::Type::kHalfOpen) reports.push_back(e.message);
     }
     REQUIRE(reports.size() == 2);

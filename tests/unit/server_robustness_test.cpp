@@ -9,15 +9,12 @@
 #include "netplay/sim/sim_network.h"
 #include "netplay/sim/sim_session.h"
 #include "netplay/transfer/state_transfer.h"
+#include "unit/three_slot_server.h"
 
 using namespace framelock::netplay;
 using framelock::Result;
 
 namespace {
-
-SessionIdentity identity() {
-    return {"framelock-arcade", "1.0", 0xaaaa, 0xbbbb, 60000};
-}
 
 // A server and two well-behaved clients on a clean 20 ms link, plus whatever else a test adds.
 struct Rig {
@@ -37,13 +34,21 @@ struct Rig {
 
     Rig() { net.set_default_link({10'000, 500, 0.0, 0.0, 0}); }
     static ClientConfig make_config(int slot) {
-        ClientConfig c;
-        c.server_address = "server";
-        c.requested_slot = static_cast<std::uint8_t>(slot);
-        c.player_name = "p" + std::to_string(slot);
-        c.content_name = "game.flarc";
-        c.identity = identity();
-        return c;
+        return ThreeSlotServer::player(slot, "p" + std::to_string(slot), "game.flarc");
+    }
+    // Both clients start and play until both reached `frames`.
+    void start_and_play(std::uint32_t frames) {
+        c1.start();
+        c2.start();
+        run(frames, [](std::uint32_t) {});
+        REQUIRE(c1.next_frame() >= frames);
+    }
+    // Only the server runs, for `ms` (its players' processes hang).
+    void server_alone(int ms) {
+        for (int i = 0; i < ms; ++i) {
+            server.update();
+            clock.advance(1000);
+        }
     }
     // Runs until both clients reached `frames` (or 60 s passed), calling `each` every ms.
     template <class F>
@@ -81,7 +86,7 @@ TEST_CASE(
     far_ahead.first_frame = 30'000;  // expands to a frame far beyond the session
     far_ahead.inputs.assign(10, 0xffff);
     Hello hello;
-    hello.identity = identity();
+    hello.identity = ThreeSlotServer::identity();
     const std::vector<std::vector<std::uint8_t>> garbage = {
         {},                                                              // empty
         {0x7f, 1, 2, 3},                                                 // unknown id
@@ -151,16 +156,10 @@ TEST_CASE("Every player silent at once: the server waits instead of confirming f
     // Found by fuzz_server_handshake: with both players away, confirm_frames() had no
     // input to wait for and gave neutral frames without end until memory ran out.
     Rig rig;
-    rig.c1.start();
-    rig.c2.start();
-    rig.run(120, [](std::uint32_t) {});
-    REQUIRE(rig.c1.next_frame() >= 120);
+    rig.start_and_play(120);
     const std::uint32_t before = rig.server.confirmed_frames();
     // Both clients stop (their processes hang): only the server runs, for three seconds.
-    for (int ms = 0; ms < 3000; ++ms) {
-        rig.server.update();
-        rig.clock.advance(1000);
-    }
+    rig.server_alone(3000);
     int away = 0;
     for (const auto& e : events_of(rig.server)) away += e.type == ServerEvent::Type::kPlayerAway;
     CHECK(away == 2);
@@ -175,14 +174,8 @@ TEST_CASE("A player back from away with input far ahead does not confirm the fra
     // first frame 20,000 frames ahead; activate() filled the gap with neutral input and the
     // server confirmed all of it at once.
     Rig rig;
-    rig.c1.start();
-    rig.c2.start();
-    rig.run(120, [](std::uint32_t) {});
-    REQUIRE(rig.c1.next_frame() >= 120);
-    for (int ms = 0; ms < 1500; ++ms) {  // both silent: both away
-        rig.server.update();
-        rig.clock.advance(1000);
-    }
+    rig.start_and_play(120);
+    rig.server_alone(1500);  // both silent: both away
     const std::uint32_t before = rig.server.confirmed_frames();
     ClientInput far_ahead;
     far_ahead.seq = 200;
@@ -251,7 +244,7 @@ TEST_CASE("A foreign protocol version is refused with both versions",
     const PeerId peer = raw->connect("server").value();
     Hello hello;
     hello.version = kProtocolVersion + 7;
-    hello.identity = identity();
+    hello.identity = ThreeSlotServer::identity();
     std::optional<Reject> reject;
     bool sent = false;
     for (int i = 0; i < 300 && !reject; ++i) {
@@ -302,41 +295,31 @@ struct Bomber {
 
 TEST_CASE("A zlib bomb uploaded as the session's state is refused, the joiner gets a good one",
           "[netplay][server][robustness][state]") {
-    ManualClock clock{1'000'000};
-    SimNetwork net{11, clock};
-    net.set_default_link({10'000, 500, 0.0, 0.0, 0});
-    auto server_transport = net.create_endpoint("server");
-    ServerConfig config;
-    config.players = 3;
-    config.start_players = 2;
-    Server server{*server_transport, clock, config};
+    ThreeSlotServer s{11};
     // Slot 1 (the host, asked first) bombs; slot 2 is honest.
-    auto t1 = net.create_endpoint("c1");
-    auto t2 = net.create_endpoint("c2"), t3 = net.create_endpoint("c3");
+    auto t1 = s.net.create_endpoint("c1");
+    auto t2 = s.net.create_endpoint("c2"), t3 = s.net.create_endpoint("c3");
     HashingEmulator e1, e2, e3;
-    Client c1{*t1, clock, e1, Rig::make_config(1)}, c2{*t2, clock, e2, Rig::make_config(2)};
+    Client c1{*t1, s.clock, e1, Rig::make_config(1)}, c2{*t2, s.clock, e2, Rig::make_config(2)};
     auto bomber = std::make_shared<Bomber>();
     c1.own_transport().rewrite_sends(
         [bomber](Channel channel, auto& messages) { (*bomber)(channel, messages); });
-    Client c3{*t3, clock, e3, Rig::make_config(3)};
+    Client c3{*t3, s.clock, e3, Rig::make_config(3)};
     c1.start();
     c2.start();
-    std::vector<ServerEvent> events;
     for (int i = 0; i < 30'000 && c1.next_frame() < 1500; ++i) {
         if (i == 12'000) c3.start();  // frame ~600
-        server.update();
-        c1.tick(static_cast<InputWord>(i * 7));
-        c2.tick(static_cast<InputWord>(i * 13));
-        if (i >= 12'000) c3.tick(static_cast<InputWord>(i * 5));
-        server.update();
-        while (auto e = server.poll_event()) events.push_back(*e);
-        clock.advance(1000);
+        s.step([&] {
+            c1.tick(static_cast<InputWord>(i * 7));
+            c2.tick(static_cast<InputWord>(i * 13));
+            if (i >= 12'000) c3.tick(static_cast<InputWord>(i * 5));
+        });
     }
     // Asked twice: for the start state before frame 0, and for the joiner's state.
     CHECK(bomber->bombs == 2);
     const ServerEvent* refused = nullptr;
     bool start_from_p2 = false;
-    for (const auto& e : events) {
+    for (const auto& e : s.events) {
         if (e.type == ServerEvent::Type::kRefused && !refused) refused = &e;
         start_from_p2 |= e.type == ServerEvent::Type::kStateSent &&
                          e.message.find("start state from p2") != std::string::npos;
@@ -370,7 +353,7 @@ TEST_CASE("A spectator's input, a stolen slot and a wrong password are refused w
     Transport* raw = &sealed;
     const PeerId to_server = raw->connect("server").value();
     Hello hello;
-    hello.identity = identity();
+    hello.identity = ThreeSlotServer::identity();
     hello.role = Role::kSpectator;
     hello.player_name = "watcher";
     const KxKeys kx = new_kx_keys();
@@ -526,10 +509,7 @@ TEST_CASE("A server echo held through an upstream outage gives the client no RTT
     // Only c1's uplink goes dark for 1.5 s: the server keeps sending it updates that echo
     // the last time it heard from c1, held longer than the 16-bit hold field can say.
     Rig rig;
-    rig.c1.start();
-    rig.c2.start();
-    rig.run(240, [](std::uint32_t) {});
-    REQUIRE(rig.c1.next_frame() >= 240);
+    rig.start_and_play(240);
     const Micros srtt_before = rig.c1.stats().srtt;
     REQUIRE(srtt_before > 0);
     REQUIRE(srtt_before < 40'000);
