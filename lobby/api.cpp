@@ -15,9 +15,10 @@
 #include "lobby/web_page.h"
 
 namespace framelock::lobby {
-namespace {
 
 using json = nlohmann::json;
+
+namespace {
 
 // `config` with its defaults filled in: the password check of secrets.h unless one is given.
 ApiConfig with_defaults(ApiConfig config) {

@@ -12,9 +12,10 @@
 #include "netplay/base/safe_text.h"
 
 namespace framelock::lobby {
-namespace {
 
 using json = nlohmann::json;
+
+namespace {
 
 // At most this many relays in one player's probes; a round trip of at most this many ms.
 constexpr std::size_t kMaxProbes = 64;

@@ -19,9 +19,10 @@
 #include "netplay/timing/path_floor.h"
 
 namespace framelock::lobby {
-namespace {
 
 using json = nlohmann::json;
+
+namespace {
 
 // The delay a joiner would get on `choice`, at the room's frame rate, added to `out`.
 void add_expected_delay(json& out, const Room& room, const std::optional<RelayChoice>& choice) {

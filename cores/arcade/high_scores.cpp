@@ -6,7 +6,7 @@
 namespace framelock::cores::arcade {
 namespace {
 
-constexpr uint8_t kMagic[4] = {'F', 'L', 'H', 'S'};
+constexpr uint8_t kHighScoresMagic[4] = {'F', 'L', 'H', 'S'};
 constexpr uint8_t kVersion = 1;
 constexpr size_t kEntriesOffset = 8;
 constexpr size_t kEntryBytes = 8;
@@ -39,8 +39,9 @@ uint32_t checksum(const uint8_t* bytes) {
 }  // namespace
 
 bool decode_high_scores(const uint8_t* bytes, HighScores& out) {
-    if (std::memcmp(bytes, kMagic, sizeof(kMagic)) != 0 || bytes[4] != kVersion ||
-        bytes[5] != kHighScoreEntries || read_u32(bytes + kChecksumOffset) != checksum(bytes)) {
+    if (std::memcmp(bytes, kHighScoresMagic, sizeof(kHighScoresMagic)) != 0 ||
+        bytes[4] != kVersion || bytes[5] != kHighScoreEntries ||
+        read_u32(bytes + kChecksumOffset) != checksum(bytes)) {
         return false;
     }
     HighScores table;
@@ -60,7 +61,7 @@ bool decode_high_scores(const uint8_t* bytes, HighScores& out) {
 
 void encode_high_scores(const HighScores& table, uint8_t* bytes) {
     std::memset(bytes, 0, kHighScoreBytes);
-    std::memcpy(bytes, kMagic, sizeof(kMagic));
+    std::memcpy(bytes, kHighScoresMagic, sizeof(kHighScoresMagic));
     bytes[4] = kVersion;
     bytes[5] = kHighScoreEntries;
     write_u16(bytes + 6, table.session);

@@ -8,7 +8,7 @@
 namespace framelock::cores::arcade {
 namespace {
 
-constexpr uint8_t kMagic[5] = {'F', 'L', 'A', 'R', 'C'};
+constexpr uint8_t kStateMagic[5] = {'F', 'L', 'A', 'R', 'C'};
 constexpr uint8_t kFormatVersion = 1;
 static_assert(kStatePayloadBytes <= UINT16_MAX);
 
@@ -174,7 +174,7 @@ static_assert(visited_bytes() == kStatePayloadBytes,
 }  // namespace
 
 void encode_state(const Ram& ram, uint8_t* out) {
-    std::memcpy(out, kMagic, sizeof(kMagic));
+    std::memcpy(out, kStateMagic, sizeof(kStateMagic));
     out[5] = kFormatVersion;
     out[6] = static_cast<uint8_t>(kStatePayloadBytes);
     out[7] = static_cast<uint8_t>(kStatePayloadBytes >> 8);
@@ -184,7 +184,7 @@ void encode_state(const Ram& ram, uint8_t* out) {
 
 bool decode_state(const uint8_t* data, size_t size, Ram& out) {
     if (data == nullptr || size != kStateBytes) return false;
-    if (std::memcmp(data, kMagic, sizeof(kMagic)) != 0 || data[5] != kFormatVersion ||
+    if (std::memcmp(data, kStateMagic, sizeof(kStateMagic)) != 0 || data[5] != kFormatVersion ||
         (data[6] | data[7] << 8) != static_cast<int>(kStatePayloadBytes)) {
         return false;
     }

@@ -34,6 +34,8 @@ Subcommand add_host_command(CLI::App& app) {
                     args->join.host_default_slot = true;
                     if (args->server.run_server) args->join.slot = 1;
                 }
+                // Its own server: a tie of hash reports follows its player's state.
+                if (args->server.run_server) args->server.host_slot = args->join.slot;
                 args->join.password = args->server.password;
                 return play_netplay(args->join, &args->server);
             }};

@@ -194,6 +194,7 @@ ServerRunConfig ServerArgs::to_config() const {
     config.server.pause_on_drop = on_drop == "pause";
     config.server.reconnect_grace_us = static_cast<netplay::Micros>(reconnect_grace * 1e6);
     config.server.repair_desyncs = !no_repair;
+    config.server.host_slot = host_slot;
     config.server.common_start = !no_common_start;
     config.server.kick_off_pace = kick_speed_hack;
     config.server.hash_interval = static_cast<std::uint16_t>(hash_interval);

@@ -48,7 +48,10 @@ struct ServerArgs {
     double idle_reset = 600;
     bool is_public = false;  // host: consent to be listed
     bool run_server = true;  // host: false when the lobby assigns a relay server
-    std::string game;        // host: the room's game name
+    // host: the slot its own player takes in the server it runs (a tie of hash reports
+    // follows that player's state: netplay::ServerConfig::host_slot); 0: `server`.
+    int host_slot = 0;
+    std::string game;  // host: the room's game name
     // host: ask the router for a UDP mapping of the server's port (frontend/reach/), or
     // not (--no-upnp); --upnp-igd skips discovery (tests: the gateway's description URL).
     bool upnp = true;

@@ -34,9 +34,9 @@ std::unique_ptr<httplib::Client> make_client(const std::string& url) {
 
 // The lobby's reason, shown in the window: safe text (netplay/base/safe_text.h), whatever it is.
 std::string error_of(const std::string& body) {
-    const auto json = nlohmann::json::parse(body, nullptr, false);
-    if (json.is_object() && json.contains("error") && json["error"].is_string())
-        return safe_text(json["error"].get<std::string>());
+    const auto answer = nlohmann::json::parse(body, nullptr, false);
+    if (answer.is_object() && answer.contains("error") && answer["error"].is_string())
+        return safe_text(answer["error"].get<std::string>());
     return safe_text(body, 120);
 }
 
@@ -182,9 +182,9 @@ class Browser {
                 Tone::kError);
             return std::nullopt;
         }
-        const auto json = nlohmann::json::parse(res->body, nullptr, false);
-        if (res->status != 200 || !json.is_object() || !json.contains("server_address") ||
-            !json["server_address"].is_string()) {
+        const auto answer = nlohmann::json::parse(res->body, nullptr, false);
+        if (res->status != 200 || !answer.is_object() || !answer.contains("server_address") ||
+            !answer["server_address"].is_string()) {
             framelock::log_warn("join {}: the lobby answered {}: {}", action.code, res->status,
                                 error_of(res->body));
             m_model.set_status(fmt::format("cannot join {}: {}", action.code, error_of(res->body)),
@@ -193,18 +193,18 @@ class Browser {
             refresh();
             return std::nullopt;
         }
-        if (json.value("full", false) && !m_spectating) {
+        if (answer.value("full", false) && !m_spectating) {
             // Every player slot is taken: the session's server would refuse a player.
             m_model.set_status(fmt::format("{} is full", action.code), Tone::kWarning);
             refresh();
             return std::nullopt;
         }
-        BrowseChoice choice{action.code, json["server_address"].get<std::string>(),
+        BrowseChoice choice{action.code, answer["server_address"].get<std::string>(),
                             action.password};
-        if (json.contains("expected_delay") && json["expected_delay"].is_number_integer())
+        if (answer.contains("expected_delay") && answer["expected_delay"].is_number_integer())
             framelock::log_info("joining {} at {} (expected delay {} frames, {} ms)", choice.code,
-                                choice.server_address, json["expected_delay"].get<int>(),
-                                json.value("expected_rtt_ms", 0.0));
+                                choice.server_address, answer["expected_delay"].get<int>(),
+                                answer.value("expected_rtt_ms", 0.0));
         else
             framelock::log_info("joining {} at {}", choice.code, choice.server_address);
         return choice;

@@ -103,6 +103,7 @@ std::string server_summary_json(const std::vector<ServerSessionSummary>& session
                  {"datagrams_received", slot.datagrams_received},
                  {"datagrams_lost_up", slot.datagrams_lost_up},
                  {"malformed", slot.malformed},
+                 {"states_refused", slot.states_refused},
                  {"server_srtt_us", slot.server_srtt},
                  {"server_rttvar_us", slot.server_rttvar},
                  {"round_trip_reports",

@@ -218,9 +218,14 @@ int Client::run_frame_lock(Micros now) {
                                              ran + 1 < m_config.max_catch_up_frames, m_emulator);
         if (!frame) break;
         ++ran;
-        if (m_welcome.hash_interval && frame->frame % m_welcome.hash_interval == 0 && !spectator())
-            report_hash(frame->frame, m_evidence.hash_after(frame->frame, m_emulator));
-        m_transfer.after_frame(frame->frame, frame->inputs, transfer_position(), m_link);
+        const std::uint32_t f = frame->frame;
+        // A snapshot's state is saved once, and its hash report made of those bytes: what this
+        // client uploads of the next frame is what it reported (docs/faults.md: gambatte).
+        std::vector<std::uint8_t> state;
+        const bool snapshot = m_transfer.snapshot_due(f) && m_emulator.save_state(state);
+        if (m_welcome.hash_interval && f % m_welcome.hash_interval == 0 && !spectator())
+            report_hash(f, m_evidence.hash_after(f, m_emulator, snapshot ? &state : nullptr));
+        m_transfer.after_frame(f, frame->inputs, std::move(state), transfer_position(), m_link);
     }
     return ran;
 }
@@ -240,20 +245,22 @@ void Client::settle_rollback() {
     // Frames run with every input confirmed are final: report their hashes, forget them.
     while (const auto final = m_rollback.oldest_final(m_frames)) {
         const std::uint32_t f = final->frame;
+        // Snapshots are of verified states only (joiners start from them), and hold the bytes
+        // the hash report was made of: the state saved before the next frame ran, or the live
+        // machine's saved once here.
+        const bool snapshot = m_transfer.wants_snapshot(f);
+        std::vector<std::uint8_t> live;
+        const std::vector<std::uint8_t>* saved = final->state_after;
+        if (!saved && snapshot) {
+            m_emulator.save_state(live);
+            saved = &live;
+        }
         if (m_welcome.hash_interval && f % m_welcome.hash_interval == 0) {
-            report_hash(
-                f, m_evidence.hash_after(f, m_emulator, final->state_after, final->memory_after));
+            const std::optional<std::uint64_t> memory =
+                final->state_after ? std::optional(final->memory_after) : std::nullopt;
+            report_hash(f, m_evidence.hash_after(f, m_emulator, saved, memory));
         }
-        // Snapshots are of verified states only (joiners start from them).
-        if (m_transfer.wants_snapshot(f)) {
-            std::vector<std::uint8_t> state;
-            if (final->state_after) {
-                state = *final->state_after;
-            } else {
-                m_emulator.save_state(state);
-            }
-            m_transfer.take_snapshot(f + 1, std::move(state));
-        }
+        if (snapshot) m_transfer.take_snapshot(f + 1, saved == &live ? std::move(live) : *saved);
         m_rollback.retire_oldest(m_frames);
         m_transfer.serve_pending(transfer_position(), m_link);
     }

@@ -29,10 +29,11 @@ bool ClientEvidence::newest_is_memory() const {
 
 std::uint64_t ClientEvidence::hash_after(std::uint32_t frame, Emulator& emulator,
                                          const std::vector<std::uint8_t>* saved,
-                                         std::uint64_t saved_memory) {
+                                         std::optional<std::uint64_t> saved_memory) {
     const EvidenceMask& mask = mask_at(frame);
-    if (!saved) return evidence_hash(emulator, mask, m_scratch);
-    return mask.kind == EvidenceKind::kMemory ? saved_memory : evidence_hash(*saved, mask);
+    if (mask.kind == EvidenceKind::kMemory)
+        return saved_memory ? *saved_memory : memory_hash(emulator.memory_regions());
+    return saved ? evidence_hash(*saved, mask) : evidence_hash(emulator, mask, m_scratch);
 }
 
 HashReport ClientEvidence::report(std::uint32_t frame, std::uint64_t hash) const {

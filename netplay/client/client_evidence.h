@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -24,11 +25,14 @@ class ClientEvidence {
     // Whether the newest mask compares memory (a saved state then keeps its memory's hash,
     // taken while the machine held it).
     bool newest_is_memory() const;
-    // The evidence of the state after `frame`: the live machine's, or (`saved` not null) saved
-    // bytes, whose memory hash `saved_memory` was taken when they were saved.
+    // The evidence of the state after `frame`: hashed from `saved` when not null (the state
+    // saved after it, which a snapshot keeps: a core may not save the same machine the same way
+    // twice, so an uploaded snapshot must be the very bytes its report was made of), else
+    // from a save of the live machine. Memory evidence: `saved_memory` when the machine has
+    // moved on since `saved` was taken (the hash of its memory then), else the live memory.
     std::uint64_t hash_after(std::uint32_t frame, Emulator& emulator,
                              const std::vector<std::uint8_t>* saved = nullptr,
-                             std::uint64_t saved_memory = 0);
+                             std::optional<std::uint64_t> saved_memory = std::nullopt);
     // The report of that evidence, under the mask in force at `frame`.
     HashReport report(std::uint32_t frame, std::uint64_t hash) const;
 

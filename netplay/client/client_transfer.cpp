@@ -37,15 +37,13 @@ void ClientTransfer::emit(std::deque<ClientEvent>& events, ClientEvent::Type typ
 }
 
 void ClientTransfer::after_frame(std::uint32_t frame, const InputFrame& inputs,
-                                 const Position& position, ClientLink& link) {
+                                 std::vector<std::uint8_t> state, const Position& position,
+                                 ClientLink& link) {
     if (m_spectator) return;
     // Confirmed inputs since the oldest snapshot, for re-running after a resync.
     if (m_history.empty()) m_history_base = frame;
     m_history.push_back(inputs);
-    if (wants_snapshot(frame)) {
-        std::vector<std::uint8_t> state;
-        if (m_emulator.save_state(state)) take_snapshot(frame + 1, std::move(state));
-    }
+    if (!state.empty()) take_snapshot(frame + 1, std::move(state));
     serve_pending(position, link);
 }
 

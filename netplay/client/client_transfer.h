@@ -64,11 +64,14 @@ class ClientTransfer {
     // Sends what the server's acknowledgements let the upload send.
     void pump(ClientLink& link);
 
+    // Frame lock: whether the state after `frame` is snapshotted (the caller saves it once, and
+    // hashes those bytes for its report when `frame` is a hash frame).
+    bool snapshot_due(std::uint32_t frame) const { return !m_spectator && wants_snapshot(frame); }
     // Frame lock: `frame` ran with its confirmed `inputs` (the position is after it): they are
-    // kept for a resync, the state after it snapshotted at the interval or when the server
-    // waits for it (and then sent).
-    void after_frame(std::uint32_t frame, const InputFrame& inputs, const Position& position,
-                     ClientLink& link);
+    // kept for a resync, and `state` (the state after it, saved when snapshot_due() said so;
+    // empty: none) is the snapshot of the next frame, sent when the server waits for it.
+    void after_frame(std::uint32_t frame, const InputFrame& inputs, std::vector<std::uint8_t> state,
+                     const Position& position, ClientLink& link);
     // Rollback: whether the state after final `frame` is snapshotted (take_snapshot()), and
     // then the request that waited for it, if any (serve_pending()).
     bool wants_snapshot(std::uint32_t frame) const;

@@ -59,30 +59,39 @@ std::optional<HashVotes::Verdict> HashVotes::settle(std::span<const ServerSlot> 
     if (!complete && (m_hashes.size() < 3 ||
                       Frame(confirmed_end) - Frame(frame) < static_cast<std::int32_t>(two_seconds)))
         return std::nullopt;
-    // The reference: the majority, or on a tie the host (the lowest slot reporting).
+    // The reference: the hash more players reported than any other. On a tie, the host's
+    // when the host runs this server and is among the tied (it could do anything with its
+    // own server anyway); else none, so that whoever took the lowest slot of a relay first
+    // cannot make its state everyone's by reporting a hash of its own.
     std::map<std::uint64_t, int> votes;
-    int host = 0;
     for (int s = 0; s < count; ++s) {
-        if (!hashes[s]) continue;
-        ++votes[hashes[s]];
-        if (!host) host = s + 1;
+        if (hashes[s]) ++votes[hashes[s]];
     }
-    std::uint64_t reference = host ? hashes[host - 1] : 0;
-    int best = host ? votes[reference] : 0;
+    std::uint64_t reference = 0;
+    int best = 0, at_best = 0;
     for (const auto& [hash, n] : votes) {
         if (n > best) {
             best = n;
             reference = hash;
+            at_best = 1;
+        } else if (n == best) {
+            ++at_best;
         }
     }
+    const bool tie = at_best > 1;
+    const int host = m_config.host_slot;
+    const bool host_decides =
+        tie && host >= 1 && host <= count && hashes[host - 1] && votes[hashes[host - 1]] == best;
+    if (tie) reference = host_decides ? hashes[host - 1] : 0;
     Verdict verdict;
     verdict.frame = frame;
     for (int s = 0; s < count; ++s) {
         if (!hashes[s]) continue;
         if (hashes[s] != reference) {
             verdict.differing |= static_cast<std::uint8_t>(1u << s);
-        } else if (!verdict.reference) {
-            verdict.reference = s + 1;
+        } else {
+            verdict.holders |= static_cast<std::uint8_t>(1u << s);
+            if (!verdict.reference) verdict.reference = s + 1;
         }
     }
     if (verdict.differing && !m_in_desync) {
@@ -98,17 +107,56 @@ std::optional<HashVotes::Verdict> HashVotes::settle(std::span<const ServerSlot> 
             if (verdict.differing & (1u << s))
                 who += (who.empty() ? "" : ", ") + std::to_string(s + 1);
         }
+        std::string what;
+        if (!reference) {
+            what = "slots " + who +
+                   " disagree and no state has a majority: nobody's state is the reference, so "
+                   "nobody is repaired (on a tie only the player running the server decides)";
+        } else {
+            what = "slot(s) " + who + " differ from " +
+                   (tie ? "the host (a tie: the host runs this server;" : "the majority (") +
+                   " reference: slot " + std::to_string(verdict.reference) + ")";
+        }
         m_events.emit({ServerEvent::Type::kDesync, 0, frame, 0, verdict.differing,
-                       "desync at frame " + std::to_string(frame) + ": slot(s) " + who +
-                           " differ from " + (best > 1 ? "the majority" : "the host") +
-                           " (reference: slot " + std::to_string(verdict.reference) + ")"});
+                       "desync at frame " + std::to_string(frame) + ": " + what});
     }
     verdict.repair = verdict.differing && m_config.repair_desyncs &&
                      m_config.mode != SessionMode::kRollback && verdict.reference;
     m_in_desync = verdict.differing != 0;
     if (complete && !verdict.differing) ++m_frames_matched;
+    keep(frame, reference, hashes);
     m_hashes.erase(it);
     return verdict;
+}
+
+void HashVotes::keep(std::uint32_t frame, std::uint64_t reference,
+                     const std::array<std::uint64_t, kMaxPlayers>& hashes) {
+    m_last_settled = frame;
+    if (!m_keep_every || frame % m_keep_every != 0) return;
+    Vote vote;
+    vote.kind = Vote::Kind::kSettled;
+    vote.reference = reference;
+    vote.hashes = hashes;
+    // The mask the reports were made under (file() took only those): the newest generation
+    // kept whose first frame is at or before this one, or the whole state (generation 0).
+    const std::uint16_t generation = mask_generation_at(frame);
+    for (const EvidenceMask& mask : m_mask_history) {
+        if (mask.generation == generation) vote.mask = mask;
+    }
+    if (vote.mask.generation != generation) return;  // trimmed: nothing to check with
+    m_settled.emplace_back(frame, std::move(vote));
+    while (m_settled.size() > kSettledVotesKept) m_settled.pop_front();
+}
+
+HashVotes::Vote HashVotes::vote_on(std::uint32_t frame) const {
+    for (const auto& [settled, vote] : m_settled) {
+        if (settled == frame) return vote;
+    }
+    Vote vote;
+    const bool open =
+        m_hashes.count(frame) != 0 || !m_last_settled || Frame(frame) > Frame(*m_last_settled);
+    vote.kind = open ? Vote::Kind::kOpen : Vote::Kind::kGone;
+    return vote;
 }
 
 void HashVotes::resynced(ServerSlot& slot, int number, const ResyncReport& report) {

@@ -32,19 +32,38 @@ class HashVotes {
     bool file(ServerSlot& slot, int number, const HashReport& report, bool started,
               std::uint32_t confirmed_end);
     // Settles the oldest frame's vote once every playing player reported it (or a report is
-    // two intervals and two seconds late): the reference is the majority, on a tie the host
-    // (the lowest slot reporting). Sends Desync and names it when a desync begins. nullopt
-    // while the oldest vote waits, or none is left.
+    // two intervals and two seconds late): the reference is the hash more players reported
+    // than any other; on a tie, the host's (config.host_slot, when it is among the tied), else
+    // none: every reporting player is told of the desync and nobody is repaired. Sends Desync
+    // and names it when a desync begins. nullopt while the oldest vote waits, or none is left.
     struct Verdict {
         std::uint32_t frame = 0;
-        std::uint8_t differing = 0;  // bit s-1: slot s differs from the reference
-        int reference = 0;           // a slot holding the reference hash (0: none)
+        std::uint8_t differing = 0;  // bit s-1: slot s differs from the reference (or, on a
+                                     // tie without one, reported at all)
+        int reference = 0;           // the first slot holding the reference hash (0: none)
+        std::uint8_t holders = 0;    // bit s-1: slot s holds the reference hash
         bool repair = false;         // the divergent players should get the reference state
     };
     std::optional<Verdict> settle(std::span<const ServerSlot> players, std::uint32_t confirmed_end,
                                   FrameTime frame_time);
     // Frames for which every playing slot reported a state hash and all were equal.
     std::uint64_t frames_matched() const { return m_frames_matched; }
+
+    // The session's snapshot interval: the votes on its frames are kept after they settle
+    // (vote_on), newest kSettledVotesKept, to check the states uploaded of them.
+    void keep_votes_every(std::uint16_t snapshot_interval) { m_keep_every = snapshot_interval; }
+    // The vote on hash frame `frame` (a state of frame + 1 is the state after it), for
+    // checking a state uploaded of it: still open, settled (its reference hash, 0 on a tie
+    // without one; each slot's report; the mask they were made under), or gone (settled and
+    // no longer kept, or no report of it counted).
+    struct Vote {
+        enum class Kind { kOpen, kSettled, kGone };
+        Kind kind = Kind::kGone;
+        std::uint64_t reference = 0;
+        std::array<std::uint64_t, kMaxPlayers> hashes{};  // by slot - 1; 0: none counted
+        EvidenceMask mask;
+    };
+    Vote vote_on(std::uint32_t frame) const;
 
     // A member was sent a state of `frame` (join): its hashes count from there.
     void count_from(VoteRecord& record, std::uint32_t frame) { record.m_hash_from = frame; }
@@ -75,6 +94,9 @@ class HashVotes {
     const std::deque<EvidenceMask>& masks() const { return m_mask_history; }
 
   private:
+    // Keeps a settled vote on a snapshot frame (vote_on).
+    void keep(std::uint32_t frame, std::uint64_t reference,
+              const std::array<std::uint64_t, kMaxPlayers>& hashes);
     void announce_mask(std::uint32_t from_frame, const std::string& why,
                        std::span<const ServerSlot> players,
                        const std::vector<ServerSlot>& spectators);
@@ -85,6 +107,11 @@ class HashVotes {
     ServerEvents& m_events;
     // Each frame's reports, by slot (0: none yet), until its vote is settled.
     std::map<std::uint32_t, std::array<std::uint64_t, kMaxPlayers>> m_hashes;
+    // The settled votes on snapshot frames, newest last (vote_on), and the newest frame
+    // settled.
+    std::uint16_t m_keep_every = 0;
+    std::deque<std::pair<std::uint32_t, Vote>> m_settled;
+    std::optional<std::uint32_t> m_last_settled;
     std::uint64_t m_frames_matched = 0;
     bool m_in_desync = false;
     // The desync evidence mask: the union of what players' loads moved; generation 0 (the

@@ -23,6 +23,7 @@ Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
       m_measure(m_config, m_events),
       m_votes(m_transport, m_config, m_events),
       m_transfers(m_transport, m_clock, m_config, m_events) {
+    m_votes.keep_votes_every(m_transfers.snapshot_interval());
     // A setting outside its range (session_limits.h) is said, never changed in silence.
     for (std::string& what : m_config_adjusted)
         emit({ServerEvent::Type::kConfigAdjusted, 0, 0, 0, 0, std::move(what)});
@@ -476,6 +477,7 @@ std::vector<SlotStats> Server::slot_stats() const {
         st.connected = slot.life() != SlotLife::kLeft;
         m_measure.fill(slot.link, st, m_clock.now_us());
         st.malformed = slot.malformed;
+        st.states_refused = slot.transfer.states_refused();
         st.traffic = m_transport.stats(slot.peer);
         out.push_back(st);
     }
@@ -486,7 +488,7 @@ void Server::check_hashes() {
     while (const std::optional<HashVotes::Verdict> verdict =
                m_votes.settle(m_roster.players(), m_book.confirmed_end(), frame_time())) {
         if (verdict->repair && !m_transfers.repairing())
-            m_transfers.start_repair(verdict->frame, verdict->differing, verdict->reference,
+            m_transfers.start_repair(verdict->frame, verdict->differing, verdict->holders,
                                      m_roster.players());
     }
 }
@@ -495,7 +497,7 @@ void Server::serve_states() {
     const Micros now = m_clock.now_us();
     for (const StateTransfers::Served& served :
          m_transfers.serve(m_roster.players(), m_roster.spectators(), m_book.confirmed_base(),
-                           m_book.confirmed_end())) {
+                           m_book.confirmed_end(), m_votes)) {
         ServerSlot& member = *served.member;
         if (served.purpose == StatePurpose::kJoin) {
             m_roster.set_life(member, member.spectator ? SlotLife::kWatching : SlotLife::kJoining,

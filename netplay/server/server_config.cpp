@@ -45,6 +45,13 @@ ServerConfig normalize(ServerConfig config, std::vector<Adjustment>& adjusted) {
         config.start_players = used;
     }
     if (config.start_players == 0) config.start_players = config.players;
+    // 0: no player runs this server (a tie then has no reference).
+    if (config.host_slot < 0 || config.host_slot > config.players) {
+        adjusted.push_back({"the host's slot " + std::to_string(config.host_slot) +
+                                " is outside 0-" + std::to_string(config.players),
+                            "0"});
+        config.host_slot = 0;
+    }
     bring_inside(limits::kSpectators, config.max_spectators, adjusted);
     bring_inside(limits::kKeyframeInterval, config.keyframe_interval, adjusted);
     bring_inside(limits::kSendInterval, config.send_interval, adjusted);

@@ -58,7 +58,13 @@ struct ServerConfig {
     Micros link_lost_us = 500'000;
     Micros reconnect_grace_us = 60'000'000;
     bool pause_on_drop = false;
-    bool repair_desyncs = true;           // send the majority's state to divergent players
+    bool repair_desyncs = true;  // send the majority's state to divergent players
+    // The slot of the player whose own process runs this server (framelock host), 0 on a
+    // dedicated server or relay. When the hash reports of a frame tie (no hash held by more
+    // players than any other), that player's state is the reference: it could do anything
+    // with its own server anyway. With 0 a tie has no reference: the desync is reported to
+    // every player and nobody's state is sent to anyone (docs/netplay.md, "Desync repair").
+    int host_slot = 0;
     std::uint16_t snapshot_interval = 0;  // 0: from the hash and keyframe intervals
     std::uint32_t history_frames = 3600;  // confirmed inputs kept for joiners and resyncs
     Micros state_request_timeout_us = 5'000'000;

@@ -81,12 +81,15 @@ class TransferRecord {
     bool sending() const { return m_sender.has_value(); }
     // It was sent a reference state and has not reported loading it: its hashes wait.
     bool resyncing() const { return m_resync_pending; }
+    // States it uploaded that did not hash to the reference its frame's vote settled on.
+    std::uint64_t states_refused() const { return m_states_refused; }
 
   private:
     friend class StateTransfers;
     std::optional<StateSender> m_sender;
     bool m_start_loaded = false;    // holds the session's start state (common_start)
     bool m_resync_pending = false;  // a reference state is on its way to it
+    std::uint64_t m_states_refused = 0;
 };
 
 // The delay measurements' record of a member (delay_measurements.h): what the server

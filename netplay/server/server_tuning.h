@@ -67,6 +67,9 @@ inline constexpr long kStartRttSamples = 8;
 inline constexpr std::uint32_t kMaskLeadFrames = 30;
 // Mask generations remembered (their first frames): reports older than these are long done.
 inline constexpr std::size_t kMaskHistory = 16;
+// Settled votes on snapshot frames remembered, to check the states uploaded of them: a cached
+// state serves joiners for 4 snapshot intervals.
+inline constexpr std::size_t kSettledVotesKept = 8;
 // Before the start, a player with fewer round-trip samples than that gets a heartbeat this
 // often (each answered at once), so the first delay is measured within a round trip or two.
 inline constexpr Micros kLobbyMeasureUs = 10'000;

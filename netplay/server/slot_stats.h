@@ -18,6 +18,9 @@ struct SlotStats {
     std::uint32_t frames_run = 0, stall_frames = 0;
     std::uint64_t datagrams_received = 0, datagrams_lost_up = 0;
     std::uint64_t malformed = 0;
+    // States it uploaded (for a joiner or a repair) that did not hash to what the players
+    // agreed on for their frame: refused, sent to nobody.
+    std::uint64_t states_refused = 0;
     PeerStats traffic;
     // The server's own measurement of the round trip to this client (echoes of its updates).
     Micros server_srtt = 0, server_rttvar = 0;

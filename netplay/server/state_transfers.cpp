@@ -7,6 +7,8 @@
 #include <numeric>
 #include <string>
 
+#include "netplay/determinism/evidence.h"
+#include "netplay/determinism/state_hash.h"
 #include "netplay/server/server_tuning.h"
 
 namespace framelock::netplay {
@@ -60,7 +62,7 @@ StateTransfers::Bulk StateTransfers::handle_bulk(ServerSlot& slot, int number,
                        "state upload from " + slot.name + " refused: " + why});
         m_upload.reset();
         m_upload_rx.reset();
-        m_bad_reference = number;
+        distrust(number, players);
         return Bulk::kTaken;
     };
     switch (*peek_id(bytes)) {
@@ -113,14 +115,17 @@ StateTransfers::Bulk StateTransfers::handle_bulk(ServerSlot& slot, int number,
             m_upload->asked_at = m_clock.now_us();  // the timeout is for a stalled upload
             m_transport.send(slot.peer, Channel::kBulk, encode(ack.value()));
             if (!m_upload_rx.complete()) return Bulk::kTaken;
-            // Checked here, once, before anyone else receives it: bounded inflate + CRC.
+            // Checked here, once, before anyone else receives it: bounded inflate + CRC (and,
+            // once its frame's vote settled, its hash: serve()).
             auto raw = m_upload_rx.finish();
             if (!raw) return refuse(raw.error().message);
             PackedState packed = m_upload_rx.packed();
             m_upload.reset();
             m_upload_rx.reset();
-            m_bad_reference = 0;
             if (!started) {
+                // Before frame 0 nobody has hashed anything to check it against: the start
+                // state is the power-on state of the player asked (docs/netplay.md).
+                m_bad_reference = 0;
                 // The start state: to every other member (its source loaded it already).
                 m_events.emit({ServerEvent::Type::kStateSent, number, 0, 0, 0,
                                "start state from " + slot.name + " (" +
@@ -134,7 +139,8 @@ StateTransfers::Bulk StateTransfers::handle_bulk(ServerSlot& slot, int number,
                 return Bulk::kTaken;
             }
             packed.delay = schedule.delay_in_force(packed.frame);
-            m_cached = std::move(packed);
+            m_received =
+                Received{number, std::move(packed), std::move(raw).value(), m_clock.now_us()};
             return Bulk::kCached;
         }
         default:
@@ -147,12 +153,14 @@ bool StateTransfers::busy(const TransferRecord& record, int number) const {
 }
 
 std::optional<Micros> StateTransfers::upload_expiry() const {
+    if (m_received) return m_received->at + m_config.state_request_timeout_us + 1;
     if (!m_upload) return std::nullopt;
     return m_upload->asked_at + m_config.state_request_timeout_us + 1;
 }
 
 void StateTransfers::forget_upload_from(int number) {
     if (m_upload && m_upload->slot == number) m_upload.reset();
+    if (m_received && m_received->slot == number) m_received.reset();
 }
 
 bool StateTransfers::expire_upload(const char* what, std::span<const ServerSlot> players) {
@@ -162,18 +170,115 @@ bool StateTransfers::expire_upload(const char* what, std::span<const ServerSlot>
                    std::string("no ") + what + " from " + players[m_upload->slot - 1].name +
                        " within " + std::to_string(m_config.state_request_timeout_us / 1000) +
                        " ms; asking again"});
-    m_bad_reference = m_upload->slot;
+    const int slot = m_upload->slot;
     m_upload.reset();
     m_upload_rx.reset();
+    distrust(slot, players);
     return true;
+}
+
+void StateTransfers::distrust(int number, std::span<const ServerSlot> players) {
+    m_bad_reference = number;
+    if (!m_repair || m_repair->sent || m_repair->reference != number) return;
+    m_repair->holders &= static_cast<std::uint8_t>(~(1u << (number - 1)));
+    m_repair->reference = 0;
+    for (int s = 1; s <= static_cast<int>(players.size()) && !m_repair->reference; ++s) {
+        if ((m_repair->holders & (1u << (s - 1))) && players[s - 1].active())
+            m_repair->reference = s;
+    }
+    if (m_repair->reference) return;
+    m_events.emit({ServerEvent::Type::kRefused, 0, m_repair->state_frame, 0, 0,
+                   "repair of the desync at frame " + std::to_string(m_repair->desync_frame) +
+                       " given up: no other player holding the majority's state is left to "
+                       "ask"});
+    m_repair.reset();
+}
+
+void StateTransfers::check_received(std::span<ServerSlot> players, const HashVotes& votes) {
+    if (!m_received) return;
+    Received& got = *m_received;
+    ServerSlot& sender = players[got.slot - 1];
+    const std::uint32_t frame = got.packed.frame;
+    const std::uint32_t hashed = frame - 1;  // the state of `frame` is the state after this one
+    const auto accept = [&] {
+        m_cached = std::move(got.packed);
+        m_received.reset();
+        m_bad_reference = 0;
+        m_said_no_agreement = false;
+    };
+    // Without hash reports there is nothing to check against.
+    if (m_config.hash_interval == 0) return accept();
+    const HashVotes::Vote vote = votes.vote_on(hashed);
+    if (vote.kind == HashVotes::Vote::Kind::kOpen) {
+        if (m_clock.now_us() - got.at <= m_config.state_request_timeout_us) return;
+    } else if (vote.kind == HashVotes::Vote::Kind::kSettled && vote.reference) {
+        const std::uint64_t reported = vote.hashes[got.slot - 1];
+        if (vote.mask.kind == EvidenceKind::kMemory) {
+            // Memory evidence needs the machine: a state alone cannot be hashed that way. It
+            // is used only from a player whose own report of its frame is the reference (what
+            // else it holds is taken on its word: docs/netplay.md).
+            if (reported == vote.reference) return accept();
+            m_events.emit({ServerEvent::Type::kRefused, got.slot, frame, 0, 0,
+                           "state of frame " + std::to_string(frame) + " from " + sender.name +
+                               " not used: its memory hash of frame " + std::to_string(hashed) +
+                               " was not the players' majority (" +
+                               (reported ? hash_to_hex(reported) : std::string("none")) + ", not " +
+                               hash_to_hex(vote.reference) +
+                               "), and memory evidence cannot check a state; asking another "
+                               "player"});
+            m_received.reset();
+            distrust(got.slot, players);
+            return;
+        }
+        const std::uint64_t hash = evidence_hash(got.raw, vote.mask);
+        if (hash == vote.reference) return accept();
+        // Not the state the players agreed on: sent to nobody. A player whose state differs
+        // as its own report said is divergent, not lying; any other is counted and named.
+        const std::string head = "state of frame " + std::to_string(frame) + " from " +
+                                 sender.name + " refused, sent to nobody: it hashes to " +
+                                 hash_to_hex(hash) + ", not to " + hash_to_hex(vote.reference) +
+                                 ", the hash the players agreed on for frame " +
+                                 std::to_string(hashed);
+        if (reported && hash == reported) {
+            m_events.emit({ServerEvent::Type::kRefused, got.slot, frame, 0, 0,
+                           head + " (its state differs, as its report said); asking another "
+                                  "player"});
+        } else {
+            ++sender.transfer.m_states_refused;
+            m_events.emit(
+                {ServerEvent::Type::kRefused, got.slot, frame, 0, 0,
+                 head +
+                     (reported == vote.reference ? " (it reported that one too: an edited state)"
+                      : reported                 ? " (it reported " + hash_to_hex(reported) + ")"
+                                                 : " (it reported none)") +
+                     "; asking another player"});
+        }
+        m_received.reset();
+        distrust(got.slot, players);
+        return;
+    }
+    // The players agreed on no state of that frame (a tie without a reference, or no report
+    // of it counted): nobody is blamed, and a join waits for a later snapshot.
+    if (!m_said_no_agreement) {
+        m_events.emit({ServerEvent::Type::kRefused, got.slot, frame, 0, 0,
+                       "state of frame " + std::to_string(frame) + " from " + sender.name +
+                           " not used: the players' hashes of frame " + std::to_string(hashed) +
+                           " agreed on no state to check it against; a later one is asked for"});
+        m_said_no_agreement = true;
+    }
+    m_join_after = frame;
+    m_received.reset();
+    if (m_repair && !m_repair->sent && m_repair->state_frame == frame) m_repair.reset();
 }
 
 std::vector<StateTransfers::Served> StateTransfers::serve(std::span<ServerSlot> players,
                                                           std::vector<ServerSlot>& spectators,
                                                           std::uint32_t confirmed_base,
-                                                          std::uint32_t confirmed_end) {
+                                                          std::uint32_t confirmed_end,
+                                                          const HashVotes& votes) {
     std::vector<Served> served;
     expire_upload("state", players);
+    check_received(players, votes);
     const std::uint32_t si = m_snapshot_interval;
     // A cached state serves joiners while the inputs since its frame are still held and it
     // is recent (a joiner fast-forwards from it).
@@ -223,7 +328,7 @@ std::vector<StateTransfers::Served> StateTransfers::serve(std::span<ServerSlot> 
         }
         if (!pending) m_repair.reset();
     }
-    if (m_upload) return served;
+    if (m_upload || m_received) return served;
     if (m_repair && !m_repair->sent) {
         request_state(m_repair->state_frame, m_repair->reference, players);
     } else if (need_join_state) {
@@ -238,13 +343,15 @@ std::vector<StateTransfers::Served> StateTransfers::serve(std::span<ServerSlot> 
             if (const std::optional<std::uint32_t> h = players[reference - 1].votes.last_hash())
                 frame = *h - *h % si + 1;
         }
+        // Not one the players were found to agree on no state of: the next snapshot after it.
+        if (m_join_after && Frame(frame) <= Frame(m_join_after)) frame = m_join_after + si;
         request_state(frame, reference, players);
     }
     return served;
 }
 
-void StateTransfers::start_repair(std::uint32_t desync_frame, std::uint8_t slots, int reference,
-                                  std::span<const ServerSlot> players) {
+void StateTransfers::start_repair(std::uint32_t desync_frame, std::uint8_t slots,
+                                  std::uint8_t holders, std::span<const ServerSlot> players) {
     // The first snapshot at or after the divergence: the divergent players still hold
     // their own state of that frame, to name the memory that differs.
     const std::uint32_t si = m_snapshot_interval;
@@ -253,9 +360,18 @@ void StateTransfers::start_repair(std::uint32_t desync_frame, std::uint8_t slots
     repair.desync_frame = desync_frame;
     repair.state_frame = snap + 1;  // the state after `snap`: the next frame to run
     repair.slots = slots;
-    repair.reference = reference;
+    repair.holders = holders;
+    // The first holder still playing, one whose upload just failed last.
+    for (int pass = 0; pass < 2 && !repair.reference; ++pass) {
+        for (int s = 1; s <= static_cast<int>(players.size()) && !repair.reference; ++s) {
+            if ((holders & (1u << (s - 1))) && players[s - 1].active() &&
+                (pass == 1 || s != m_bad_reference))
+                repair.reference = s;
+        }
+    }
+    if (!repair.reference) return;
     m_repair = repair;
-    request_state(repair.state_frame, reference, players);
+    request_state(repair.state_frame, repair.reference, players);
 }
 
 void StateTransfers::prepare_start_state(std::span<const ServerSlot> players) {

@@ -1,6 +1,8 @@
 // State transfers: the states the server asks of a player (uploads, received in chunks and
-// checked once), the session's start state, and the states it sends to joiners, rejoiners
-// and divergent players (a repair's resync), served from the newest snapshot it holds.
+// checked once: format, size and CRC, then its hash against the reference hash the players'
+// vote on its frame settled on), the session's start state, and the states it sends to
+// joiners, rejoiners and divergent players (a repair's resync), served from the newest
+// snapshot it holds.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
 #include "netplay/server/delay_schedule.h"
+#include "netplay/server/hash_votes.h"
 #include "netplay/server/server_config.h"
 #include "netplay/server/server_events.h"
 #include "netplay/server/server_slot.h"
@@ -43,8 +46,8 @@ class StateTransfers {
     bool start_state_refused() const { return m_start_state_refused; }
 
     // A StateHeader, StateChunk or StateAck from member `number` (0: a spectator): taken,
-    // dropped as malformed (the caller counts it), or it completed an upload that is now the
-    // cached state (serve() sends it where it is wanted).
+    // dropped as malformed (the caller counts it), or it completed an upload (serve() checks
+    // it against the vote on its frame, then sends it where it is wanted).
     enum class Bulk { kTaken, kMalformed, kCached };
     Bulk handle_bulk(ServerSlot& slot, int number, std::span<const std::uint8_t> bytes,
                      bool started, std::uint32_t confirmed_end, const DelaySchedule& schedule,
@@ -60,9 +63,14 @@ class StateTransfers {
     void forget_upload_from(int number);
     void stop_sending(TransferRecord& record) { record.m_sender.reset(); }
 
-    // Sends the cached state to the members waiting for one and to a repair's divergent
-    // players, and asks a player for a state when one is needed. Returns each state sent, for
-    // the other parts to take the member from there.
+    // Checks a completed upload against `votes` once its frame's vote settled: a state that
+    // hashes (under the evidence mask of its frame) to the reference is cached; one that does
+    // not is refused, counted and its sender named, and another player is asked. Under memory
+    // evidence (no state can be hashed) only the state of a player whose own report was the
+    // reference is cached. Then sends
+    // the cached state to the members waiting for one and to a repair's divergent players,
+    // and asks a player for a state when one is needed. Returns each state sent, for the
+    // other parts to take the member from there.
     struct Served {
         ServerSlot* member = nullptr;
         StatePurpose purpose = StatePurpose::kJoin;  // kJoin or kResync
@@ -70,13 +78,15 @@ class StateTransfers {
         std::uint32_t size = 0;                      // its raw size
     };
     std::vector<Served> serve(std::span<ServerSlot> players, std::vector<ServerSlot>& spectators,
-                              std::uint32_t confirmed_base, std::uint32_t confirmed_end);
+                              std::uint32_t confirmed_base, std::uint32_t confirmed_end,
+                              const HashVotes& votes);
     // Sends every member the next chunks of the state it is being sent.
     void pump(std::span<ServerSlot> players, std::vector<ServerSlot>& spectators);
 
-    // A desync at `desync_frame`: the players in `slots` (bit s-1: slot s) get the state of
-    // player `reference` at the first snapshot from there.
-    void start_repair(std::uint32_t desync_frame, std::uint8_t slots, int reference,
+    // A desync at `desync_frame`: the players in `slots` (bit s-1: slot s) get the reference
+    // state at the first snapshot from there, asked of the players in `holders` (those that
+    // reported the reference hash) in turn until one sends a state that hashes to it.
+    void start_repair(std::uint32_t desync_frame, std::uint8_t slots, std::uint8_t holders,
                       std::span<const ServerSlot> players);
     bool repairing() const { return m_repair.has_value(); }
     // The member reported it loaded the reference state it was sent.
@@ -95,16 +105,28 @@ class StateTransfers {
     struct Repair {
         std::uint32_t desync_frame = 0;
         std::uint32_t state_frame = 0;
-        std::uint8_t slots = 0;  // bit s-1: slot s gets the state
-        int reference = 0;
-        int attempts = 0;
+        std::uint8_t slots = 0;    // bit s-1: slot s gets the state
+        std::uint8_t holders = 0;  // bit s-1: slot s may be asked for it (not yet refused)
+        int reference = 0;         // the holder asked
         bool sent = false;
+    };
+    // An upload complete and well formed, waiting for its frame's vote to be checked.
+    struct Received {
+        int slot = 0;
+        PackedState packed;
+        std::vector<std::uint8_t> raw;
+        Micros at = 0;
     };
 
     void request_state(std::uint32_t frame, int prefer_slot, std::span<const ServerSlot> players);
     // Gives up on an upload asked for longer than state_request_timeout_us ago (an event
     // naming `what` and the player, who is not asked first again): whether it did.
     bool expire_upload(const char* what, std::span<const ServerSlot> players);
+    // Player `number`'s upload failed: it is asked last, and a repair asks its next holder
+    // (or is given up when none is left).
+    void distrust(int number, std::span<const ServerSlot> players);
+    // The check of m_received against the vote on its frame (serve()).
+    void check_received(std::span<ServerSlot> players, const HashVotes& votes);
 
     Transport& m_transport;
     const Clock& m_clock;
@@ -117,7 +139,12 @@ class StateTransfers {
     bool m_start_state_refused = false;
     std::optional<Upload> m_upload;
     StateReceiver m_upload_rx;
-    std::optional<PackedState> m_cached;
+    std::optional<Received> m_received;
+    std::optional<PackedState> m_cached;  // checked: the state the players agreed on
+    // A join state is asked of frames after this one (0: any): the players agreed on no state
+    // of it (a tie), and a later one is waited for. Said once until a state is agreed again.
+    std::uint32_t m_join_after = 0;
+    bool m_said_no_agreement = false;
     std::uint32_t m_next_transfer_id = 1;
     std::optional<Repair> m_repair;
     int m_bad_reference = 0;  // the slot whose last upload failed: asked last

@@ -41,7 +41,7 @@ std::uint64_t hash_link_names(const std::string& from, const std::string& to) {
 }
 
 // Which roll a hash value feeds; each message key is split into independent rolls.
-enum Salt : std::uint64_t {
+enum DrawSalt : std::uint64_t {
     kJitterSalt = 1,
     kLossSalt = 2,
     kDuplicateSalt = 3,

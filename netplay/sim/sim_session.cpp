@@ -5,6 +5,8 @@
 #include <limits>
 #include <memory>
 
+#include "netplay/transfer/state_transfer.h"
+
 namespace framelock::netplay {
 namespace {
 
@@ -41,6 +43,47 @@ class Hands {
     std::uint64_t m_hold_min, m_hold_span;
     std::uint64_t m_next = 0, m_hold_until = 0;
     InputWord m_pad = 0;
+};
+
+// The edit of a client's state uploads on their way out, before they are sealed: an upload is
+// held until its last chunk, then sent edited (packed again, so that its sizes and CRC fit the
+// edited bytes).
+class UploadRewriter {
+  public:
+    using Edit = std::function<void(std::uint32_t, std::vector<std::uint8_t>&)>;
+    explicit UploadRewriter(Edit edit) : m_edit(std::move(edit)) {}
+    // Replaces `messages` (the one being sent) by what goes out in its place.
+    void rewrite(std::vector<std::vector<std::uint8_t>>& messages) {
+        const auto& data = messages.front();
+        const auto id = peek_id(data);
+        if (id != MsgId::kStateHeader && id != MsgId::kStateChunk) return;
+        if (id == MsgId::kStateHeader) {
+            auto header = decode_state_header(data);
+            if (header && header->purpose == StatePurpose::kUpload && header->available &&
+                m_rx.begin(*header))
+                messages.clear();
+            return;
+        }
+        auto chunk = decode_state_chunk(data);
+        if (!chunk || !m_rx.active() || chunk->transfer_id != m_rx.header().transfer_id ||
+            !m_rx.add(*chunk))
+            return;
+        messages.clear();
+        if (!m_rx.complete()) return;
+        const StateHeader header = m_rx.header();
+        auto raw = m_rx.finish();
+        m_rx.reset();
+        if (!raw) return;
+        std::vector<std::uint8_t> state = std::move(raw).value();
+        m_edit(header.frame, state);
+        StateSender sender(header.transfer_id, StatePurpose::kUpload,
+                           pack_state(state, header.frame));
+        for (auto& message : sender.take_messages()) messages.push_back(std::move(message));
+    }
+
+  private:
+    Edit m_edit;
+    StateReceiver m_rx;
 };
 
 }  // namespace
@@ -232,6 +275,9 @@ SimResult run_scenario(const SimScenario& sc) {
         if (sc.make_emulator) {
             peer.external = sc.make_emulator(number);
             emulator = peer.external.get();
+        } else if (sc.wrap_emulator) {
+            peer.external = sc.wrap_emulator(number, *peer.emulator);
+            if (peer.external) emulator = peer.external.get();
         }
         ClientConfig config;
         config.server_address = "server";
@@ -247,16 +293,24 @@ SimResult run_scenario(const SimScenario& sc) {
             own_clock = peer.clock.get();
         }
         peer.client = std::make_unique<Client>(*peer.transport, *own_clock, *emulator, config);
-        if (number == sc.tamper_client && sc.tamper) {
-            // A modified client rewrites its ClientInput datagrams before they are sealed.
+        if (number == sc.tamper_client && (sc.tamper || sc.tamper_upload)) {
+            // A modified client rewrites its ClientInput datagrams, or the states it uploads,
+            // before they are sealed.
+            auto uploads =
+                sc.tamper_upload ? std::make_shared<UploadRewriter>(sc.tamper_upload) : nullptr;
             peer.client->own_transport().rewrite_sends(
-                [tamper = sc.tamper](Channel, std::vector<std::vector<std::uint8_t>>& messages) {
+                [tamper = sc.tamper, uploads](Channel,
+                                              std::vector<std::vector<std::uint8_t>>& messages) {
                     auto& bytes = messages.front();
-                    if (peek_id(bytes) != MsgId::kClientInput) return;
-                    if (auto input = decode_client_input(bytes)) {
-                        tamper(*input);
-                        bytes = encode(*input);
+                    if (peek_id(bytes) == MsgId::kClientInput) {
+                        if (!tamper) return;
+                        if (auto input = decode_client_input(bytes)) {
+                            tamper(*input);
+                            bytes = encode(*input);
+                        }
+                        return;
                     }
+                    if (uploads) uploads->rewrite(messages);
                 });
         }
         peer.hands = std::make_unique<Hands>(hands_seed, sc.hold_min, sc.hold_max);

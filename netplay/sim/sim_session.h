@@ -111,6 +111,10 @@ struct SimScenario {
     // Their per-frame hashes are not logged; compare through the server's hash reports
     // instead (server.hash_interval = 1), and their final_state_hash.
     std::function<std::unique_ptr<Emulator>(int client)> make_emulator;
+    // A test client that does something to its state (a cheat): called once per client with
+    // its HashingEmulator (which keeps logging the frames it runs), it returns the emulator
+    // that client runs over it, or nullptr for the HashingEmulator itself.
+    std::function<std::unique_ptr<Emulator>(int client, HashingEmulator& inner)> wrap_emulator;
     int freeze_client = 0;           // 1..N: that client hangs (stops ticking) at freeze_frame;
     std::uint32_t freeze_frame = 0;  // its connection stays open
     Micros freeze_for_us = -1;       // >= 0: it goes on after this long (a stalled process)
@@ -118,6 +122,10 @@ struct SimScenario {
     // in what it reports), by `tamper`.
     int tamper_client = 0;
     std::function<void(ClientInput&)> tamper;
+    // And its uploads (the states the server asks of it) are rewritten on their way out, each
+    // by `tamper_upload` (given the state's frame and its bytes): the client hashes and keeps
+    // one state, and sends another.
+    std::function<void(std::uint32_t frame, std::vector<std::uint8_t>& state)> tamper_upload;
     Micros rejoin_after_us = -1;    // >= 0: the dropped client restarts this long after
     bool rejoin_with_token = true;  // false: the restarted process lost its rejoin token
     // Per client (index = client - 1): its clock's rate against the server's (1.05: 5 %

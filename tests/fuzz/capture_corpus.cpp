@@ -349,9 +349,11 @@ int main(int argc, char** argv) {
     captures.push_back(capture("join", lock | fz::kFlagThreeSlots, 300, [](SimScenario& sc) {
         sc.joiners = {{90, false, 3}};
     }));
-    // Client 2 diverges: hash reports disagree, the server fetches client 1's state and
-    // sends it to client 2 (a resync), which reports what differed.
+    // Client 2 diverges: hash reports disagree, the server fetches client 1's state (the
+    // host's, who runs the server: a tie follows it) and sends it to client 2 (a resync),
+    // which reports what differed.
     captures.push_back(capture("resync", lock, 420, [](SimScenario& sc) {
+        sc.server.host_slot = 1;
         sc.server.hash_interval = 30;
         sc.diverging_client = 2;
         sc.diverge_frame = 100;

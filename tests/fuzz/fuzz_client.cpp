@@ -23,7 +23,7 @@ namespace {
 
 using namespace netplay;
 
-constexpr Micros kMaxSimulatedUs = 30'000'000;
+constexpr Micros kMaxClientSimulatedUs = 30'000'000;
 
 // A game for the client to run: its state a hash chain over the inputs, like
 // HashingEmulator's, without HashingEmulator's per-frame logs (indexed by frame number, they
@@ -74,9 +74,9 @@ ClientConfig client_config() {
     return c;
 }
 
-class Harness {
+class ClientHarness {
   public:
-    explicit Harness(std::uint8_t flags) : m_mode(fuzz_mode(flags)) { m_client.start(); }
+    explicit ClientHarness(std::uint8_t flags) : m_mode(fuzz_mode(flags)) { m_client.start(); }
 
     void send(Channel channel, std::span<const std::uint8_t> bytes) {
         if (m_peer) m_server->send(*m_peer, channel, bytes);
@@ -150,10 +150,10 @@ class Harness {
 int fuzz_client(const std::uint8_t* data, std::size_t size) {
     FuzzInput in(data, size);
     const std::uint8_t flags = in.u8();
-    Harness harness(flags);
+    ClientHarness harness(flags);
     harness.step();  // the client's connection arrives
     if (!(flags & kRawHandshake)) harness.send_handshake();
-    while (!in.empty() && harness.elapsed() < kMaxSimulatedUs) {
+    while (!in.empty() && harness.elapsed() < kMaxClientSimulatedUs) {
         const std::uint8_t h = in.u8();
         switch (h & 3) {
             case kOpSend:

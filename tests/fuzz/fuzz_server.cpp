@@ -22,7 +22,7 @@ namespace {
 
 using namespace netplay;
 
-constexpr Micros kMaxSimulatedUs = 20'000'000;  // an input plays at most this long
+constexpr Micros kMaxServerSimulatedUs = 20'000'000;  // an input plays at most this long
 
 struct Peer {
     std::unique_ptr<Transport> transport;
@@ -33,9 +33,9 @@ struct Peer {
     BoxKeys keys = new_box_keys();  // the Welcome seals the token to them
 };
 
-class Harness {
+class ServerHarness {
   public:
-    explicit Harness(std::uint8_t flags)
+    explicit ServerHarness(std::uint8_t flags)
         : m_config(fuzz_server_config(flags)), m_server(*m_endpoint, m_clock, m_config) {}
 
     void send(int p, Channel channel, std::span<const std::uint8_t> bytes) {
@@ -144,7 +144,7 @@ class Harness {
 int fuzz_server(const std::uint8_t* data, std::size_t size) {
     FuzzInput in(data, size);
     const std::uint8_t flags = in.u8();
-    Harness harness(flags);
+    ServerHarness harness(flags);
     if (!(flags & kRawHandshake)) {
         // Connected and challenged first, so each Hello answers its Challenge.
         for (int p = 0; p < 2; ++p) harness.connect(p);
@@ -152,7 +152,7 @@ int fuzz_server(const std::uint8_t* data, std::size_t size) {
         for (int p = 0; p < 2; ++p) harness.send_valid_hello(p, false, false);
     }
     harness.step();
-    while (!in.empty() && harness.elapsed() < kMaxSimulatedUs) {
+    while (!in.empty() && harness.elapsed() < kMaxServerSimulatedUs) {
         const std::uint8_t h = in.u8();
         const int peer = (h >> 2) % kFuzzPeers;
         switch (h & 3) {

@@ -354,10 +354,14 @@ TEST_CASE("netplay: a dropped player's slot is refused to another name, and a wr
     CHECK(read_json(session.dir().file("server.json"))["sessions"][0]["rejected"].get<int>() == 3);
 }
 
-TEST_CASE("netplay: a desync is repaired with the reference state, --no-repair only reports it",
-          "[integration][netplay][join]") {
+TEST_CASE(
+    "netplay: a desync is repaired with the reference state, --no-repair only reports it, a "
+    "relay's tie repairs nobody",
+    "[integration][netplay][join]") {
     // The chaos core's 'uninit' fault copies per-process values into its SCRATCH region at
-    // frame 120: the two players diverge there, once, and stay apart unless repaired.
+    // frame 120: the two players diverge there, once, and stay apart unless repaired. Two
+    // players one each way are a tie: the reference is the host's state when the host runs
+    // the server (framelock host), and nobody's on a dedicated server or relay.
     const CoreCase core = core_case("chaos");
     require_core_case(core);
     constexpr int kFrames = 600;
@@ -365,13 +369,16 @@ TEST_CASE("netplay: a desync is repaired with the reference state, --no-repair o
     const Deadline deadline = after(limit);
     const std::vector<std::string> fault = {"--option", "chaos_fault=uninit", "--option",
                                             "chaos_fault_frame=120"};
-    // Both sessions at once: the test takes one session's time.
+    // The sessions at once: the test takes one session's time.
     Session repaired("netplay-repair");
     Session reported("netplay-no-repair");
-    repaired.start_server(2, limit);
+    Session relay("netplay-relay-tie");
     reported.start_server(2, limit, {"--no-repair"});
+    relay.start_server(2, limit);
     std::vector<ChildProcess*> players;
-    for (Session* session : {&repaired, &reported}) {
+    players.push_back(&repaired.start_host("client1", core, 2, 91, kFrames, fault));
+    players.push_back(&repaired.start_client("client2", core, 2, 92, kFrames, fault));
+    for (Session* session : {&reported, &relay}) {
         players.push_back(&session->start_client("client1", core, 1, 91, kFrames, fault));
         players.push_back(&session->start_client("client2", core, 2, 92, kFrames, fault));
     }
@@ -379,8 +386,10 @@ TEST_CASE("netplay: a desync is repaired with the reference state, --no-repair o
     repaired.require_success(*players[1], "client2", deadline);
     reported.require_success(*players[2], "client1", deadline);
     reported.require_success(*players[3], "client2", deadline);
-    repaired.require_server_success(after(15s));
+    relay.require_success(*players[4], "client1", deadline);
+    relay.require_success(*players[5], "client2", deadline);
     reported.require_server_success(after(15s));
+    relay.require_server_success(after(15s));
 
     // Repaired: the divergent player says where it resumed, frame-identical from there on.
     // Every frame is logged once: the frames re-run from the reference state are not
@@ -402,7 +411,8 @@ TEST_CASE("netplay: a desync is repaired with the reference state, --no-repair o
         if (one[i] != two[i]) ++differing;
     }
     CHECK(differing > 0);
-    CHECK_THAT(repaired.log_of("server"), Catch::Contains("loaded the reference state"));
+    // The host's own log holds its server's lines.
+    CHECK_THAT(repaired.log_of("client1"), Catch::Contains("loaded the reference state"));
     CHECK_THAT(logs, Catch::Contains("differing memory: SCRATCH"));
 
     // Not repaired: reported, and still apart at the end.
@@ -413,6 +423,21 @@ TEST_CASE("netplay: a desync is repaired with the reference state, --no-repair o
     CHECK(one_reported.back() != two_reported.back());
     CHECK(read_json(reported.stats("client1"))["desyncs"].get<int>() >= 1);
     CHECK_THAT(reported.log_of("server"), !Catch::Contains("reference state"));
+
+    // A relay's tie: both are told, nobody's state goes to anyone, still apart at the end.
+    const auto one_relay = read_lines(relay.hashes("client1"));
+    const auto two_relay = read_lines(relay.hashes("client2"));
+    REQUIRE(one_relay.size() == static_cast<std::size_t>(kFrames));
+    REQUIRE(two_relay.size() == static_cast<std::size_t>(kFrames));
+    CHECK(one_relay.back() != two_relay.back());
+    CHECK(read_json(relay.stats("client1"))["desyncs"].get<int>() >= 1);
+    CHECK(read_json(relay.stats("client2"))["desyncs"].get<int>() >= 1);
+    CHECK_THAT(relay.log_of("server"), Catch::Contains("nobody is repaired"));
+    CHECK_THAT(relay.log_of("server"), !Catch::Contains("reference state of frame"));
+    std::smatch tie;
+    const std::string relay_log = relay.log_of("server");
+    if (std::regex_search(relay_log, tie, std::regex(R"(desync at frame [^\n]*)")))
+        std::printf("[figure] relay tie: %s\n", tie[0].str().c_str());
     std::printf(
         "[figure] repair: diverged at frame 120, identical again from frame %zu (%zu "
         "frames apart)\n",

@@ -152,24 +152,40 @@ class Session {
                                std::uint64_t seed, int frames,
                                const std::vector<std::string>& extra = {},
                                bool separate_stderr = false) {
+        return start_player(name, {"join", m_address}, core, slot, seed, frames, extra,
+                            separate_stderr);
+    }
+
+    // A player that runs the session's server in its own process (`framelock host`, slot 1,
+    // a session of `players`): later players join its address. Its log holds the server's
+    // lines too.
+    ChildProcess& start_host(const std::string& name, const CoreCase& core, int players,
+                             std::uint64_t seed, int frames,
+                             const std::vector<std::string>& extra = {}) {
+        const std::string port_file = m_dir.file(name + ".port");
+        ChildProcess& host = start_player(name,
+                                          {"host", "--port", "0", "--port-file", port_file,
+                                           "--players", std::to_string(players), "--no-upnp"},
+                                          core, 1, seed, frames, extra, false);
+        auto port = framelock::wait_for_port_file(port_file, host, ready_deadline());
+        if (!port) FAIL(port.error().message << log_of(name));
+        m_address = "127.0.0.1:" + std::to_string(port.value());
+        m_server_address = m_address;
+        return host;
+    }
+
+    // `framelock VERB...` as a player (join or host), its files in the session's directory.
+    ChildProcess& start_player(const std::string& name, const std::vector<std::string>& verb,
+                               const CoreCase& core, int slot, std::uint64_t seed, int frames,
+                               const std::vector<std::string>& extra, bool separate_stderr) {
         const auto given = [&](const char* option) {
             return std::find(extra.begin(), extra.end(), option) != extra.end();
         };
-        std::vector<std::string> args = {build_paths::framelock_exe,
-                                         "join",
-                                         m_address,
-                                         "--core",
-                                         core.core,
-                                         "--ports",
-                                         "2",
-                                         "--random",
-                                         std::to_string(seed),
-                                         "--frames",
-                                         std::to_string(frames),
-                                         "--hash-log",
-                                         hashes(name),
-                                         "--stats-json",
-                                         stats(name)};
+        std::vector<std::string> args = {build_paths::framelock_exe};
+        args.insert(args.end(), verb.begin(), verb.end());
+        args.insert(args.end(), {"--core", core.core, "--ports", "2", "--random",
+                                 std::to_string(seed), "--frames", std::to_string(frames),
+                                 "--hash-log", hashes(name), "--stats-json", stats(name)});
         if (slot > 0) {
             args.push_back("--slot");
             args.push_back(std::to_string(slot));

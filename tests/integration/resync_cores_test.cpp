@@ -154,8 +154,8 @@ TEST_CASE("Desync repair with mgba (Game Boy) + Game Boy ROM: a corrupted peer i
 namespace {
 
 // The chaos core's own faults in a 3-player session: each player's copy of the core takes
-// something of its own at `at` (leftover memory, the clock), so all three differ there and the
-// host's state is the reference.
+// something of its own at `at` (leftover memory, the clock), so all three differ there: a tie,
+// and the host runs the server (ServerConfig::host_slot), so its state is the reference.
 struct ChaosRun {
     netplay::SimResult result;
     const netplay::ServerEvent* desync = nullptr;
@@ -177,6 +177,7 @@ ChaosRun run_chaos_case(const char* fault, std::uint32_t at, std::uint32_t frame
     sc.link.latency_us = 30'000;
     sc.link.jitter_us = 3'000;
     sc.server.hash_interval = 1;
+    sc.server.host_slot = 1;
     frontend::HostConfig host = sim_host(c, 3);
     host.option_overrides.emplace("chaos_fault", fault);
     host.option_overrides.emplace("chaos_fault_frame", std::to_string(at));

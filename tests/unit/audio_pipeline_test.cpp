@@ -12,9 +12,9 @@ using namespace framelock::frontend;
 namespace {
 
 // A 440 Hz tone at `rate`, one emulated frame's worth (rate / fps frames) at a time.
-class Tone {
+class SineTone {
   public:
-    explicit Tone(double rate) : m_rate(rate) {}
+    explicit SineTone(double rate) : m_rate(rate) {}
     const std::vector<std::int16_t>& next(std::size_t frames) {
         m_samples.resize(frames * 2);
         for (std::size_t i = 0; i < frames; ++i) {
@@ -51,7 +51,7 @@ SoakResult soak(double core_rate, double device_rate, double skew, double second
     const double fps = 60;
     const std::size_t chunk = 1024;
     const double device_period = chunk / (device_rate * (1 + skew));
-    Tone tone(core_rate);
+    SineTone tone(core_rate);
     std::vector<float> out(chunk * 2);
     double device_clock = 0, carry = 0, square_sum = 0;
     std::size_t samples = 0;

@@ -10,7 +10,11 @@
 using namespace framelock::frontend;
 
 namespace {
+// RetroPad button ids (libretro.h), in a namespace of their own: the unity build puts this
+// file beside other tests with names of the same kind.
+namespace pad {
 constexpr int kB = 0, kSelect = 2, kStart = 3, kUp = 4, kA = 8, kX = 9, kL = 10;
+}  // namespace pad
 
 Config parsed(const std::string& text) {
     auto config = parse_config(text, "p.toml");
@@ -34,7 +38,7 @@ TEST_CASE("Player config: defaults without the sections", "[frontend][config]") 
     CHECK(c.player.video.aspect == 0);
     CHECK(c.player.audio.latency_ms == 64);
     CHECK(c.player.audio.rate_control_pct == Approx(0.5));
-    CHECK(c.player.input.ports[0].keys[kA] == std::vector<KeyCode>{*key_from_name("X")});
+    CHECK(c.player.input.ports[0].keys[pad::kA] == std::vector<KeyCode>{*key_from_name("X")});
     CHECK(c.player.input.ports[3].pad == 4);
     CHECK(c.player.hotkeys.quit == *key_from_name("Escape"));
 }
@@ -96,18 +100,18 @@ quit = "none"
     CHECK(p.audio.rate_control_pct == Approx(0.25));
     CHECK(p.input.axis_threshold == Approx(0.4));
     CHECK(p.input.mapping_db == "/srv/gamecontrollerdb.txt");
-    CHECK(p.input.ports[0].keys[kA] == std::vector<KeyCode>{*key_from_name("Space")});
-    CHECK(p.input.ports[0].keys[kB] ==
+    CHECK(p.input.ports[0].keys[pad::kA] == std::vector<KeyCode>{*key_from_name("Space")});
+    CHECK(p.input.ports[0].keys[pad::kB] ==
           std::vector<KeyCode>{*key_from_name("Left Ctrl"), *key_from_name("Keypad 0")});
-    CHECK(p.input.ports[0].keys[kSelect].empty());
+    CHECK(p.input.ports[0].keys[pad::kSelect].empty());
     // Buttons not mentioned keep their defaults.
-    CHECK(p.input.ports[0].keys[kL] == std::vector<KeyCode>{*key_from_name("Q")});
+    CHECK(p.input.ports[0].keys[pad::kL] == std::vector<KeyCode>{*key_from_name("Q")});
     CHECK(p.input.ports[1].pad == 0);
-    CHECK(p.input.ports[1].keys[kUp] == std::vector<KeyCode>{*key_from_name("I")});
-    CHECK(p.input.ports[1].keys[kStart] == std::vector<KeyCode>{*key_from_name("Backspace")});
-    CHECK(p.input.pad[kA] == std::vector<PadControl>{PadControl::kA});
-    CHECK(p.input.pad[kB] == std::vector<PadControl>{PadControl::kB, PadControl::kMisc1});
-    CHECK(p.input.pad[kX] == std::vector<PadControl>{PadControl::kY});  // default
+    CHECK(p.input.ports[1].keys[pad::kUp] == std::vector<KeyCode>{*key_from_name("I")});
+    CHECK(p.input.ports[1].keys[pad::kStart] == std::vector<KeyCode>{*key_from_name("Backspace")});
+    CHECK(p.input.pad[pad::kA] == std::vector<PadControl>{PadControl::kA});
+    CHECK(p.input.pad[pad::kB] == std::vector<PadControl>{PadControl::kB, PadControl::kMisc1});
+    CHECK(p.input.pad[pad::kX] == std::vector<PadControl>{PadControl::kY});  // default
     CHECK(p.hotkeys.fullscreen == *key_from_name("F10"));
     CHECK(p.hotkeys.quit == 0);
     CHECK(p.hotkeys.screenshot == *key_from_name("F12"));
@@ -177,7 +181,7 @@ TEST_CASE("Player config: the example in docs/config.md is valid", "[frontend][c
     const Config c = parsed(example);
     CHECK(c.player.video.scale == 4);
     CHECK(c.player.input.ports[1].pad == 0);
-    CHECK(c.player.input.ports[1].keys[kStart] ==
+    CHECK(c.player.input.ports[1].keys[pad::kStart] ==
           std::vector<KeyCode>{*key_from_name("Backspace")});
     CHECK(c.player.hotkeys.quit == 0);
 }

@@ -23,7 +23,7 @@ void check_truncation_and_trailing(const std::vector<std::uint8_t>& bytes, Decod
     CHECK(decode(bytes).has_value());
 }
 
-SessionIdentity identity() {
+SessionIdentity sample_identity() {
     return {"framelock-arcade", "1.0", 0x0123456789abcdefull, 0xfedcba9876543210ull, 60000};
 }
 
@@ -34,7 +34,7 @@ TEST_CASE("Hello round trip, truncation, wrong magic, foreign version", "[netpla
     m.requested_slot = 3;
     m.player_name = "ryu";
     m.content_name = "game.nes";
-    m.identity = identity();
+    m.identity = sample_identity();
     const auto bytes = encode(m);
     CHECK(bytes[0] == static_cast<std::uint8_t>(MsgId::kHello));
     CHECK(bytes[1] == 0x46);  // little-endian magic "FLCK": 'F' first
@@ -43,7 +43,7 @@ TEST_CASE("Hello round trip, truncation, wrong magic, foreign version", "[netpla
     CHECK(d->requested_slot == 3);
     CHECK(d->player_name == "ryu");
     CHECK(d->content_name == "game.nes");
-    CHECK(d->identity == identity());
+    CHECK(d->identity == sample_identity());
     check_truncation_and_trailing(bytes, decode_hello);
 
     auto bad_magic = bytes;
@@ -327,7 +327,7 @@ TEST_CASE("The join handshake's messages round trip: Challenge, proofs, token, c
 
     Hello h;
     h.player_name = "bob";
-    h.identity = identity();
+    h.identity = sample_identity();
     h.password_proof = Proof{};
     h.password_proof->fill(0x33);
     h.rejoin_proof = Proof{};

@@ -18,7 +18,7 @@ using namespace framelock::netplay;
 
 namespace {
 
-SessionIdentity identity() {
+SessionIdentity session_identity() {
     return {"framelock-arcade", "1.0", 0xaaaa, 0xbbbb, 60000};
 }
 
@@ -26,7 +26,7 @@ ClientConfig config_for(const std::string& name) {
     ClientConfig c;
     c.server_address = "server";
     c.player_name = name;
-    c.identity = identity();
+    c.identity = session_identity();
     return c;
 }
 
