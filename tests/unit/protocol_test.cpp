@@ -184,13 +184,25 @@ TEST_CASE("ClientInput run-length codes inputs and rejects inconsistent runs",
     CHECK(d->echo_seq == 201);
     CHECK(d->echo_hold_10us == 1530);
     check_truncation_and_trailing(bytes, decode_client_input);
-    // 4 runs for 7 words: 13 bytes header + 1 count + 1 run count + 4 * 3.
-    CHECK(bytes.size() == 1 + 1 + 2 + 2 + 1 + 1 + 2 + 2 + 1 + 1 + 4 * 3);
+    // 4 runs for 7 words: 11 bytes header (confirmed_ack a byte from first_frame) + 1 count
+    // + 4 * 3 (the runs end where they add up to the count: no run count).
+    CHECK(bytes.size() == 1 + 1 + 2 + 1 + 2 + 1 + 1 + 2 + 1 + 4 * 3);
 
     // A run that claims more words than the count: refused.
     auto bad = bytes;
-    bad[13] = 2;  // frame count 7 -> 2
+    bad[11] = 2;  // frame count 7 -> 2
     CHECK_FALSE(decode_client_input(bad));
+    // An acknowledgement far from first_frame travels whole, after an escape byte.
+    for (const int ack : {65530 - 128, 65530 + 128 - 65536, 1000}) {
+        m.confirmed_ack = static_cast<std::uint16_t>(ack);
+        const auto far = encode(m);
+        CHECK(far.size() == bytes.size() + 2);
+        CHECK(decode_client_input(far)->confirmed_ack == ack);
+        check_truncation_and_trailing(far, decode_client_input);
+    }
+    m.confirmed_ack = 65530 + 127 - 65536;  // past the wrap: still near
+    CHECK(encode(m).size() == bytes.size());
+    CHECK(decode_client_input(encode(m))->confirmed_ack == 65530 + 127 - 65536);
     // 300 equal words need two runs (255 + 45), and a count over 255 is cut to the message cap.
     ClientInput many;
     many.inputs.assign(200, 0x0010);
@@ -224,7 +236,35 @@ TEST_CASE("ServerUpdate round trip with schedule and every slot", "[netplay][pro
     CHECK(d->present == m.present);
     CHECK(d->copies == 2);
     CHECK(d->tails.empty());
+    CHECK(d->input_ack == 100);
     check_truncation_and_trailing(bytes, decode_server_update);
+    // 14 bytes of header (server_time's low 24 bits; input_ack a byte from first_frame;
+    // players, schedule length,
+    // copies, whether tails follow and the path floor in two bytes; then who is present), the
+    // schedule, the frame count, then each slot's 3 runs (no run count: they end where they
+    // add up to the frame count).
+    CHECK(bytes.size() == 14 + 2 * 5 + 1 + 8 * 3 * 3);
+    // Every slot present: no present byte. A path floor of 15 frames or more: a byte of its
+    // own.
+    for (const std::uint8_t floor : {0, 1, 14, 15, 200}) {
+        ServerUpdate all = m;
+        all.present = 0xff;
+        all.path_floor = floor;
+        const auto packed = encode(all);
+        CHECK(packed.size() == bytes.size() - 1 + (floor >= 15 ? 1 : 0));
+        const auto p = decode_server_update(packed);
+        REQUIRE(p);
+        CHECK(p->present == 0xff);
+        CHECK(p->path_floor == floor);
+        check_truncation_and_trailing(packed, decode_server_update);
+    }
+    ServerUpdate few = m;  // two players, both present
+    few.players = 2;
+    few.present = 0b11;
+    for (auto& frame : few.frames) frame.pads = {frame.pads[0], frame.pads[1]};
+    CHECK(decode_server_update(encode(few))->present == 0b11);
+    few.present = 0b01;
+    CHECK(decode_server_update(encode(few))->present == 0b01);
 
     // Rollback: every slot's inputs beyond the confirmed frames, of their own lengths.
     m.tails.assign(8, {});
@@ -261,8 +301,15 @@ TEST_CASE("16-bit frames and 32-bit times expand across wraparound", "[netplay][
     CHECK(expand_frame(0xfff0, Frame(0x00020005u)).value() == 0x0001fff0u);
     CHECK(expand_frame(0xffff, Frame(0)).value() == 0xffffffffu);  // "nothing held yet" = frame -1
     CHECK(expand_frame(10, Frame(0xfffffff0u)).value() == 10u);    // across the 32-bit wrap
-    CHECK(expand_time(0x00000010u, 0x1fffffff0ll) == 0x200000010ll);
-    CHECK(expand_time(0xfffffff0u, 0x200000010ll) == 0x1fffffff0ll);
+    CHECK(expand_time(0x000010u, 0x1fffffff0ll) == 0x200000010ll);
+    CHECK(expand_time(0xfffff0u, 0x200000010ll) == 0x1fffffff0ll);
+    CHECK(expand_time(0x345678u, 0x7f345600ll) == 0x7f345678ll);
+    CHECK(expand_time(0x345600u, 0x7f345678ll) == 0x7f345600ll);
+    // Only the low 24 bits count: 8 s either way of the reference expand right.
+    CHECK(expand_time(static_cast<std::uint32_t>(0x12345678ll + 8'000'000), 0x12345678ll) ==
+          0x12345678ll + 8'000'000);
+    CHECK(expand_time(static_cast<std::uint32_t>(0x12345678ll - 8'000'000), 0x12345678ll) ==
+          0x12345678ll - 8'000'000);
 }
 
 TEST_CASE("LossCounter: a late datagram is not lost, a duplicate counts once, gaps are lost",
