@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "netplay/crypto/datagram_seal.h"
 #include "netplay/timing/loss_counter.h"
 #include "netplay/wire/protocol.h"
 #include "wire_fixtures.h"
@@ -283,6 +284,40 @@ TEST_CASE("ServerUpdate round trip with schedule and every slot", "[netplay][pro
     CHECK_FALSE(decode_server_update(encode(m)));
     m.copies = kMaxCopies + 1;
     CHECK_FALSE(decode_server_update(encode(m)));
+}
+
+TEST_CASE("A clean frame-lock frame fits RetroArch's 144 B per link with the seal",
+          "[netplay][protocol]") {
+    // One ClientInput up and one ServerUpdate down per frame on a clean link: one new input,
+    // two players present, nothing to schedule, one copy (bench_bandwidth --rtt 0 measures
+    // the same, plus the odd acknowledgement and copy).
+    ClientInput up;
+    up.seq = 7;
+    up.first_frame = 1001;
+    up.confirmed_ack = 998;
+    up.latency_100us = 12;
+    up.echo_hold_10us = 150;
+    up.inputs = {0x0010};
+    ServerUpdate down;
+    down.seq = 7;
+    down.server_time = 0x12345678;
+    down.echo_hold_10us = 20;
+    down.first_frame = 999;
+    down.input_ack = 1001;
+    down.players = 2;
+    down.present = 0b11;
+    down.path_floor = 1;
+    InputFrame frame;
+    frame.pads[0] = 0x0010;
+    frame.pads[1] = 0x0100;
+    down.frames = {frame};
+    // Per datagram: the seal's counter byte and tag, ENet's header (peer ID 2, CRC32 4, an
+    // unreliable send command 8) and IPv4 + UDP.
+    constexpr std::size_t kPerDatagram = kSealOverheadBytes + 14 + 28;
+    const std::size_t link = encode(up).size() + encode(down).size() + 2 * kPerDatagram;
+    INFO("up " << encode(up).size() << " B, down " << encode(down).size() << " B, link " << link
+               << " B per frame");
+    CHECK(link <= 140);  // a margin under 144 for acknowledgements and copies
 }
 
 TEST_CASE("Unknown ids and empty input are not messages", "[netplay][protocol]") {
