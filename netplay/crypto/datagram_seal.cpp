@@ -59,7 +59,8 @@ std::optional<std::vector<std::uint8_t>> DatagramSeal::open(std::uint8_t lane,
     ReplayWindow& window = m_received[lane];
     const auto ciphertext = sealed.subspan(kSealHeaderBytes, sealed.size() - kSealOverheadBytes);
     const std::uint8_t* tag = sealed.data() + sealed.size() - kSealTagBytes;
-    std::vector<std::uint8_t> plain(ciphertext.size()), again(ciphertext.size());
+    std::vector<std::uint8_t> plain(ciphertext.size());
+    std::vector<std::uint8_t> again(ciphertext.size() + 1);  // never empty: its data() is non-null
     for (unsigned ahead = 0; ahead <= kSealLookahead; ++ahead) {
         const std::uint64_t counter = window.expand(sealed[0], ahead);
         if (!window.fresh(counter)) {
@@ -68,8 +69,11 @@ std::optional<std::vector<std::uint8_t>> DatagramSeal::open(std::uint8_t lane,
         }
         const AeadNonce nonce = nonce_of(lane, counter);
         // Block 0 keys Poly1305; the message is XORed from block 1 on, as the AEAD does.
-        crypto_stream_chacha20_ietf_xor_ic(plain.data(), ciphertext.data(), ciphertext.size(),
-                                           nonce.data(), 1, m_keys.receive.data());
+        // (An empty message has nothing to XOR: libsodium declares these pointers non-null.)
+        if (!ciphertext.empty()) {
+            crypto_stream_chacha20_ietf_xor_ic(plain.data(), ciphertext.data(), ciphertext.size(),
+                                               nonce.data(), 1, m_keys.receive.data());
+        }
         const Tag expected = encrypt(m_keys.receive, nonce, plain, again.data());
         if (sodium_memcmp(expected.data(), tag, kSealTagBytes) != 0) continue;
         window.accept(counter);
