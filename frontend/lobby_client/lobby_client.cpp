@@ -193,8 +193,11 @@ Result<netplay::Endpoint> rendezvous_endpoint(const std::string& url) {
 }
 
 json probe_relays_json(const std::string& url) {
-    auto client = client_for(url, 3);
-    auto res = client->Get("/api/servers");
+    return probe_relays_json(*client_for(url, 3), url);
+}
+
+json probe_relays_json(httplib::Client& client, const std::string& url) {
+    auto res = client.Get("/api/servers");
     if (!res || res->status != 200) {
         framelock::log_warn("lobby: cannot list the relays at {} to probe them: {}", url,
                             res ? error_of(res) : httplib::to_string(res.error()));
@@ -237,8 +240,11 @@ json with_probes(json body, const json& probes, std::optional<double> fps) {
 }
 
 Status post_probes(const std::string& url, const json& probes) {
-    auto client = client_for(url, 5);
-    auto res = client->Post("/api/probes", json{{"probes", probes}}.dump(), "application/json");
+    return post_probes(*client_for(url, 5), url, probes);
+}
+
+Status post_probes(httplib::Client& client, const std::string& url, const json& probes) {
+    auto res = client.Post("/api/probes", json{{"probes", probes}}.dump(), "application/json");
     if (!res) return unreachable(url, res);
     if (res->status != 200)
         return make_error(

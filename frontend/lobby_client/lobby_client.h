@@ -69,6 +69,8 @@ Result<netplay::Endpoint> rendezvous_endpoint(const std::string& url);
 // those with free capacity first); {} when the lobby or no relay answered (a warning is
 // logged; the lobby then chooses by load, as before).
 nlohmann::json probe_relays_json(const std::string& url);
+// The same through a client the caller holds (and may stop() from another thread).
+nlohmann::json probe_relays_json(httplib::Client& client, const std::string& url);
 
 // `body` (a create_room body) with "probes" (when not empty) and the host core's "fps".
 nlohmann::json with_probes(nlohmann::json body, const nlohmann::json& probes,
@@ -76,6 +78,7 @@ nlohmann::json with_probes(nlohmann::json body, const nlohmann::json& probes,
 
 // POST /api/probes: the lobby keeps them 10 min for room lists from this address.
 Status post_probes(const std::string& url, const nlohmann::json& probes);
+Status post_probes(httplib::Client& client, const std::string& url, const nlohmann::json& probes);
 
 struct JoinRequest {
     std::string password;

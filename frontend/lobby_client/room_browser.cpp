@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -39,6 +41,13 @@ std::string error_of(const std::string& body) {
         return safe_text(answer["error"].get<std::string>());
     return safe_text(body, 120);
 }
+
+// One fetch's HTTP client, shared with the browser so that quitting can cut a request short
+// (httplib's stop() shuts the socket under way) instead of waiting out its timeout.
+struct FetchJob {
+    std::shared_ptr<httplib::Client> client;
+    std::atomic<bool> cancelled{false};
+};
 
 struct Fetched {
     int status = 0;                        // 0: no answer
@@ -101,6 +110,7 @@ class Browser {
     }
 
     ~Browser() {
+        cancel_fetch();
         m_window.overlay().set_menu(std::nullopt);
         m_window.set_menu_mode(false, false);
     }
@@ -113,19 +123,23 @@ class Browser {
         if (m_fetch.valid()) return;
         const bool probe = m_clock.now_us() >= m_next_probe;
         if (probe) m_next_probe = m_clock.now_us() + kProbeEveryUs;
-        m_fetch = std::async(std::launch::async, [url = m_url, probe] {
+        // A client of its own: httplib's clients are not shared between threads (but stop()).
+        m_job = std::make_shared<FetchJob>();
+        m_job->client = make_client(m_url);
+        m_fetch = std::async(std::launch::async, [url = m_url, probe, job = m_job] {
             Fetched fetched;
+            httplib::Client& client = *job->client;
             // This network's round trips to the relays (about 0.1 s, 1 s at most), kept by
             // the lobby for this address: the list then shows each room's expected delay.
-            if (probe) {
-                fetched.probes = probe_relays_json(url);
-                if (!fetched.probes->empty()) {
-                    if (Status posted = post_probes(url, *fetched.probes); !posted)
+            if (probe && !job->cancelled) {
+                fetched.probes = probe_relays_json(client, url);
+                if (!fetched.probes->empty() && !job->cancelled) {
+                    if (Status posted = post_probes(client, url, *fetched.probes); !posted)
                         framelock::log_warn("lobby: {}", posted.error().message);
                 }
             }
-            // A client of its own: httplib's clients are not shared between threads.
-            auto res = make_client(url)->Get("/api/rooms");
+            if (job->cancelled) return fetched;
+            auto res = client.Get("/api/rooms");
             if (!res) {
                 fetched.error = httplib::to_string(res.error());
             } else {
@@ -134,6 +148,15 @@ class Browser {
             }
             return fetched;
         });
+    }
+
+    // Ends a fetch under way at once: its requests fail now, not at their timeout (stopped
+    // again until it returns, in case a request began between a check and the stop).
+    void cancel_fetch() {
+        if (!m_fetch.valid()) return;
+        m_job->cancelled = true;
+        while (m_fetch.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready)
+            m_job->client->stop();
     }
 
     // Takes in a finished fetch, if there is one.
@@ -216,6 +239,7 @@ class Browser {
     bool m_spectating;
     std::unique_ptr<httplib::Client> m_client;  // joins, on this thread
     std::future<Fetched> m_fetch;               // the list, on its own
+    std::shared_ptr<FetchJob> m_job;            // m_fetch's client
     RoomBrowserModel m_model;
     netplay::Micros m_next_refresh = 0;
     netplay::Micros m_next_probe = 0;

@@ -30,19 +30,11 @@ void upload_edited_states(SimScenario& sc, int cheater, std::uint32_t from) {
     };
 }
 
-// A cheat that edits its own game just before frame `at` runs (the edit stays, as a changed
-// score would) and so reports the edited state's hash, as an honest player reports its own.
-class StateEditor final : public Emulator {
+// The cheats and odd cores below wrap a HashingEmulator: what they do not change goes to it.
+class Forwarding : public Emulator {
   public:
-    StateEditor(HashingEmulator& inner, std::uint64_t at) : m_inner(inner), m_at(at) {}
+    explicit Forwarding(HashingEmulator& inner) : m_inner(inner) {}
     void run_frame(const InputFrame& inputs, bool present) override {
-        if (m_inner.frame_count() == m_at && !m_done) {
-            std::vector<std::uint8_t> state;
-            REQUIRE(m_inner.save_state(state));
-            state[0] ^= 0x5a;
-            REQUIRE(m_inner.load_state(state));
-            m_done = true;
-        }
         m_inner.run_frame(inputs, present);
     }
     std::uint64_t frame_count() const override { return m_inner.frame_count(); }
@@ -55,8 +47,27 @@ class StateEditor final : public Emulator {
     std::vector<MemoryRegion> memory_regions() override { return m_inner.memory_regions(); }
     double frames_per_second() const override { return m_inner.frames_per_second(); }
 
-  private:
+  protected:
     HashingEmulator& m_inner;
+};
+
+// A cheat that edits its own game just before frame `at` runs (the edit stays, as a changed
+// score would) and so reports the edited state's hash, as an honest player reports its own.
+class StateEditor final : public Forwarding {
+  public:
+    StateEditor(HashingEmulator& inner, std::uint64_t at) : Forwarding(inner), m_at(at) {}
+    void run_frame(const InputFrame& inputs, bool present) override {
+        if (m_inner.frame_count() == m_at && !m_done) {
+            std::vector<std::uint8_t> state;
+            REQUIRE(m_inner.save_state(state));
+            state[0] ^= 0x5a;
+            REQUIRE(m_inner.load_state(state));
+            m_done = true;
+        }
+        m_inner.run_frame(inputs, present);
+    }
+
+  private:
     std::uint64_t m_at;
     bool m_done = false;
 };
@@ -67,14 +78,13 @@ class StateEditor final : public Emulator {
 // loading that and saving again gives the same bytes, so no load is seen to move it and no
 // evidence mask leaves it out: an upload that is a second serialization of the state a
 // report hashed does not hash to that report.
-class SecondSaveDiffers final : public Emulator {
+class SecondSaveDiffers final : public Forwarding {
   public:
-    explicit SecondSaveDiffers(HashingEmulator& inner) : m_inner(inner) {}
+    explicit SecondSaveDiffers(HashingEmulator& inner) : Forwarding(inner) {}
     void run_frame(const InputFrame& inputs, bool present) override {
         m_saves = 0;
         m_inner.run_frame(inputs, present);
     }
-    std::uint64_t frame_count() const override { return m_inner.frame_count(); }
     bool save_state(std::vector<std::uint8_t>& out) override {
         if (!m_inner.save_state(out)) return false;
         out.push_back(static_cast<std::uint8_t>(++m_saves));
@@ -85,13 +95,8 @@ class SecondSaveDiffers final : public Emulator {
         m_saves = 0;
         return true;
     }
-    void rewind_to(std::uint64_t next_frame) override { m_inner.rewind_to(next_frame); }
-    std::uint64_t state_hash() override { return m_inner.state_hash(); }
-    std::vector<MemoryRegion> memory_regions() override { return m_inner.memory_regions(); }
-    double frames_per_second() const override { return m_inner.frames_per_second(); }
 
   private:
-    HashingEmulator& m_inner;
     int m_saves = 0;
 };
 
