@@ -16,7 +16,9 @@ Json traffic_json(const netplay::PeerStats& s) {
             {"datagrams_sent", s.datagrams_sent},
             {"datagrams_received", s.datagrams_received},
             {"payload_bytes_sent", s.payload_bytes_sent},
-            {"payload_bytes_received", s.payload_bytes_received}};
+            {"payload_bytes_received", s.payload_bytes_received},
+            {"altered", s.altered},
+            {"replayed", s.replayed}};
 }
 
 // How late, on average, a frame ran after its scheduled time: with the delay, the
@@ -59,9 +61,10 @@ void print_server_summary(std::FILE* out, const std::vector<ServerSessionSummary
         for (const auto& slot : s.slots) {
             fmt::print(out,
                        "slot {}   {}: {} frames, {} stall frames, RTT {:.1f} ms, {} datagrams "
-                       "({} lost up), {} malformed, {}\n",
+                       "({} lost up), {} malformed, {} altered, {} replayed, {}\n",
                        slot.slot, slot.name, slot.frames_run, slot.stall_frames, slot.srtt / 1000.0,
                        slot.datagrams_received, slot.datagrams_lost_up, slot.malformed,
+                       slot.traffic.altered, slot.traffic.replayed,
                        slot.connected ? "connected" : "left");
         }
         fmt::print(

@@ -303,6 +303,7 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
                 return;
             }
             m_link.send(Channel::kControl, encode(hello.value()));
+            m_link.await_seal();
             return;
         }
         case MsgId::kWelcome: {
@@ -316,7 +317,13 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             m_rollback.configure(welcome->slot, welcome->players, welcome->prediction_window);
             m_transfer.configure(*welcome);
             m_link.seed_clock(welcome->server_time_us, now);
-            if (!spectator()) m_handshake.welcomed(welcome->sealed_token);
+            // Everything after the Welcome is sealed, both ways.
+            const std::optional<SealKeys> keys = m_handshake.welcomed(*welcome);
+            if (!keys) {
+                end("the server's Welcome carries an unusable key (not a framelock server?)");
+                return;
+            }
+            m_link.seal(*keys);
             m_state = State::kLobby;  // a late joiner's Start follows at once
             emit({ClientEvent::Type::kWelcome, slot(), 0, 0, 0, {}});
             if (!m_welcome.late) {

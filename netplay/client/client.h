@@ -88,6 +88,10 @@ class Client {
     // player's rejoin token, which takes its slot back from a new process.
     const std::string& display_name() const { return m_welcome.name; }
     std::optional<RejoinToken> rejoin_token() const { return m_handshake.rejoin_token(); }
+    // The transport as this client's messages see it before the seal: what it sends there
+    // goes to the server sealed with its keys. For tests and the simulator's modified clients
+    // (SealedTransport::rewrite_sends, or a message of their own; the server is peer 1).
+    SealedTransport& own_transport() { return m_link.sealed_transport(); }
     // The server said goodbye (the session ended, or it gave the slot up): nothing to rejoin.
     bool closed_by_server() const { return m_closed_by_server; }
     // Slots with a player connected and playing (bit s-1 = slot s), as the server last said.

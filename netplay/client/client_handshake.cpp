@@ -36,6 +36,7 @@ Result<Hello> ClientHandshake::answer(const Challenge& challenge, const ClientCo
     hello.content_name = config.content_name;
     hello.identity = config.identity;
     hello.role = config.role;
+    m_binding.reset();
     if (needed && !config.password.empty()) {
         // The password stays here: the server gets a hash of its nonce under a key derived
         // from it, good for this connection only.
@@ -59,17 +60,26 @@ Result<Hello> ClientHandshake::answer(const Challenge& challenge, const ClientCo
             return make_error(ErrorCode::kProtocol,
                               "cannot derive the password key (out of memory?)");
         hello.password_proof = password_proof(*key, challenge.nonce, config.role);
+        m_binding = key;
     }
     if (config.rejoin_token && !spectating)
         hello.rejoin_proof = rejoin_proof(*config.rejoin_token, challenge.nonce);
     m_box_keys = new_box_keys();
     hello.box_key = m_box_keys.public_key;
+    m_kx_keys = new_kx_keys();
+    hello.kx_key = m_kx_keys.public_key;
+    m_nonce = challenge.nonce;
     m_hello_sent = true;
     return hello;
 }
 
-void ClientHandshake::welcomed(const SealedToken& sealed_token) {
-    m_rejoin_token = open_token(sealed_token, m_box_keys);
+std::optional<SealKeys> ClientHandshake::welcomed(const Welcome& welcome) {
+    if (welcome.role == Role::kPlayer)
+        m_rejoin_token = open_token(welcome.sealed_token, m_box_keys);
+    auto keys = client_seal_keys(m_kx_keys, welcome.kx_key, m_nonce, m_binding);
+    m_kx_keys = {};
+    m_binding.reset();
+    return keys;
 }
 
 }  // namespace framelock::netplay

@@ -1,6 +1,7 @@
 // How a client gets into a session: the server's Challenge answered with a Hello that proves
 // the password (never sending it) and the rejoin token of the slot held before, and the
-// Welcome's new rejoin token opened with this connection's box keys (join_proof.h).
+// Welcome's new rejoin token opened with this connection's box keys (join_proof.h); and the
+// keys that seal everything after the Welcome (session_keys.h), bound to the password.
 #pragma once
 
 #include <optional>
@@ -9,6 +10,7 @@
 #include "netplay/base/result.h"
 #include "netplay/client/client_types.h"
 #include "netplay/crypto/join_proof.h"
+#include "netplay/crypto/session_keys.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/wire/protocol.h"
 
@@ -26,8 +28,9 @@ class ClientHandshake {
     // client refuses to answer: another protocol version, or a password key cheaper than
     // `config.min_password_kdf` (the session then ends).
     Result<Hello> answer(const Challenge& challenge, const ClientConfig& config);
-    // A player's Welcome: its rejoin token, sealed to this connection's box keys.
-    void welcomed(const SealedToken& sealed_token);
+    // The Welcome: a player's rejoin token (sealed to this connection's box keys), and the
+    // keys that seal what follows; nullopt when the server's key is unusable (the join fails).
+    std::optional<SealKeys> welcomed(const Welcome& welcome);
     std::optional<RejoinToken> rejoin_token() const { return m_rejoin_token; }
 
   private:
@@ -35,6 +38,11 @@ class ClientHandshake {
     bool m_hello_sent = false;
     BoxKeys m_box_keys;  // this connection's: the Welcome's token is sealed to them
     std::optional<RejoinToken> m_rejoin_token;
+    // The seal's key exchange: this connection's keys, the Challenge's nonce and the password
+    // key the Hello proved (the binding), until the Welcome.
+    KxKeys m_kx_keys;
+    Nonce m_nonce{};
+    std::optional<PasswordKey> m_binding;
 };
 
 }  // namespace framelock::netplay

@@ -7,7 +7,7 @@
 // echoes of those datagrams, the loss of its updates, and its silence.
 //
 // The one holder of the Transport and the server's PeerId: a message reaches the server
-// through here or not at all.
+// through here or not at all. After the Welcome, sealed (netplay/wire/sealed_transport.h).
 #pragma once
 
 #include <array>
@@ -25,6 +25,7 @@
 #include "netplay/timing/loss_counter.h"
 #include "netplay/timing/rtt_estimator.h"
 #include "netplay/wire/protocol.h"
+#include "netplay/wire/sealed_transport.h"
 
 namespace framelock::netplay {
 
@@ -38,6 +39,11 @@ class ClientLink {
     // The server's next transport event (other peers' are dropped).
     std::optional<TransportEvent> poll();
     void heard(Micros now) { m_last_heard = now; }
+    // The Hello is sent: the server's messages on kInput and kBulk, sealed already, wait for
+    // the Welcome's keys. seal(): from now on everything both ways is sealed with `keys`.
+    void await_seal() { m_transport.hold_until_sealed(m_server); }
+    void seal(const SealKeys& keys) { m_transport.seal(m_server, keys); }
+    SealedTransport& sealed_transport() { return m_transport; }
     Micros silent_for(Micros now) const { return now - m_last_heard; }
 
     // The Welcome's server time, received at `now`: the first clock offset.
@@ -83,7 +89,7 @@ class ClientLink {
     void fill(ClientStatsSnapshot& stats) const;
 
   private:
-    Transport& m_transport;
+    SealedTransport m_transport;
     const Clock& m_clock;
     PeerId m_server = 0;
     Micros m_last_heard = 0;

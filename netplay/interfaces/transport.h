@@ -52,6 +52,11 @@ struct PeerStats {
     std::uint64_t datagrams_received = 0;
     std::uint64_t payload_bytes_sent = 0;
     std::uint64_t payload_bytes_received = 0;
+    // Sealed messages refused (netplay/wire/sealed_transport.h): they did not open (a byte
+    // changed on the way, a forgery), or their counter was seen already (a replay) or is too
+    // old. Dropped; the connection goes on.
+    std::uint64_t altered = 0;
+    std::uint64_t replayed = 0;
 };
 
 class Transport {

@@ -102,9 +102,11 @@ EnetTransport::EnetTransport(ENetHost* host, EnetOptions options)
     m_options.connect_timeout_us = std::max<Micros>(m_options.connect_timeout_us, 1000);
     m_host->intercept = &EnetTransport::intercept;
     // A CRC32 in every datagram's header: ENet drops a datagram whose bytes changed on the way
-    // (it catches every single-bit flip). Without it a flipped bit in an input word reached
-    // the session as a valid input and desynced the players (tests/integration/fault_test.cpp,
-    // 1 % of datagrams corrupted). Costs 4 bytes per datagram; both ends must have it.
+    // (it catches every single-bit flip) and does not acknowledge it, so a reliable one comes
+    // again. The seal refuses every message changed after the Welcome, but only after ENet
+    // acknowledged it (a reliable one would be lost for good), and the handshake travels in
+    // clear: without the CRC a flipped bit in a Hello was read and refused (the fault test's
+    // 1 % corruption). Costs 4 bytes per datagram; both ends must have it.
     m_host->checksum = enet_crc32;
 }
 

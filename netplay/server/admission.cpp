@@ -173,6 +173,7 @@ void Admission::report_half_open(Micros now) {
 
 void Admission::reject(PeerId peer, RejectReason reason, const std::string& message) {
     m_pending.erase(peer);  // closed here: no disconnect event follows
+    m_seals.erase(peer);
     m_transport.send(peer, Channel::kControl, encode(Reject{reason, message}));
     m_transport.flush();
     m_transport.disconnect(peer);
@@ -205,6 +206,18 @@ Admission::Admit Admission::admit(PeerId peer, const Hello& hello, const Roster&
     const Nonce nonce = pending->second.nonce;
     m_pending.erase(pending);
     if (!check_password(peer, hello, nonce)) return refused;
+    // The seal's keys, bound to the Challenge and to the password the Hello just proved.
+    const bool spectating = hello.role == Role::kSpectator;
+    const bool bound = !(spectating ? m_config.spectator_password : m_config.password).empty();
+    const KxKeys kx = new_kx_keys();
+    const auto keys = server_seal_keys(
+        kx, hello.kx_key, nonce,
+        bound ? (spectating ? m_spectator_key : m_player_key) : std::optional<PasswordKey>{});
+    if (!keys) {
+        reject(peer, RejectReason::kBadHello, "the Hello's key exchange key is unusable");
+        return refused;
+    }
+    m_seals[peer] = {kx.public_key, *keys};
     // Only now: the session's game (content name and hash) is for those who may join it.
     if (m_identity && !(*m_identity == hello.identity)) {
         reject(
@@ -334,12 +347,22 @@ Welcome Admission::welcome(const ServerSlot& member, int slot_number, bool late,
     welcome.late = late;
     welcome.snapshot_interval = snapshot_interval;
     welcome.name = member.name;
+    if (const auto seal = m_seals.find(member.peer); seal != m_seals.end())
+        welcome.kx_key = seal->second.server_key;
     if (!member.spectator) {
         RejoinToken& token = m_tokens[static_cast<std::size_t>(slot_number - 1)];
         token = random_array<kRejoinTokenBytes>();
         welcome.sealed_token = seal_token(token, box_key);
     }
     return welcome;
+}
+
+std::optional<SealKeys> Admission::take_seal_keys(PeerId peer) {
+    const auto seal = m_seals.find(peer);
+    if (seal == m_seals.end()) return std::nullopt;
+    const SealKeys keys = seal->second.keys;
+    m_seals.erase(seal);
+    return keys;
 }
 
 int Admission::proven_slot(const Hello& hello, const Nonce& nonce, const Roster& roster) const {

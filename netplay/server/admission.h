@@ -18,6 +18,7 @@
 #include <string>
 
 #include "netplay/crypto/join_proof.h"
+#include "netplay/crypto/session_keys.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
 #include "netplay/server/roster.h"
@@ -37,8 +38,11 @@ class Admission {
     // A new connection: sent its Challenge, which its Hello must answer; or closed at once
     // when its address has max_joining_per_address joining already.
     void challenge(PeerId peer, Micros now);
-    // The connection closed before its Hello.
-    void forget(PeerId peer) { m_pending.erase(peer); }
+    // The connection closed before its Hello (or before its Welcome).
+    void forget(PeerId peer) {
+        m_pending.erase(peer);
+        m_seals.erase(peer);
+    }
     // Closes the connections that said no Hello within hello_timeout_us (a connection that
     // never says Hello holds a peer for nothing), and reports those closed before their
     // Hello (ServerEvent::kHalfOpen, at most one event every 10 s, naming the addresses).
@@ -69,8 +73,9 @@ class Admission {
     };
     Admit admit(PeerId peer, const Hello& hello, const Roster& roster, Micros now);
 
-    // A member's Welcome: the session's settings and, for a player, a new rejoin token (the
-    // only one that takes the slot back from now on) sealed to its connection's `box_key`.
+    // A member's Welcome: the session's settings, the server's key exchange key for this
+    // connection and, for a player, a new rejoin token (the only one that takes the slot back
+    // from now on) sealed to its connection's `box_key`.
     Welcome welcome(const ServerSlot& member, int slot_number, bool late,
                     const BoxPublicKey& box_key, std::uint16_t snapshot_interval, Micros now);
 
@@ -78,6 +83,10 @@ class Admission {
     // the events and what the other players are sent show escapes, not controls; the name is
     // cut to the wire's limit.
     static void make_text_safe(Hello& hello);
+
+    // The keys that seal everything after `peer`'s Welcome (session_keys.h), agreed when its
+    // Hello was admitted and bound to the password its role proved; handed out once.
+    std::optional<SealKeys> take_seal_keys(PeerId peer);
 
   private:
     Admit admit_spectator(PeerId peer, const Hello& hello, const Roster& roster);
@@ -119,6 +128,12 @@ class Admission {
     Salt m_salt{};
     std::optional<PasswordKey> m_player_key, m_spectator_key;
     std::map<PeerId, Pending> m_pending;
+    // Each admitted connection's seal, from its Hello until its Welcome.
+    struct Seal {
+        KxPublicKey server_key{};
+        SealKeys keys;
+    };
+    std::map<PeerId, Seal> m_seals;
     HalfOpen m_half_open;
     std::map<std::string, HalfOpen> m_unreported;  // per address, since the last report
     Micros m_next_report = 0;

@@ -335,6 +335,8 @@ void Server::welcome(const ServerSlot& member, int slot_number, bool late,
         member.peer, Channel::kControl,
         encode(m_admission.welcome(member, slot_number, late, box_key,
                                    m_transfers.snapshot_interval(), m_clock.now_us())));
+    if (const auto keys = m_admission.take_seal_keys(member.peer))
+        m_transport.seal(member.peer, *keys);
     if (!late) return;
     // Every mask kept, oldest first (a joiner's first frame may come before the newest), then
     // the session's start.

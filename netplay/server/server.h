@@ -43,6 +43,7 @@
 #include "netplay/server/slot_stats.h"
 #include "netplay/server/state_transfers.h"
 #include "netplay/wire/protocol.h"
+#include "netplay/wire/sealed_transport.h"
 
 namespace framelock::netplay {
 
@@ -119,7 +120,8 @@ class Server {
     void serve_states();
     void trim_history();
 
-    Transport& m_transport;
+    // The transport, sealing every message after a member's Welcome (sealed_transport.h).
+    SealedTransport m_transport;
     const Clock& m_clock;
     std::vector<std::string> m_config_adjusted;  // normalized() fills it before m_config
     ServerConfig m_config;

@@ -45,67 +45,44 @@ class Hands {
     InputWord m_pad = 0;
 };
 
-// A client's transport that rewrites its ClientInput datagrams, or the states it uploads,
-// before they leave.
-class TamperingTransport final : public Transport {
+// The edit of a client's state uploads on their way out, before they are sealed: an upload is
+// held until its last chunk, then sent edited (packed again, so that its sizes and CRC fit the
+// edited bytes).
+class UploadRewriter {
   public:
-    using UploadTamper = std::function<void(std::uint32_t, std::vector<std::uint8_t>&)>;
-    TamperingTransport(std::unique_ptr<Transport> inner, std::function<void(ClientInput&)> tamper,
-                       UploadTamper upload)
-        : m_inner(std::move(inner)), m_tamper(std::move(tamper)), m_upload(std::move(upload)) {}
-    Result<PeerId> connect(const std::string& address) override {
-        return m_inner->connect(address);
-    }
-    void send(PeerId peer, Channel channel, std::span<const std::uint8_t> data) override {
+    using Edit = std::function<void(std::uint32_t, std::vector<std::uint8_t>&)>;
+    explicit UploadRewriter(Edit edit) : m_edit(std::move(edit)) {}
+    // Replaces `messages` (the one being sent) by what goes out in its place.
+    void rewrite(std::vector<std::vector<std::uint8_t>>& messages) {
+        const auto& data = messages.front();
         const auto id = peek_id(data);
-        if (id == MsgId::kClientInput && m_tamper) {
-            if (auto input = decode_client_input(data)) {
-                m_tamper(*input);
-                m_inner->send(peer, channel, encode(*input));
-                return;
-            }
-        }
-        if ((id == MsgId::kStateHeader || id == MsgId::kStateChunk) && m_upload &&
-            rewrite_upload(peer, channel, data))
-            return;
-        m_inner->send(peer, channel, data);
-    }
-    std::optional<TransportEvent> poll() override { return m_inner->poll(); }
-    void flush() override { m_inner->flush(); }
-    void disconnect(PeerId peer) override { m_inner->disconnect(peer); }
-    PeerStats stats(PeerId peer) const override { return m_inner->stats(peer); }
-
-  private:
-    // An upload is held until its last chunk, then sent edited (packed again, so that its
-    // sizes and CRC fit the edited bytes): whether `data` was taken.
-    bool rewrite_upload(PeerId peer, Channel channel, std::span<const std::uint8_t> data) {
-        if (peek_id(data) == MsgId::kStateHeader) {
+        if (id != MsgId::kStateHeader && id != MsgId::kStateChunk) return;
+        if (id == MsgId::kStateHeader) {
             auto header = decode_state_header(data);
-            if (!header || header->purpose != StatePurpose::kUpload || !header->available ||
-                !m_rx.begin(*header))
-                return false;
-            return true;
+            if (header && header->purpose == StatePurpose::kUpload && header->available &&
+                m_rx.begin(*header))
+                messages.clear();
+            return;
         }
         auto chunk = decode_state_chunk(data);
         if (!chunk || !m_rx.active() || chunk->transfer_id != m_rx.header().transfer_id ||
             !m_rx.add(*chunk))
-            return false;
-        if (!m_rx.complete()) return true;
+            return;
+        messages.clear();
+        if (!m_rx.complete()) return;
         const StateHeader header = m_rx.header();
         auto raw = m_rx.finish();
         m_rx.reset();
-        if (!raw) return true;
+        if (!raw) return;
         std::vector<std::uint8_t> state = std::move(raw).value();
-        m_upload(header.frame, state);
+        m_edit(header.frame, state);
         StateSender sender(header.transfer_id, StatePurpose::kUpload,
                            pack_state(state, header.frame));
-        for (const auto& message : sender.take_messages()) m_inner->send(peer, channel, message);
-        return true;
+        for (auto& message : sender.take_messages()) messages.push_back(std::move(message));
     }
 
-    std::unique_ptr<Transport> m_inner;
-    std::function<void(ClientInput&)> m_tamper;
-    UploadTamper m_upload;
+  private:
+    Edit m_edit;
     StateReceiver m_rx;
 };
 
@@ -285,9 +262,6 @@ SimResult run_scenario(const SimScenario& sc) {
             }
         }
         peer.transport = net.create_endpoint(endpoint);
-        if (number == sc.tamper_client && (sc.tamper || sc.tamper_upload))
-            peer.transport = std::make_unique<TamperingTransport>(std::move(peer.transport),
-                                                                  sc.tamper, sc.tamper_upload);
         peer.emulator = std::make_unique<HashingEmulator>();
         peer.emulator->set_fps(sc.fps);
         peer.emulator->set_state_padding(sc.state_padding);
@@ -319,6 +293,26 @@ SimResult run_scenario(const SimScenario& sc) {
             own_clock = peer.clock.get();
         }
         peer.client = std::make_unique<Client>(*peer.transport, *own_clock, *emulator, config);
+        if (number == sc.tamper_client && (sc.tamper || sc.tamper_upload)) {
+            // A modified client rewrites its ClientInput datagrams, or the states it uploads,
+            // before they are sealed.
+            auto uploads =
+                sc.tamper_upload ? std::make_shared<UploadRewriter>(sc.tamper_upload) : nullptr;
+            peer.client->own_transport().rewrite_sends(
+                [tamper = sc.tamper, uploads](Channel,
+                                              std::vector<std::vector<std::uint8_t>>& messages) {
+                    auto& bytes = messages.front();
+                    if (peek_id(bytes) == MsgId::kClientInput) {
+                        if (!tamper) return;
+                        if (auto input = decode_client_input(bytes)) {
+                            tamper(*input);
+                            bytes = encode(*input);
+                        }
+                        return;
+                    }
+                    if (uploads) uploads->rewrite(messages);
+                });
+        }
         peer.hands = std::make_unique<Hands>(hands_seed, sc.hold_min, sc.hold_max);
         peer.client->start();
         SimClientResult r;

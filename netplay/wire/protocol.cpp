@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include "netplay/wire/codec.h"
 #include "netplay/wire/wire.h"
@@ -21,8 +23,10 @@ constexpr std::size_t kMaxMessageBytes = 1024;
 
 }  // namespace
 
-// Run-length coding of one player's words: run count, then (word, length 1..255) pairs.
-void write_runs(WireWriter& w, const std::vector<InputWord>& words) {
+namespace {
+
+// One player's words as (word, length 1..255) runs.
+std::vector<std::pair<InputWord, std::uint8_t>> runs_of(const std::vector<InputWord>& words) {
     std::vector<std::pair<InputWord, std::uint8_t>> runs;
     for (InputWord word : words) {
         if (!runs.empty() && runs.back().first == word && runs.back().second < 255) {
@@ -31,6 +35,37 @@ void write_runs(WireWriter& w, const std::vector<InputWord>& words) {
             runs.push_back({word, 1});
         }
     }
+    return runs;
+}
+
+// Reads `runs` (word, length) pairs, or while `runs` is unset until they add up to `count`
+// words; they must add up to exactly `count`.
+bool read_runs_up_to(WireReader& r, std::optional<std::size_t> runs, std::size_t count,
+                     std::vector<InputWord>& out) {
+    out.clear();
+    for (std::size_t i = 0; (runs ? i < *runs : out.size() < count) && !r.failed(); ++i) {
+        const InputWord word = r.u16();
+        const std::size_t length = r.u8();
+        if (length == 0 || out.size() + length > count) return false;
+        out.insert(out.end(), length, word);
+    }
+    return !r.failed() && out.size() == count;
+}
+
+// The runs of a count of words the reader knows already, without a run count: they end where
+// they add up to it (the messages' coding; a replay's is write_runs).
+void write_known_runs(WireWriter& w, const std::vector<InputWord>& words) {
+    for (const auto& [word, length] : runs_of(words)) {
+        w.u16(word);
+        w.u8(length);
+    }
+}
+
+}  // namespace
+
+// Run-length coding of one player's words: run count, then (word, length 1..255) pairs.
+void write_runs(WireWriter& w, const std::vector<InputWord>& words) {
+    const auto runs = runs_of(words);
     w.u8(static_cast<std::uint8_t>(runs.size()));
     for (const auto& [word, length] : runs) {
         w.u16(word);
@@ -40,35 +75,28 @@ void write_runs(WireWriter& w, const std::vector<InputWord>& words) {
 
 // Reads runs that must add up to exactly `count` words.
 bool read_runs(WireReader& r, std::size_t count, std::vector<InputWord>& out) {
-    out.clear();
     const std::size_t runs = r.u8();
-    for (std::size_t i = 0; i < runs && !r.failed(); ++i) {
-        const InputWord word = r.u16();
-        const std::size_t length = r.u8();
-        if (length == 0 || out.size() + length > count) return false;
-        out.insert(out.end(), length, word);
-    }
-    return !r.failed() && out.size() == count;
+    return read_runs_up_to(r, runs, count, out);
 }
 
 namespace {
 
 // ClientInput::inputs, a ServerUpdate tail: a u8 count of words (at most `most`), then their
-// runs.
+// runs (write_known_runs).
 struct CountedRuns {
     std::size_t most = std::numeric_limits<std::uint8_t>::max();
     void write(WireWriter& w, const std::vector<InputWord>& words) const {
         w.u8(static_cast<std::uint8_t>(words.size()));
-        write_runs(w, words);
+        write_known_runs(w, words);
     }
     bool read(WireReader& r, std::vector<InputWord>& words) const {
         const std::size_t count = r.u8();
-        return !r.failed() && count <= most && read_runs(r, count, words);
+        return !r.failed() && count <= most && read_runs_up_to(r, std::nullopt, count, words);
     }
 };
 
 // ServerUpdate::frames: a u8 frame count (at most kMaxFramesPerMessage), then the column of
-// each slot's words (slots 1..players) as runs.
+// each slot's words (slots 1..players) as runs (write_known_runs).
 struct InputColumns {
     int players = 0;
     void write(WireWriter& w, const std::vector<InputFrame>& frames) const {
@@ -76,7 +104,7 @@ struct InputColumns {
         std::vector<InputWord> column(frames.size());
         for (int p = 0; p < players; ++p) {
             for (std::size_t f = 0; f < frames.size(); ++f) column[f] = frames[f].pads[p];
-            write_runs(w, column);
+            write_known_runs(w, column);
         }
     }
     bool read(WireReader& r, std::vector<InputFrame>& frames) const {
@@ -85,9 +113,80 @@ struct InputColumns {
         frames.assign(count, InputFrame{});
         std::vector<InputWord> column;
         for (int p = 0; p < players; ++p) {
-            if (!read_runs(r, count, column)) return false;
+            if (!read_runs_up_to(r, std::nullopt, count, column)) return false;
             for (std::size_t f = 0; f < count; ++f) frames[f].pads[p] = column[f];
         }
+        return !r.failed();
+    }
+};
+
+// ServerUpdate::server_time: its low 24 bits (a u16, then a u8).
+struct Low24 {
+    void write(WireWriter& w, std::uint32_t v) const {
+        w.u16(static_cast<std::uint16_t>(v));
+        w.u8(static_cast<std::uint8_t>(v >> 16));
+    }
+    bool read(WireReader& r, std::uint32_t& v) const {
+        v = r.u16();
+        v |= static_cast<std::uint32_t>(r.u8()) << 16;
+        return !r.failed();
+    }
+};
+
+// A 16-bit frame number near another of the same record (`base`, on the wire before it): the
+// difference (mod 2^16, so across the wrap) as a signed byte when it is within 127 either
+// way, else the byte -128 and the number whole.
+struct NearFrame {
+    const std::uint16_t& base;
+    void write(WireWriter& w, std::uint16_t v) const {
+        const auto d = static_cast<std::int16_t>(static_cast<std::uint16_t>(v - base));
+        if (d >= -127 && d <= 127) {
+            w.u8(static_cast<std::uint8_t>(d));
+        } else {
+            w.u8(0x80);
+            w.u16(v);
+        }
+    }
+    bool read(WireReader& r, std::uint16_t& v) const {
+        const std::uint8_t d = r.u8();
+        v = d == 0x80 ? r.u16() : static_cast<std::uint16_t>(base + static_cast<std::int8_t>(d));
+        return !r.failed();
+    }
+};
+
+// A ServerUpdate's shape in two bytes: players (bits 0-3) and the schedule's length (bits
+// 4-7); then copies (bits 0-1), whether tails follow (bit 2), whether exactly slots 1..players
+// are present (bit 3) and the path floor (bits 4-7, up to 14). Then `present` unless bit 3
+// says it, and the path floor whole if it is 15 or more. The reader sizes the schedule and the
+// tails (every slot's, or none) by them.
+struct UpdateShape {
+    static constexpr unsigned kFloorWhole = 15;
+    static std::uint8_t every_slot(unsigned players) {
+        return static_cast<std::uint8_t>((1u << players) - 1);
+    }
+    void write(WireWriter& w, const ServerUpdate& m) const {
+        const bool all_present = m.players <= kMaxPlayers && m.present == every_slot(m.players);
+        const unsigned floor = std::min<unsigned>(m.path_floor, kFloorWhole);
+        w.u8(static_cast<std::uint8_t>((m.players & 0x0f) | (m.schedule.size() << 4)));
+        w.u8(static_cast<std::uint8_t>((m.copies & 0x03) | (m.tails.empty() ? 0 : 0x04) |
+                                       (all_present ? 0x08 : 0) | (floor << 4)));
+        if (!all_present) w.u8(m.present);
+        if (floor == kFloorWhole) w.u8(m.path_floor);
+    }
+    bool read(WireReader& r, ServerUpdate& m) const {
+        const std::uint8_t sizes = r.u8();
+        const std::uint8_t flags = r.u8();
+        m.players = sizes & 0x0f;
+        m.copies = flags & 0x03;
+        const std::size_t schedule = sizes >> 4;
+        if (r.failed() || m.players > kMaxPlayers || schedule > kMaxScheduleEntries ||
+            m.copies < 1 || m.copies > kMaxCopies)
+            return false;
+        m.present = (flags & 0x08) != 0 ? every_slot(m.players) : r.u8();
+        m.path_floor = static_cast<std::uint8_t>(flags >> 4);
+        if (m.path_floor == kFloorWhole) m.path_floor = r.u8();
+        m.schedule.assign(schedule, ScheduleEntry{});
+        m.tails.assign((flags & 0x04) != 0 ? m.players : 0, {});
         return !r.failed();
     }
 };
@@ -174,6 +273,7 @@ void fields(auto& io, Is<Hello> auto& m) {
     io.optional(m.password_proof);
     io.optional(m.rejoin_proof);
     io.bytes(m.box_key);
+    io.bytes(m.kx_key);
 }
 
 void fields(auto& io, Is<Welcome> auto& m) {
@@ -191,6 +291,7 @@ void fields(auto& io, Is<Welcome> auto& m) {
     io.u16(m.snapshot_interval).at_least(1);
     io.string(m.name, kMaxNameBytes);
     io.bytes(m.sealed_token);
+    io.bytes(m.kx_key);
     // Spectators have slot 0, players one of the session's.
     io.check(m.role == Role::kSpectator ? m.slot == 0 : m.slot >= 1 && m.slot <= m.players);
 }
@@ -230,28 +331,25 @@ void fields(auto& io, Is<PlayerLeft> auto& m) {
 void fields(auto& io, Is<ClientInput> auto& m) {
     io.tag(MsgId::kClientInput);
     io.u8(m.seq);
-    io.u16(m.confirmed_ack, m.latency_100us);
+    io.u16(m.first_frame);
+    io.custom(m.confirmed_ack, NearFrame{m.first_frame});
+    io.u16(m.latency_100us);
     io.u8(m.late_ms, m.echo_seq);
-    io.u16(m.echo_hold_10us, m.first_frame);
+    io.u16(m.echo_hold_10us);
     io.custom(m.inputs, CountedRuns{});  // its u8 count is its only bound
 }
 
 void fields(auto& io, Is<ServerUpdate> auto& m) {
     io.tag(MsgId::kServerUpdate);
     io.u8(m.seq);
-    io.u32(m.server_time);
+    io.custom(m.server_time, Low24{});
     io.u8(m.echo_seq);
-    io.u16(m.echo_hold_10us, m.input_ack);
-    io.list(m.schedule, kMaxScheduleEntries);
-    io.u16(m.first_frame);
-    io.u8(m.players).at_most(kMaxPlayers);
-    io.u8(m.present);
-    io.u8(m.copies).within(1, kMaxCopies);
-    io.u8(m.path_floor);
+    io.u16(m.echo_hold_10us, m.first_frame);
+    io.custom(m.input_ack, NearFrame{m.first_frame});
+    io.custom(m, UpdateShape{});  // with present and path_floor; sizes the schedule, the tails
+    for (auto& entry : m.schedule) fields(io, entry);
     io.custom(m.frames, InputColumns{m.players});
-    io.list(m.tails, kMaxPlayers, [](auto& tail_io, auto& tail) {
-        tail_io.custom(tail, CountedRuns{kMaxFramesPerMessage});
-    });
+    for (auto& tail : m.tails) io.custom(tail, CountedRuns{kMaxFramesPerMessage});
     io.check(m.tails.empty() || m.tails.size() == m.players);  // none, or every slot's
 }
 
@@ -430,7 +528,9 @@ Frame expand_frame(std::uint16_t low, Frame reference) {
 }
 
 std::int64_t expand_time(std::uint32_t low, std::int64_t reference) {
-    const auto delta = static_cast<std::int32_t>(low - static_cast<std::uint32_t>(reference));
+    constexpr std::uint32_t kMask = (1u << 24) - 1;
+    const std::uint32_t up = (low - static_cast<std::uint32_t>(reference)) & kMask;
+    const std::int64_t delta = up > kMask / 2 ? std::int64_t{up} - (kMask + 1) : up;
     return reference + delta;
 }
 

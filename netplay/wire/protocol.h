@@ -25,14 +25,19 @@
 
 #include "netplay/base/types.h"
 #include "netplay/crypto/join_proof.h"
+#include "netplay/crypto/session_keys.h"
 
 namespace framelock::netplay {
 
 inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
 // 2: rollback; 3: join/resync; 4: inputs every frame, the server's own round trip (echo of its
 // updates), sampling lateness, redundant copies; 5: one start state for every player; 6: desync
-// evidence without the state bytes a load moves (MovedBytes, EvidenceMask).
-inline constexpr std::uint16_t kProtocolVersion = 7;
+// evidence without the state bytes a load moves (MovedBytes, EvidenceMask); 8: every message
+// after the Welcome sealed (key exchange keys in Hello and Welcome, netplay/crypto/
+// session_keys.h); 9: the per-frame messages within the bandwidth budget with the seal (runs
+// without a run count, acknowledgements a byte from the frame beside them, a ServerUpdate's
+// shape in two bytes).
+inline constexpr std::uint16_t kProtocolVersion = 9;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
 // disc-based systems, are a few MiB).
@@ -110,6 +115,7 @@ struct Hello {
     std::optional<Proof> password_proof;
     std::optional<Proof> rejoin_proof;
     BoxPublicKey box_key{};  // this connection's: the Welcome seals the rejoin token to it
+    KxPublicKey kx_key{};    // this connection's: the keys that seal what follows the Welcome
 };
 
 // How a session runs its emulators.
@@ -137,6 +143,9 @@ struct Welcome {
     // Players: the secret that takes this slot back from a new process (Hello::rejoin_proof),
     // a new one with every Welcome, sealed to the Hello's box key. Spectators: zero.
     SealedToken sealed_token{};
+    // The server's key exchange key for this connection: with the Hello's, the keys that seal
+    // every message after this one (session_keys.h).
+    KxPublicKey kx_key{};
 };
 
 enum class RejectReason : std::uint8_t {
@@ -213,8 +222,11 @@ struct ClientInput {
 inline constexpr std::uint16_t kEchoHoldUnknown = 65535;
 
 struct ServerUpdate {
-    std::uint8_t seq = 0;                 // per datagram to this client, for its loss count
-    std::uint32_t server_time = 0;        // low 32 bits of the server clock at sending, us
+    std::uint8_t seq = 0;  // per datagram to this client, for its loss count
+    // Low 24 bits of the server clock at sending, us: the client expands them (expand_time)
+    // against its own estimate of the server clock, seeded by the Welcome, within a round
+    // trip of it.
+    std::uint32_t server_time = 0;
     std::uint8_t echo_seq = 0;            // newest ClientInput::seq received from this client
     std::uint16_t echo_hold_10us = 0;     // how long the server held it, 10 us units
                                           // (kEchoHoldUnknown: 655 ms or more)
@@ -390,7 +402,8 @@ std::string identity_mismatch(const SessionIdentity& reference,
 
 // The full frame whose low 16 bits are `low`, nearest to `reference`.
 Frame expand_frame(std::uint16_t low, Frame reference);
-// The full time whose low 32 bits are `low`, nearest to `reference`.
+// The full time whose low 24 bits are `low` (ServerUpdate::server_time), nearest to
+// `reference`: right while `reference` is within 8.3 s of it.
 std::int64_t expand_time(std::uint32_t low, std::int64_t reference);
 
 }  // namespace framelock::netplay

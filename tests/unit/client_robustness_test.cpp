@@ -8,6 +8,7 @@
 #include "netplay/sim/sim_network.h"
 #include "netplay/sim/sim_session.h"
 #include "netplay/transfer/state_transfer.h"
+#include "sealed_welcome.h"
 #include "wire_fixtures.h"
 
 using namespace framelock::netplay;
@@ -19,7 +20,9 @@ TEST_CASE("A Start an hour in the past does not make the client sample every fra
     // every frame up to "now" until memory ran out.
     ManualClock clock(1'000'000);
     SimNetwork net(5, clock);
-    auto server = net.create_endpoint("server");
+    auto raw_server = net.create_endpoint("server");
+    SealedTransport sealed_server(*raw_server);
+    auto* server = &sealed_server;
     auto endpoint = net.create_endpoint("client1");
     HashingEmulator emulator;
     ClientConfig config;
@@ -35,8 +38,7 @@ TEST_CASE("A Start an hour in the past does not make the client sample every fra
     REQUIRE(peer);
     // No-wait: one fixed delay, no keyframe decision to wait for.
     const Welcome welcome = test_welcome(1, 2, clock.now_us(), SessionMode::kNoWait);
-    server->send(*peer, Channel::kControl, encode(Challenge{}));  // answered before the Welcome
-    server->send(*peer, Channel::kControl, encode(welcome));
+    welcome_sealed(*server, *peer, client, welcome);
     Start start;
     start.start_time_us = clock.now_us() - 3'600'000'000;  // 216,000 frames ago
     start.frame_time_ns = 16'666'667;
@@ -70,7 +72,9 @@ TEST_CASE("A session started at the far end of the clock's range runs without ov
     // sanitizer build checks the arithmetic here.
     ManualClock clock(1'000'000);
     SimNetwork net(6, clock);
-    auto server = net.create_endpoint("server");
+    auto raw_server = net.create_endpoint("server");
+    SealedTransport sealed_server(*raw_server);
+    auto* server = &sealed_server;
     auto endpoint = net.create_endpoint("client1");
     HashingEmulator emulator;
     ClientConfig config;
@@ -85,8 +89,7 @@ TEST_CASE("A session started at the far end of the clock's range runs without ov
     REQUIRE(peer);
     Welcome far = test_welcome(1, 2, kMaxClockUs, SessionMode::kRollback);
     far.prediction_window = 8;
-    server->send(*peer, Channel::kControl, encode(Challenge{}));
-    server->send(*peer, Channel::kControl, encode(far));
+    welcome_sealed(*server, *peer, client, far);
     server->send(*peer, Channel::kControl, encode(Start{-kMaxClockUs, 16'666'667, 1, 2}));
     for (int i = 0; i < 5; ++i) {
         client.tick(0);
@@ -107,7 +110,9 @@ TEST_CASE("A client whose join failed stays ended when the rest of the state arr
     // ended client was running again.
     ManualClock clock(1'000'000);
     SimNetwork net(7, clock);
-    auto server = net.create_endpoint("server");
+    auto raw_server = net.create_endpoint("server");
+    SealedTransport sealed_server(*raw_server);
+    auto* server = &sealed_server;
     auto endpoint = net.create_endpoint("joiner");
     HashingEmulator emulator, session;
     ClientConfig config;
@@ -122,8 +127,7 @@ TEST_CASE("A client whose join failed stays ended when the rest of the state arr
     REQUIRE(peer);
     Welcome welcome = test_welcome(3, 3, clock.now_us());
     welcome.late = true;
-    server->send(*peer, Channel::kControl, encode(Challenge{}));  // answered before the Welcome
-    server->send(*peer, Channel::kControl, encode(welcome));
+    welcome_sealed(*server, *peer, client, welcome);
     server->send(*peer, Channel::kControl,
                  encode(Start{clock.now_us() - 2'000'000, 16'666'667, 2, 3}));
     client.tick(0);

@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "netplay/crypto/datagram_seal.h"
 #include "netplay/timing/loss_counter.h"
 #include "netplay/wire/protocol.h"
 #include "wire_fixtures.h"
@@ -184,13 +185,25 @@ TEST_CASE("ClientInput run-length codes inputs and rejects inconsistent runs",
     CHECK(d->echo_seq == 201);
     CHECK(d->echo_hold_10us == 1530);
     check_truncation_and_trailing(bytes, decode_client_input);
-    // 4 runs for 7 words: 13 bytes header + 1 count + 1 run count + 4 * 3.
-    CHECK(bytes.size() == 1 + 1 + 2 + 2 + 1 + 1 + 2 + 2 + 1 + 1 + 4 * 3);
+    // 4 runs for 7 words: 11 bytes header (confirmed_ack a byte from first_frame) + 1 count
+    // + 4 * 3 (the runs end where they add up to the count: no run count).
+    CHECK(bytes.size() == 1 + 1 + 2 + 1 + 2 + 1 + 1 + 2 + 1 + 4 * 3);
 
     // A run that claims more words than the count: refused.
     auto bad = bytes;
-    bad[13] = 2;  // frame count 7 -> 2
+    bad[11] = 2;  // frame count 7 -> 2
     CHECK_FALSE(decode_client_input(bad));
+    // An acknowledgement far from first_frame travels whole, after an escape byte.
+    for (const int ack : {65530 - 128, 65530 + 128 - 65536, 1000}) {
+        m.confirmed_ack = static_cast<std::uint16_t>(ack);
+        const auto far = encode(m);
+        CHECK(far.size() == bytes.size() + 2);
+        CHECK(decode_client_input(far)->confirmed_ack == ack);
+        check_truncation_and_trailing(far, decode_client_input);
+    }
+    m.confirmed_ack = 65530 + 127 - 65536;  // past the wrap: still near
+    CHECK(encode(m).size() == bytes.size());
+    CHECK(decode_client_input(encode(m))->confirmed_ack == 65530 + 127 - 65536);
     // 300 equal words need two runs (255 + 45), and a count over 255 is cut to the message cap.
     ClientInput many;
     many.inputs.assign(200, 0x0010);
@@ -224,7 +237,35 @@ TEST_CASE("ServerUpdate round trip with schedule and every slot", "[netplay][pro
     CHECK(d->present == m.present);
     CHECK(d->copies == 2);
     CHECK(d->tails.empty());
+    CHECK(d->input_ack == 100);
     check_truncation_and_trailing(bytes, decode_server_update);
+    // 14 bytes of header (server_time's low 24 bits; input_ack a byte from first_frame;
+    // players, schedule length,
+    // copies, whether tails follow and the path floor in two bytes; then who is present), the
+    // schedule, the frame count, then each slot's 3 runs (no run count: they end where they
+    // add up to the frame count).
+    CHECK(bytes.size() == 14 + 2 * 5 + 1 + 8 * 3 * 3);
+    // Every slot present: no present byte. A path floor of 15 frames or more: a byte of its
+    // own.
+    for (const std::uint8_t floor : {0, 1, 14, 15, 200}) {
+        ServerUpdate all = m;
+        all.present = 0xff;
+        all.path_floor = floor;
+        const auto packed = encode(all);
+        CHECK(packed.size() == bytes.size() - 1 + (floor >= 15 ? 1 : 0));
+        const auto p = decode_server_update(packed);
+        REQUIRE(p);
+        CHECK(p->present == 0xff);
+        CHECK(p->path_floor == floor);
+        check_truncation_and_trailing(packed, decode_server_update);
+    }
+    ServerUpdate few = m;  // two players, both present
+    few.players = 2;
+    few.present = 0b11;
+    for (auto& frame : few.frames) frame.pads = {frame.pads[0], frame.pads[1]};
+    CHECK(decode_server_update(encode(few))->present == 0b11);
+    few.present = 0b01;
+    CHECK(decode_server_update(encode(few))->present == 0b01);
 
     // Rollback: every slot's inputs beyond the confirmed frames, of their own lengths.
     m.tails.assign(8, {});
@@ -245,6 +286,40 @@ TEST_CASE("ServerUpdate round trip with schedule and every slot", "[netplay][pro
     CHECK_FALSE(decode_server_update(encode(m)));
 }
 
+TEST_CASE("A clean frame-lock frame fits RetroArch's 144 B per link with the seal",
+          "[netplay][protocol]") {
+    // One ClientInput up and one ServerUpdate down per frame on a clean link: one new input,
+    // two players present, nothing to schedule, one copy (bench_bandwidth --rtt 0 measures
+    // the same, plus the odd acknowledgement and copy).
+    ClientInput up;
+    up.seq = 7;
+    up.first_frame = 1001;
+    up.confirmed_ack = 998;
+    up.latency_100us = 12;
+    up.echo_hold_10us = 150;
+    up.inputs = {0x0010};
+    ServerUpdate down;
+    down.seq = 7;
+    down.server_time = 0x12345678;
+    down.echo_hold_10us = 20;
+    down.first_frame = 999;
+    down.input_ack = 1001;
+    down.players = 2;
+    down.present = 0b11;
+    down.path_floor = 1;
+    InputFrame frame;
+    frame.pads[0] = 0x0010;
+    frame.pads[1] = 0x0100;
+    down.frames = {frame};
+    // Per datagram: the seal's counter byte and tag, ENet's header (peer ID 2, CRC32 4, an
+    // unreliable send command 8) and IPv4 + UDP.
+    constexpr std::size_t kPerDatagram = kSealOverheadBytes + 14 + 28;
+    const std::size_t link = encode(up).size() + encode(down).size() + 2 * kPerDatagram;
+    INFO("up " << encode(up).size() << " B, down " << encode(down).size() << " B, link " << link
+               << " B per frame");
+    CHECK(link <= 140);  // a margin under 144 for acknowledgements and copies
+}
+
 TEST_CASE("Unknown ids and empty input are not messages", "[netplay][protocol]") {
     CHECK_FALSE(peek_id({}).has_value());
     const std::uint8_t unknown[] = {0x7f, 1, 2, 3};
@@ -261,8 +336,15 @@ TEST_CASE("16-bit frames and 32-bit times expand across wraparound", "[netplay][
     CHECK(expand_frame(0xfff0, Frame(0x00020005u)).value() == 0x0001fff0u);
     CHECK(expand_frame(0xffff, Frame(0)).value() == 0xffffffffu);  // "nothing held yet" = frame -1
     CHECK(expand_frame(10, Frame(0xfffffff0u)).value() == 10u);    // across the 32-bit wrap
-    CHECK(expand_time(0x00000010u, 0x1fffffff0ll) == 0x200000010ll);
-    CHECK(expand_time(0xfffffff0u, 0x200000010ll) == 0x1fffffff0ll);
+    CHECK(expand_time(0x000010u, 0x1fffffff0ll) == 0x200000010ll);
+    CHECK(expand_time(0xfffff0u, 0x200000010ll) == 0x1fffffff0ll);
+    CHECK(expand_time(0x345678u, 0x7f345600ll) == 0x7f345678ll);
+    CHECK(expand_time(0x345600u, 0x7f345678ll) == 0x7f345600ll);
+    // Only the low 24 bits count: 8 s either way of the reference expand right.
+    CHECK(expand_time(static_cast<std::uint32_t>(0x12345678ll + 8'000'000), 0x12345678ll) ==
+          0x12345678ll + 8'000'000);
+    CHECK(expand_time(static_cast<std::uint32_t>(0x12345678ll - 8'000'000), 0x12345678ll) ==
+          0x12345678ll - 8'000'000);
 }
 
 TEST_CASE("LossCounter: a late datagram is not lost, a duplicate counts once, gaps are lost",
@@ -343,7 +425,7 @@ TEST_CASE("The join handshake's messages round trip: Challenge, proofs, token, c
     plain.rejoin_proof.reset();
     CHECK(encode(plain).size() == hb.size() - 2 * kProofBytes);
     auto bad_flag = encode(plain);
-    bad_flag[bad_flag.size() - kBoxKeyBytes - 1] = 2;  // a proof is there (1) or not (0)
+    bad_flag[bad_flag.size() - kBoxKeyBytes - kKxKeyBytes - 1] = 2;  // a proof: 1 or 0
     CHECK_FALSE(decode_hello(bad_flag));
 
     Welcome w = test_welcome(2, 2, 0);

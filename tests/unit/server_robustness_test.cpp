@@ -135,9 +135,10 @@ TEST_CASE("A joined client sending garbage and inputs far in the future loses th
     far_ahead.inputs.assign(5, 0x0f0f);
     rig.run(900, [&](std::uint32_t step) {
         if (step % 40 == 0 && rig.c2.state() == Client::State::kRunning) {
-            rig.t2->send(1, Channel::kInput,
-                         std::vector<std::uint8_t>{static_cast<std::uint8_t>(MsgId::kClientInput)});
-            rig.t2->send(1, Channel::kInput, encode(far_ahead));
+            rig.c2.own_transport().send(
+                1, Channel::kInput,
+                std::vector<std::uint8_t>{static_cast<std::uint8_t>(MsgId::kClientInput)});
+            rig.c2.own_transport().send(1, Channel::kInput, encode(far_ahead));
             sent += 2;
         }
     });
@@ -180,7 +181,7 @@ TEST_CASE("A player back from away with input far ahead does not confirm the fra
     far_ahead.seq = 200;
     far_ahead.first_frame = static_cast<std::uint16_t>(before + 20'000);
     far_ahead.inputs.assign(4, 0x0100);
-    rig.t1->send(1, Channel::kInput, encode(far_ahead));
+    rig.c1.own_transport().send(1, Channel::kInput, encode(far_ahead));
     for (int ms = 0; ms < 100; ++ms) {
         rig.server.update();
         rig.clock.advance(1000);
@@ -265,13 +266,13 @@ TEST_CASE("A foreign protocol version is refused with both versions",
 
 namespace {
 
-// Passes everything through, except that a state upload is replaced by a zlib bomb: a
-// small stream that inflates to 64 MiB, declared as a 1 KiB state.
-class BombingTransport final : public Transport {
-  public:
-    explicit BombingTransport(Transport& inner) : m_inner(inner) {}
-    Result<PeerId> connect(const std::string& address) override { return m_inner.connect(address); }
-    void send(PeerId peer, Channel channel, std::span<const std::uint8_t> data) override {
+// A modified client's rewrite (SealedTransport::rewrite_sends): a state upload is replaced by
+// a zlib bomb, a small stream that inflates to 64 MiB, declared as a 1 KiB state.
+struct Bomber {
+    int bombs = 0;
+    bool swallow = false;
+    void operator()(Channel channel, std::vector<std::vector<std::uint8_t>>& messages) {
+        const std::vector<std::uint8_t> data = messages.front();
         if (channel == Channel::kBulk && peek_id(data) == MsgId::kStateHeader) {
             auto header = decode_state_header(data);
             if (header && header->purpose == StatePurpose::kUpload && header->available) {
@@ -279,24 +280,15 @@ class BombingTransport final : public Transport {
                 PackedState bomb = pack_state(zeros, header->frame);
                 bomb.raw_size = 1024;
                 StateSender sender(header->transfer_id, StatePurpose::kUpload, bomb, 1u << 30);
-                for (const auto& m : sender.take_messages()) m_inner.send(peer, channel, m);
+                messages = sender.take_messages();
                 ++bombs;
-                m_swallow = true;
+                swallow = true;
                 return;
             }
         }
-        if (channel == Channel::kBulk && m_swallow && peek_id(data) == MsgId::kStateChunk) return;
-        m_inner.send(peer, channel, data);
+        if (channel == Channel::kBulk && swallow && peek_id(data) == MsgId::kStateChunk)
+            messages.clear();
     }
-    std::optional<TransportEvent> poll() override { return m_inner.poll(); }
-    void flush() override { m_inner.flush(); }
-    void disconnect(PeerId peer) override { m_inner.disconnect(peer); }
-    PeerStats stats(PeerId peer) const override { return m_inner.stats(peer); }
-    int bombs = 0;
-
-  private:
-    Transport& m_inner;
-    bool m_swallow = false;
 };
 
 }  // namespace
@@ -305,11 +297,13 @@ TEST_CASE("A zlib bomb uploaded as the session's state is refused, the joiner ge
           "[netplay][server][robustness][state]") {
     ThreeSlotServer s{11};
     // Slot 1 (the host, asked first) bombs; slot 2 is honest.
-    auto raw1 = s.net.create_endpoint("c1");
-    BombingTransport t1(*raw1);
+    auto t1 = s.net.create_endpoint("c1");
     auto t2 = s.net.create_endpoint("c2"), t3 = s.net.create_endpoint("c3");
     HashingEmulator e1, e2, e3;
-    Client c1{t1, s.clock, e1, Rig::make_config(1)}, c2{*t2, s.clock, e2, Rig::make_config(2)};
+    Client c1{*t1, s.clock, e1, Rig::make_config(1)}, c2{*t2, s.clock, e2, Rig::make_config(2)};
+    auto bomber = std::make_shared<Bomber>();
+    c1.own_transport().rewrite_sends(
+        [bomber](Channel channel, auto& messages) { (*bomber)(channel, messages); });
     Client c3{*t3, s.clock, e3, Rig::make_config(3)};
     c1.start();
     c2.start();
@@ -322,7 +316,7 @@ TEST_CASE("A zlib bomb uploaded as the session's state is refused, the joiner ge
         });
     }
     // Asked twice: for the start state before frame 0, and for the joiner's state.
-    CHECK(t1.bombs == 2);
+    CHECK(bomber->bombs == 2);
     const ServerEvent* refused = nullptr;
     bool start_from_p2 = false;
     for (const auto& e : s.events) {
@@ -353,20 +347,36 @@ TEST_CASE("A spectator's input, a stolen slot and a wrong password are refused w
     REQUIRE(rig.c2.state() == Client::State::kRunning);
 
     // A spectator (a raw peer, to send what a real spectator never would) sends pads.
-    auto raw = rig.net.create_endpoint("watcher");
+    // It seals what follows its Welcome, as every client must (sealed_transport.h).
+    auto unsealed = rig.net.create_endpoint("watcher");
+    SealedTransport sealed(*unsealed);
+    Transport* raw = &sealed;
     const PeerId to_server = raw->connect("server").value();
     Hello hello;
     hello.identity = ThreeSlotServer::identity();
     hello.role = Role::kSpectator;
     hello.player_name = "watcher";
+    const KxKeys kx = new_kx_keys();
+    hello.kx_key = kx.public_key;
+    Nonce nonce{};
     bool welcomed = false;
     int sent = 0;
     rig.run(900, [&](std::uint32_t step) {
         while (auto e = raw->poll()) {
-            if (e->type == TransportEvent::Type::kMessage && peek_id(e->data) == MsgId::kChallenge)
+            if (e->type == TransportEvent::Type::kMessage &&
+                peek_id(e->data) == MsgId::kChallenge) {
+                nonce = decode_challenge(e->data).value().nonce;
                 raw->send(to_server, Channel::kControl, encode(hello));
-            if (e->type == TransportEvent::Type::kMessage && peek_id(e->data) == MsgId::kWelcome)
-                welcomed = decode_welcome(e->data).has_value();
+                sealed.hold_until_sealed(to_server);
+            }
+            if (e->type == TransportEvent::Type::kMessage && !sealed.sealed(to_server) &&
+                peek_id(e->data) == MsgId::kWelcome) {
+                const auto welcome = decode_welcome(e->data);
+                welcomed = welcome.has_value();
+                if (welcome)
+                    sealed.seal(to_server,
+                                client_seal_keys(kx, welcome->kx_key, nonce, std::nullopt).value());
+            }
         }
         if (welcomed && step % 10 == 0) {
             ClientInput input;
@@ -524,9 +534,10 @@ TEST_CASE(
     rig.run(900, [&](std::uint32_t step) {
         if (step % 40 == 0 && rig.c2.state() == Client::State::kRunning) {
             // The whole state "moved", or too much to say: either would end the comparison.
-            rig.t2->send(1, Channel::kControl, encode(MovedBytes{0, 64, false, {{0, 16}}}));
-            rig.t2->send(1, Channel::kControl,
-                         encode(MovedBytes{rig.c2.next_frame(), 64, true, {}}));
+            rig.c2.own_transport().send(1, Channel::kControl,
+                                        encode(MovedBytes{0, 64, false, {{0, 16}}}));
+            rig.c2.own_transport().send(1, Channel::kControl,
+                                        encode(MovedBytes{rig.c2.next_frame(), 64, true, {}}));
             sent += 2;
         }
     });

@@ -122,6 +122,11 @@ int main(int argc, char** argv) {
                    "seconds of silence after which a client's upstream socket is closed")
         ->capture_default_str();
     app.add_option("--stats-file", stats_file, "also write the exit statistics here as JSON");
+    app.add_option("--capture", config.capture_file,
+                   "write every datagram here, one line each: up|down, then its bytes in hex");
+    app.add_option("--tamper-every", config.tamper_every,
+                   "every Nth upstream datagram, if it is one ENet input message: flip its last "
+                   "byte and make ENet's CRC32 right again (an attacker on the path)");
     app.add_option("--port-file", config.port_file,
                    "write the listen port here once bound (atomically: temp file + rename)");
     app.add_flag(

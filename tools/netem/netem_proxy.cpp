@@ -16,13 +16,16 @@
 #include <cassert>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "tools/netem/delay_queue.h"
+#include "tools/netem/enet_tamper.h"
 
 namespace framelock::netem {
 
@@ -160,6 +163,9 @@ struct NetemProxy::State {
     ProxyStats stats;
     Nanos last_traffic = 0;
     Nanos started = 0;  // when run() began: blackout windows count from here
+    EnetTamper tamper;  // --tamper-every
+    std::uint64_t up_datagrams = 0;
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> capture{nullptr, &std::fclose};
 
     explicit State(const ProxyConfig& c)
         : config(c),
@@ -260,6 +266,17 @@ struct NetemProxy::State {
         if (decision.corrupt_bit >= 0) {
             flip_bit(std::span(buffer.data(), size), decision.corrupt_bit);
             ++s.corrupted;
+        }
+        const std::span<std::uint8_t> bytes(buffer.data(), size);
+        if (direction == Direction::kUp && config.tamper_every > 0) {
+            tamper.observe_up(client, bytes);
+            if (++up_datagrams % config.tamper_every == 0 && tamper.tamper_up(client, bytes))
+                ++s.tampered;
+        }
+        if (capture) {
+            std::fputs(direction == Direction::kUp ? "up " : "down ", capture.get());
+            for (const std::uint8_t b : bytes) std::fprintf(capture.get(), "%02x", b);
+            std::fputc('\n', capture.get());
         }
         for (int copy = 0; copy < decision.copies; ++copy) {
             if (queue.bytes() + size > config.max_queued_bytes) {
@@ -446,6 +463,11 @@ Result<std::unique_ptr<NetemProxy>> NetemProxy::open(const ProxyConfig& config) 
         return make_error(ErrorCode::kUsage,
                           "--forward " + config.forward.to_string() +
                               " is the proxy's own listen address; it would forward to itself");
+    }
+    if (!config.capture_file.empty()) {
+        state->capture.reset(std::fopen(config.capture_file.c_str(), "w"));
+        if (!state->capture)
+            return io_error("cannot write --capture " + config.capture_file, errno);
     }
     if (!config.port_file.empty()) {
         if (auto status =

@@ -35,6 +35,11 @@ struct ProxyConfig {
     std::size_t max_queued_bytes = 64u << 20;  // datagrams beyond this are dropped (counted)
     std::string port_file;  // if set, the bound listen port is written here (temp + rename)
     bool allow_non_loopback = false;  // else both addresses must be in 127.0.0.0/8
+    // The tests of the sealed traffic (enet_tamper.h): every datagram as it leaves the proxy's
+    // decisions, one line each ("up HEX" or "down HEX"), written here; and every `tamper_every`
+    // upstream datagram, when it is one input message, altered with ENet's CRC made right.
+    std::string capture_file;
+    std::uint32_t tamper_every = 0;  // 0 = off
     // Receives one line per notable event (start, new/expired/refused client). May be empty.
     std::function<void(std::string_view)> log;
 };

@@ -28,13 +28,13 @@ std::string impairment_json(const Impairment& i) {
 std::string direction_json(const DirectionStats& s) {
     return fmt::format(
         R"({{"datagrams_in": {}, "datagrams_out": {}, "dropped": {}, "blackout": {}, )"
-        R"("duplicated": {}, "corrupted": {}, )"
+        R"("duplicated": {}, "corrupted": {}, "tampered": {}, )"
         R"("overflow": {}, "send_errors": {}, "unsent": {}, "bytes_in": {}, "bytes_out": {}, )"
         R"("planned_min_ms": {:.4f}, "planned_max_ms": {:.4f}, )"
         R"("hold_mean_ms": {:.4f}, "hold_max_ms": {:.4f}, "late_mean_ms": {:.4f}, )"
         R"("late_max_ms": {:.4f}}})",
         s.datagrams_in, s.datagrams_out, s.dropped, s.blackout, s.duplicated, s.corrupted,
-        s.overflow, s.send_errors, s.unsent, s.bytes_in, s.bytes_out, s.planned_min_ms,
+        s.tampered, s.overflow, s.send_errors, s.unsent, s.bytes_in, s.bytes_out, s.planned_min_ms,
         s.planned_max_ms, s.hold_mean_ms(), s.hold_max_ms, s.late_mean_ms(), s.late_max_ms);
 }
 

@@ -21,6 +21,7 @@ struct DirectionStats {
     std::uint64_t blackout = 0;       // dropped inside a blackout window
     std::uint64_t corrupted = 0;      // delivered with one bit flipped (duplicates count once)
     std::uint64_t duplicated = 0;     // extra copies scheduled
+    std::uint64_t tampered = 0;       // altered with ENet's CRC made right (--tamper-every)
     std::uint64_t overflow = 0;       // dropped because the queue held max_queued_bytes
     std::uint64_t send_errors = 0;    // the kernel refused the send (e.g. server not there)
     std::uint64_t unsent = 0;         // still queued at exit, or their client had expired
