@@ -220,10 +220,13 @@ class Session {
         return "\n--- " + name + ".log ---\n" + read_text(m_dir.file(name + ".log"));
     }
 
-    // Waits for `child` to end by `deadline` and requires a clean exit, showing its log.
+    // Waits for `child` to end by `deadline` and requires a clean exit, showing its log (and
+    // the server's, whose side of a client's failure is there).
     void require_success(ChildProcess& child, const std::string& name, Deadline deadline) {
         const auto status = child.wait_until(deadline);
-        INFO(name << (status ? " " + status->describe() : " timed out") << log_of(name));
+        const bool with_server = m_server != nullptr && &child != m_server;
+        INFO(name << (status ? " " + status->describe() : " timed out") << log_of(name)
+                  << (with_server ? log_of("server") : std::string()));
         REQUIRE(status);
         REQUIRE(status->success());
     }
