@@ -410,8 +410,13 @@ TEST_CASE("netem: jitter spreads the round trip over its whole range and reorder
     CHECK(at(0.95) <= 60.0 + kSlackMs);
     // P(no round trip below 27.5 ms in 300) = (1 - 7.5^2 / 800)^300 < 1e-9; same at the top.
     CHECK(rtt.back() - rtt.front() >= 25.0);
-    // The median's standard error is 0.6 ms, the IQR's about 1 ms.
-    CHECK(at(0.5) == Approx(40.0).margin(2.5));
+    // The median's standard error is 0.6 ms, the IQR's about 1 ms. A round trip cannot come
+    // early, but a loaded machine's late wake-ups shift every one of them (under ASan beside
+    // other tests the median once came 2.7 ms late: 42.7): below, the median is held to its
+    // 2.5 ms from beneath and to the suite's slack from above; the proxy's own hold times,
+    // exact, hold the centre to 1.5 ms (below).
+    CHECK(at(0.5) >= 40.0 - 2.5);
+    CHECK(at(0.5) <= 40.0 + kSlackMs / 3);
     CHECK(at(0.75) - at(0.25) >= 8.0);
     CHECK(at(0.75) - at(0.25) <= 16.0);
     CHECK(result.reordered);
