@@ -210,15 +210,20 @@ tests() {
     stage "tests under ASan + UBSan"
     run_suite build-asan 900
 
-    stage "build (TSan: the threaded code's tests)"
+    # The fuzz pass (one process at a time, a fixed time per target) runs beside the TSan
+    # build, which has the other core; its output is printed when it ended.
+    stage "fuzz pass (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-12} s per target) beside the TSan build"
+    fuzz_pass >build-asan/fuzz-pass.log 2>&1 &
+    local fuzz=$!
     configure build-tsan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_TSAN=ON -DFRAMELOCK_BENCH=OFF -DFRAMELOCK_SDL=OFF \
         "${SANITIZED[@]}"
     cmake --build build-tsan -j "$JOBS" --target test_lobby test_upnp
+    local fuzz_status=0
+    wait "$fuzz" || fuzz_status=$?
+    cat build-asan/fuzz-pass.log
+    [ "$fuzz_status" -eq 0 ] || { echo "== the fuzz pass failed (exit $fuzz_status)" >&2; return 1; }
     stage "threaded tests under TSan"
     ctest --test-dir build-tsan --output-on-failure -j "$TEST_JOBS" --timeout 900 -L threaded
-
-    stage "fuzz pass (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-12} s per target)"
-    fuzz_pass
 
     stage "benchmark smoke runs"
     bench_smoke
