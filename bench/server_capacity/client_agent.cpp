@@ -38,6 +38,7 @@ ClientAgent::ClientAgent(std::uint16_t port, int slot, std::uint64_t seed, Micro
     config.content_name = "capacity";
     config.identity = {"hashing", "1", 1, 1, kFrameRate * 1000, 2};
     m_client = std::make_unique<netplay::Client>(*m_stamping, g_clock, m_emulator, config);
+    m_stamping->watch(m_client->own_transport());
 }
 
 int ClientAgent::fd() const {

@@ -1,6 +1,8 @@
 // The real transport, watched: stamps the frames of every ClientInput the client flushes and
-// of every ServerUpdate it polls into a player's FrameTimes. Everything else passes straight
-// through.
+// of every ServerUpdate it polls into a player's FrameTimes. The client seals its messages
+// above this transport, so it reads them where they are plain: watch() hooks it into the
+// client's SealedTransport (its sends and what it hands out); the flushes and polls stamp
+// the times here, below. Everything passes straight through.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include "bench/server_capacity/frame_times.h"
 #include "netplay/interfaces/transport.h"
 #include "netplay/io/enet_transport.h"
+#include "netplay/wire/sealed_transport.h"
 
 namespace framelock::bench::capacity {
 
@@ -22,10 +25,8 @@ class StampingTransport final : public netplay::Transport {
         : m_inner(inner), m_times(times) {}
 
     Result<netplay::PeerId> connect(const std::string& address) override;
-    // A ClientInput's frames are stamped as sent at the next flush().
     void send(netplay::PeerId peer, netplay::Channel channel,
               std::span<const std::uint8_t> data) override;
-    // A ServerUpdate's frames are stamped as received now.
     std::optional<netplay::TransportEvent> poll() override;
     void flush() override;
     void disconnect(netplay::PeerId peer) override;
@@ -33,7 +34,15 @@ class StampingTransport final : public netplay::Transport {
     // ServerUpdates polled so far.
     std::uint64_t updates() const { return m_updates; }
 
+    // Reads the client's messages plain from `sealed`, the client's own SealedTransport over
+    // this one (which must outlive it): a ClientInput's frames are stamped as sent at the
+    // next flush(), a ServerUpdate's as received now.
+    void watch(netplay::SealedTransport& sealed);
+
   private:
+    void sent_plain(netplay::Channel channel, std::span<const std::uint8_t> data);
+    void received_plain(const netplay::TransportEvent& event);
+
     netplay::EnetTransport& m_inner;
     FrameTimes& m_times;
     std::vector<std::uint32_t> m_unflushed;

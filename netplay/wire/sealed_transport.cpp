@@ -24,12 +24,17 @@ std::optional<TransportEvent> SealedTransport::poll() {
     if (!m_ready.empty()) {
         TransportEvent event = std::move(m_ready.front());
         m_ready.pop_front();
-        return event;
+        return handed(std::move(event));
     }
     while (auto event = m_inner.poll()) {
-        if (auto taken = take(std::move(*event))) return taken;
+        if (auto taken = take(std::move(*event))) return handed(std::move(taken));
     }
     return std::nullopt;
+}
+
+std::optional<TransportEvent> SealedTransport::handed(std::optional<TransportEvent> event) {
+    if (m_watch && event && event->type == TransportEvent::Type::kMessage) m_watch(*event);
+    return event;
 }
 
 std::optional<TransportEvent> SealedTransport::take(TransportEvent event) {

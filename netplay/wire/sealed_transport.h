@@ -54,9 +54,14 @@ class SealedTransport final : public Transport {
     // What a modified program does to its own messages before they are sealed: the
     // simulator's cheating clients and the tests' hostile ones (it has the keys, so the seal
     // is no obstacle to it). `messages` holds the one being sent; the rewrite may change it,
-    // drop it or add others. Unset in framelock itself.
+    // drop it or add others (the capacity benchmark only reads them). Unset in framelock itself.
     using Rewrite = std::function<void(Channel, std::vector<std::vector<std::uint8_t>>& messages)>;
     void rewrite_sends(Rewrite rewrite) { m_rewrite = std::move(rewrite); }
+
+    // Sees each message the application is handed, opened: the capacity benchmark's stamps
+    // (a watcher below the seal sees only ciphertext). Unset in framelock itself.
+    using Watch = std::function<void(const TransportEvent&)>;
+    void watch_received(Watch watch) { m_watch = std::move(watch); }
 
   private:
     struct Peer {
@@ -68,12 +73,15 @@ class SealedTransport final : public Transport {
     };
     // The event as the application sees it: nullopt when it is refused (and counted) or held.
     std::optional<TransportEvent> take(TransportEvent event);
+    // `event` as poll() hands it out, shown to the watcher first.
+    std::optional<TransportEvent> handed(std::optional<TransportEvent> event);
     std::optional<TransportEvent> open(Peer& peer, TransportEvent event);
 
     Transport& m_inner;
     std::map<PeerId, Peer> m_peers;      // only the peers sealed or held: the handshake costs none
     std::deque<TransportEvent> m_ready;  // opened after seal(), handed out first
     Rewrite m_rewrite;
+    Watch m_watch;
 };
 
 }  // namespace framelock::netplay
