@@ -26,7 +26,7 @@ AeadNonce nonce_of(std::uint8_t lane, std::uint64_t counter) {
 // The AEAD's whole tag over `ciphertext`, with no associated data (RFC 8439, 2.8): Poly1305
 // keyed by the first 32 bytes of ChaCha20's block 0, over the ciphertext padded with zeros to
 // 16 bytes, then the associated data's length (0) and the ciphertext's, 64 bits little-endian
-// each. (An empty ciphertext adds nothing: libsodium declares no empty input.)
+// each. (An empty ciphertext adds nothing, and its data() may be null: it is left out.)
 Tag tag_of(const SealKey& key, const AeadNonce& nonce, std::span<const std::uint8_t> ciphertext) {
     static constexpr std::array<std::uint8_t, 16> kZeros{};
     std::array<std::uint8_t, crypto_onetimeauth_poly1305_KEYBYTES> one_time;
