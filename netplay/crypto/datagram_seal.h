@@ -14,11 +14,13 @@
 // newest, as replayed. Both are counted by the caller and dropped: the connection goes on.
 //
 // The tag is cut to 8 bytes, and the counter to 8 bits, to fit the bandwidth budget
-// (docs/netplay.md, "Sealed traffic"). Opening decrypts with the ChaCha20 stream, then seals
-// the plaintext again under the same nonce (the same ciphertext, the whole tag) and compares
-// the tag's first 8 bytes in constant time: only libsodium's primitives. A forgery passes
-// with probability about 2^-64 per counter tried, so at most (kSealLookahead + 1) * 2^-64 =
-// 2^-62 per datagram (Poly1305's bound for a 64-bit tag and messages of a datagram's length).
+// (docs/netplay.md, "Sealed traffic"). Sealing is libsodium's AEAD. Opening first computes the
+// AEAD's tag over the ciphertext as it arrived, from libsodium's primitives (Poly1305 keyed by
+// ChaCha20's block 0, over the AEAD's layout: RFC 8439, 2.8), compares its first 8 bytes in
+// constant time, and decrypts (the ChaCha20 stream from block 1) only the message whose tag
+// matched: a forgery costs no decryption. A forgery passes with probability about 2^-64 per
+// counter tried, so at most (kSealLookahead + 1) * 2^-64 = 2^-62 per datagram (Poly1305's
+// bound for a 64-bit tag and messages of a datagram's length).
 #pragma once
 
 #include <array>
@@ -47,15 +49,26 @@ class DatagramSeal {
     DatagramSeal(const DatagramSeal&) = delete;
     DatagramSeal& operator=(const DatagramSeal&) = delete;
 
-    // `plain` sealed under the lane's next counter. Empty only when the lane (< kSealLanes) is
-    // out of range or its counter is spent (2^64 messages: never, but a nonce is never reused).
+    // `plain` sealed under the lane's next counter, in `out` (its storage reused; `plain` must
+    // not lie in it). False, `out` untouched, only when the lane (< kSealLanes) is out of
+    // range or its counter is spent (2^64 messages: never, but a nonce is never reused).
+    bool seal(std::uint8_t lane, std::span<const std::uint8_t> plain,
+              std::vector<std::uint8_t>& out);
+    // The same in a new vector, empty when refused.
     std::vector<std::uint8_t> seal(std::uint8_t lane, std::span<const std::uint8_t> plain);
-    // The message, or nullopt (refusal() says why; the message is dropped).
+    // Opens `datagram` where it lies: true and it holds the message (kSealOverheadBytes
+    // shorter), or false, untouched (refusal() says why; the message is dropped).
+    bool open_in_place(std::uint8_t lane, std::vector<std::uint8_t>& datagram);
+    // The message in a new vector, or nullopt (refusal() says why).
     std::optional<std::vector<std::uint8_t>> open(std::uint8_t lane,
                                                   std::span<const std::uint8_t> sealed);
     Refusal refusal() const { return m_refusal; }
 
   private:
+    // The counter under which `sealed` (as long as kSealOverheadBytes at least) is authentic,
+    // accepted into the lane's window; or nullopt, m_refusal saying why.
+    std::optional<std::uint64_t> authentic(std::uint8_t lane, std::span<const std::uint8_t> sealed);
+
     SealKeys m_keys;
     std::array<std::uint64_t, kSealLanes> m_sent{};  // the next counter per lane
     std::array<ReplayWindow, kSealLanes> m_received;

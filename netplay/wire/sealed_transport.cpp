@@ -15,9 +15,8 @@ void SealedTransport::send(PeerId peer, Channel channel, std::span<const std::ui
     }
     const auto found = m_peers.find(peer);
     if (found == m_peers.end() || !found->second.seal) return m_inner.send(peer, channel, data);
-    const std::vector<std::uint8_t> sealed =
-        found->second.seal->seal(static_cast<std::uint8_t>(channel), data);
-    if (!sealed.empty()) m_inner.send(peer, channel, sealed);
+    if (found->second.seal->seal(static_cast<std::uint8_t>(channel), data, m_sealed))
+        m_inner.send(peer, channel, m_sealed);
 }
 
 std::optional<TransportEvent> SealedTransport::poll() {
@@ -58,12 +57,10 @@ std::optional<TransportEvent> SealedTransport::take(TransportEvent event) {
 }
 
 std::optional<TransportEvent> SealedTransport::open(Peer& peer, TransportEvent event) {
-    auto plain = peer.seal->open(static_cast<std::uint8_t>(event.channel), event.data);
-    if (!plain) {
+    if (!peer.seal->open_in_place(static_cast<std::uint8_t>(event.channel), event.data)) {
         ++(peer.seal->refusal() == DatagramSeal::Refusal::kReplayed ? peer.replayed : peer.altered);
         return std::nullopt;
     }
-    event.data = std::move(*plain);
     return event;
 }
 

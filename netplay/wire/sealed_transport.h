@@ -82,6 +82,7 @@ class SealedTransport final : public Transport {
     std::deque<TransportEvent> m_ready;  // opened after seal(), handed out first
     Rewrite m_rewrite;
     Watch m_watch;
+    std::vector<std::uint8_t> m_sealed;  // the message being sent, sealed: its storage reused
 };
 
 }  // namespace framelock::netplay

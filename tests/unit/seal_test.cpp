@@ -1,6 +1,7 @@
 // The seal of a session's traffic after the join: the key exchange and its binding
 // (netplay/crypto/session_keys.h), the replay window (replay_window.h), one message sealed and
 // opened (datagram_seal.h), and the transport that seals per peer (wire/sealed_transport.h).
+#include <sodium.h>
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "netplay/crypto/datagram_seal.h"
+#include "netplay/crypto/join_proof.h"
 #include "netplay/crypto/replay_window.h"
 #include "netplay/crypto/session_keys.h"
 #include "netplay/interfaces/clock.h"
@@ -135,6 +137,52 @@ TEST_CASE("Datagram seal: no plaintext on the wire, and altered, cut and replaye
     CHECK(client.open(1, server.seal(1, input)) == input);
     // An empty message seals and opens too.
     CHECK(server.open(2, client.seal(2, {})) == std::vector<std::uint8_t>{});
+}
+
+TEST_CASE(
+    "Datagram seal: opens what libsodium's AEAD sealed by hand at every length around a block, "
+    "seals the same bytes, and refuses every single byte altered",
+    "[netplay][seal]") {
+    SealKeys sender_keys, receiver_keys;
+    sender_keys.send = receiver_keys.receive = random_array<kSealKeyBytes>();
+    DatagramSeal sender(sender_keys), receiver(receiver_keys), in_place(receiver_keys);
+    constexpr std::uint8_t kLane = 2;
+    std::uint64_t counter = 0;
+    for (const std::size_t length : {0, 1, 15, 16, 17, 63, 64, 65, 1000}) {
+        INFO("length " << length);
+        std::vector<std::uint8_t> plain(length);
+        for (std::size_t i = 0; i < length; ++i) plain[i] = static_cast<std::uint8_t>(i * 7 + 3);
+        // The wire bytes by hand: the counter's low byte, the AEAD's ciphertext under the nonce
+        // (the lane, the counter little-endian, zeros) and no associated data, its tag's first 8.
+        std::array<std::uint8_t, crypto_aead_chacha20poly1305_ietf_NPUBBYTES> nonce{};
+        nonce[0] = kLane;
+        for (int i = 0; i < 8; ++i) nonce[1 + i] = static_cast<std::uint8_t>(counter >> (8 * i));
+        std::array<std::uint8_t, crypto_aead_chacha20poly1305_ietf_ABYTES> tag{};
+        std::vector<std::uint8_t> wire(1 + length + kSealTagBytes);
+        wire[0] = static_cast<std::uint8_t>(counter);
+        crypto_aead_chacha20poly1305_ietf_encrypt_detached(
+            wire.data() + 1, tag.data(), nullptr, plain.data(), length, nullptr, 0, nullptr,
+            nonce.data(), receiver_keys.receive.data());
+        std::copy(tag.begin(), tag.begin() + kSealTagBytes, wire.end() - kSealTagBytes);
+        CHECK(sender.seal(kLane, plain) == wire);
+        // Every single byte changed: refused (a changed counter may name one seen already).
+        for (std::size_t i = 0; i < wire.size(); ++i) {
+            auto altered = wire;
+            altered[i] ^= 0x01;
+            const auto sent = altered;
+            INFO("byte " << i);
+            CHECK_FALSE(receiver.open(kLane, altered));
+            if (i == 0) CHECK(receiver.refusal() != DatagramSeal::Refusal::kNone);
+            if (i != 0) CHECK(receiver.refusal() == DatagramSeal::Refusal::kAltered);
+            CHECK_FALSE(in_place.open_in_place(kLane, altered));
+            CHECK(altered == sent);  // refused: left as it was
+        }
+        CHECK(receiver.open(kLane, wire) == plain);
+        auto datagram = wire;
+        REQUIRE(in_place.open_in_place(kLane, datagram));
+        CHECK(datagram == plain);
+        ++counter;
+    }
 }
 
 TEST_CASE("Datagram seal: reordered within the window opens, each once, past 65536 messages",
