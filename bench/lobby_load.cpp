@@ -195,7 +195,9 @@ json room_body(int i) {
             {"slots", 2},
             {"players", (i / 30) % 3},
             {"region", "eu-west"},
-            {"server_address", "203.0.113.7:7845"}};
+            {"server_address", "203.0.113.7:7845"},
+            // Any key: nobody joins these rooms' servers.
+            {"server_key", "QzvoaRdFaln7PGNpk3KSLj8AOyTOde9HS6bwlNoaEU8"}};
 }
 
 GetRooms list_newest() {

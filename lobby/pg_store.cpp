@@ -87,7 +87,7 @@ const std::vector<Prepared>& prepared_statements() {
         {"update_room", rows::update_room(Room{}, 0, '$').sql},
         // Only from the relay the caller read: of two joiners moving a room at once, one wins.
         {"move_room",
-         "UPDATE rooms SET server_address = $3, server_id = $4"
+         "UPDATE rooms SET server_address = $3, server_id = $4, server_key = $6"
          " WHERE id = $1 AND server_id = $2 AND expires_ms > $5"},
         // Only a live room: one that lapsed is gone for the players already, and bringing
         // it back would depend on whether expire() happened to run in between.
@@ -233,12 +233,11 @@ class PgStore final : public LobbyStore {
     }
 
     Result<bool> move_room(const std::string& id, const std::string& from_server_id,
-                           const std::string& to_address, const std::string& to_server_id,
-                           std::int64_t now_ms) override {
+                           const RelayServer& to, std::int64_t now_ms) override {
         return run("moving a room", [&](pqxx::connection& c) {
             pqxx::nontransaction tx(c);
-            return tx.exec_prepared("move_room", id, from_server_id, to_address, to_server_id,
-                                    now_ms)
+            return tx.exec_prepared("move_room", id, from_server_id, to.address, to.id, now_ms,
+                                    to.server_key)
                        .affected_rows() > 0;
         });
     }

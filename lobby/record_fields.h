@@ -78,6 +78,7 @@ void fields(auto& io, RecordOf<Room> auto& r) {
     io.field("has_password", r.has_password, kShown);
     io.field("server_address", r.server_address, kShown | kFollowsRelay);
     io.field("server_id", r.server_id, kRelay);
+    io.field("server_key", r.server_key, kShown | kFollowsRelay);
     io.field("host_probes", r.host_probes, kKept);
     io.thousandths("fps_milli", r.fps_milli, "fps", kShown);
     io.field("created_ms", r.created_ms, kShown);
@@ -97,6 +98,7 @@ void fields(auto& io, RecordOf<RelayServer> auto& s) {
     io.field("id", s.id, kKey | kShown);
     io.field("address", s.address, kShown);
     io.field("region", s.region, kShown);
+    io.field("server_key", s.server_key, kShown);
     io.field("capacity", s.capacity, kShown);
     io.field("load", s.load, kShown);
     io.field("updated_ms", s.updated_ms, kShown);

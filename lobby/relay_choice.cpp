@@ -88,15 +88,15 @@ std::optional<RelayChoice> choose_relay(const std::vector<RelayServer>& live,
             best_rtt = rtt;
         }
     }
-    if (best) return RelayChoice{best->id, best->address, best_rtt};
-    if (least) return RelayChoice{least->id, least->address, std::nullopt};
+    if (best) return RelayChoice{best->id, best->address, best->server_key, best_rtt};
+    if (least) return RelayChoice{least->id, least->address, least->server_key, std::nullopt};
     return std::nullopt;
 }
 
 std::optional<RelayChoice> relay_for_join(const Room& room, const RelayProbes& host,
                                           const RelayProbes& joiner,
                                           const std::vector<RelayServer>& live, bool want_relay) {
-    RelayChoice choice{room.server_id, room.server_address, std::nullopt};
+    RelayChoice choice{room.server_id, room.server_address, room.server_key, std::nullopt};
     const std::vector<RelayProbes> both = {host, joiner_view(host, joiner)};
     if (room.server_id.empty()) {
         if (!want_relay) return std::nullopt;

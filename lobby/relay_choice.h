@@ -34,6 +34,7 @@ RelayProbes probes_from_text(const std::string& text);
 struct RelayChoice {
     std::string id;
     std::string address;
+    std::string server_key;  // what joiners check the relay against (RelayServer::server_key)
     // The worst of the players' round trips to it (worst_round_trip), when every player has
     // a probe for it; nullopt when none did and the relay was chosen by load.
     std::optional<Micros> worst_rtt_us;

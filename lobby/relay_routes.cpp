@@ -40,6 +40,8 @@ ApiResponse RelayRoutes::register_server(const ApiRequest& r) {
     server.region = text_field(body, "region", 0, 32, false).value_or("");
     if (!all_of_chars(server.region, "-_", true))
         throw Refusal{400, "\"region\" may hold a-z, 0-9, - and _ only"};
+    // What joiners check they reach this relay's sessions by.
+    server.server_key = server_key_field(body, "server_key");
     server.capacity = *integer_field(body, "capacity", 1, 100'000, true);
     server.load = integer_field(body, "load", 0, 100'000, false).value_or(0);
     const std::string token = random_hex(32);

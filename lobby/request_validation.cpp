@@ -10,6 +10,7 @@
 
 #include "lobby/api_reply.h"
 #include "netplay/base/safe_text.h"
+#include "netplay/crypto/server_identity.h"
 
 namespace framelock::lobby {
 
@@ -137,6 +138,16 @@ bool flag_field(const json& body, const char* field) {
     if (it == body.end() || it->is_null()) return false;
     if (!it->is_boolean()) throw Refusal{400, fmt::format("\"{}\" must be true or false", field)};
     return it->get<bool>();
+}
+
+std::string server_key_field(const json& body, const char* field) {
+    const std::string key = *text_field(body, field, 1, 64, true);
+    if (!netplay::parse_server_key(key)) {
+        throw Refusal{400, std::string("\"") + field +
+                               "\" must be a server key: 43 characters of URL-safe base64, as "
+                               "the server's log line 'server key ...' shows it"};
+    }
+    return key;
 }
 
 std::optional<std::string> query_text(const ApiRequest& request, const char* key) {

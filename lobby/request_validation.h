@@ -44,6 +44,9 @@ std::string choice_field(const nlohmann::json& body, const char* field, std::siz
                          std::initializer_list<const char*> choices);
 // true or false; absent is false.
 bool flag_field(const nlohmann::json& body, const char* field);
+// A server's key as text (netplay/crypto/server_identity.h: 43 characters of URL-safe
+// base64), required: every framelock server has one, and joiners check it.
+std::string server_key_field(const nlohmann::json& body, const char* field);
 
 // A value of the query (absent or empty: nullopt): printable text up to 128 bytes.
 std::optional<std::string> query_text(const ApiRequest& request, const char* key);

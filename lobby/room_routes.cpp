@@ -128,7 +128,7 @@ ApiResponse RoomRoutes::create_room(const ApiRequest& r) {
             choice = choose_relay(need(m_store.list_servers(r.now_ms)),
                                   std::span<const RelayProbes>(&host_probes, 1));
         } else if (auto server = need(m_store.least_loaded_server(r.now_ms))) {
-            choice = RelayChoice{server->id, server->address, std::nullopt};
+            choice = RelayChoice{server->id, server->address, server->server_key, std::nullopt};
         }
         if (!choice)
             throw Refusal{409,
@@ -136,6 +136,10 @@ ApiResponse RoomRoutes::create_room(const ApiRequest& r) {
                           "\"server_address\" to host it yourself"};
         room.server_address = choice->address;
         room.server_id = choice->id;
+        room.server_key = choice->server_key;
+    } else {
+        // The host's own server: joiners check they reach the server holding its key.
+        room.server_key = server_key_field(body, "server_key");
     }
     const std::string token = random_hex(32);
     stored.token_hash = hash_token(token);
@@ -243,6 +247,7 @@ ApiResponse RoomRoutes::join_room(const std::string& key, const ApiRequest& r) {
     if (room->room.players >= room->room.slots) {
         json full{{"room", room_json(room->room)},
                   {"server_address", room->room.server_address},
+                  {"server_key", room->room.server_key},
                   {"full", true}};
         add_reach(full, room->room, r.client, r.now_ms);  // a spectator reaches it too
         return reply(200, full);
@@ -267,10 +272,14 @@ ApiResponse RoomRoutes::join_room(const std::string& key, const ApiRequest& r) {
                                   " asked for a relay, but no relay server has room for "
                                   "another session");
         if (choice && choice->id != current.server_id) {
-            if (need(m_store.move_room(current.id, current.server_id, choice->address, choice->id,
-                                       r.now_ms))) {
+            RelayServer to;
+            to.id = choice->id;
+            to.address = choice->address;
+            to.server_key = choice->server_key;
+            if (need(m_store.move_room(current.id, current.server_id, to, r.now_ms))) {
                 current.server_address = choice->address;
                 current.server_id = choice->id;
+                current.server_key = choice->server_key;
                 if (m_config.on_room_moved) m_config.on_room_moved(current.id, choice->address);
             } else {
                 // Moved by another joiner meanwhile (or gone): answer with where it is now.
@@ -284,6 +293,7 @@ ApiResponse RoomRoutes::join_room(const std::string& key, const ApiRequest& r) {
     }
     json out = json{{"room", room_json(room->room)},
                     {"server_address", room->room.server_address},
+                    {"server_key", room->room.server_key},
                     {"full", false}};
     if (choice && choice->id == room->room.server_id) add_expected_delay(out, room->room, choice);
     add_reach(out, room->room, r.client, r.now_ms);

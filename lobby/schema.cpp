@@ -57,6 +57,14 @@ const std::vector<Migration>& schema_migrations() {
              "ALTER TABLE rooms ADD COLUMN host_probes TEXT NOT NULL DEFAULT ''",
              "ALTER TABLE rooms ADD COLUMN fps_milli INTEGER NOT NULL DEFAULT 60000",
          }},
+        {3,
+         "rooms and relays keep the key of the server they play on",
+         {
+             // What a joiner checks the server against (netplay/crypto/server_identity.h).
+             // A room or relay of a lobby before this has none: its joiners check nothing.
+             "ALTER TABLE rooms ADD COLUMN server_key TEXT NOT NULL DEFAULT ''",
+             "ALTER TABLE servers ADD COLUMN server_key TEXT NOT NULL DEFAULT ''",
+         }},
     };
     return migrations;
 }

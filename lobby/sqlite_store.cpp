@@ -210,12 +210,11 @@ class SqliteStore final : public LobbyStore {
     }
 
     Result<bool> move_room(const std::string& id, const std::string& from_server_id,
-                           const std::string& to_address, const std::string& to_server_id,
-                           std::int64_t now_ms) override {
+                           const RelayServer& to, std::int64_t now_ms) override {
         return change(
-            "UPDATE rooms SET server_address = ?3, server_id = ?4"
+            "UPDATE rooms SET server_address = ?3, server_id = ?4, server_key = ?6"
             " WHERE id = ?1 AND server_id = ?2 AND expires_ms > ?5",
-            "moving a room", id, from_server_id, to_address, to_server_id, now_ms);
+            "moving a room", id, from_server_id, to.address, to.id, now_ms, to.server_key);
     }
 
     Result<bool> heartbeat_room(const std::string& id, std::int64_t now_ms,

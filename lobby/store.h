@@ -34,6 +34,9 @@ struct Room {
     std::string region;          // free text a host picks ("eu-west", "home"), may be empty
     std::string server_address;  // "host:port" the players connect to
     std::string server_id;       // the relay server hosting it ("" when the host runs its own)
+    // The key of the server at server_address (netplay/crypto/server_identity.h, as text):
+    // joiners join only the server holding it.
+    std::string server_key;
     // The host's round trips to the relays it probed, as {"server_id": ms, ...} text ("" =
     // none; lobby/relay_choice.h). Not in the API's room JSON.
     std::string host_probes;
@@ -67,8 +70,9 @@ struct RelayServer {
     std::string id;       // 32 hex digits, random
     std::string address;  // "host:port" of its first session port
     std::string region;
-    int capacity = 0;  // sessions it can run
-    int load = 0;      // sessions it runs now
+    std::string server_key;  // its sessions' key (netplay/crypto/server_identity.h, as text)
+    int capacity = 0;        // sessions it can run
+    int load = 0;            // sessions it runs now
     std::int64_t updated_ms = 0;
     std::int64_t expires_ms = 0;
     std::string token_hash;
@@ -96,11 +100,10 @@ class LobbyStore {
     // `room.server_id` (the relay the caller read): a room that move_room() moved meanwhile
     // keeps its new address.
     virtual Result<bool> update_room(const Room& room, std::int64_t now_ms) = 0;
-    // Moves a live room from relay `from_server_id` to another (address and id); false when
-    // there is no such live room or it is no longer on `from_server_id` (moved meanwhile).
+    // Moves a live room from relay `from_server_id` to `to` (its address, id and key); false
+    // when there is no such live room or it is no longer on `from_server_id` (moved meanwhile).
     virtual Result<bool> move_room(const std::string& id, const std::string& from_server_id,
-                                   const std::string& to_address, const std::string& to_server_id,
-                                   std::int64_t now_ms) = 0;
+                                   const RelayServer& to, std::int64_t now_ms) = 0;
     virtual Result<bool> heartbeat_room(const std::string& id, std::int64_t now_ms,
                                         std::int64_t expires_ms) = 0;
     virtual Result<bool> delete_room(const std::string& id) = 0;

@@ -119,8 +119,8 @@ breach lobby/*.h lobby/*.cpp lobby/*/*.h lobby/*/*.cpp -- '#include +("frontend/
 # Of the engine, the lobby sees its error type, safe text, the path floor's formula (a room's
 # expected delay) and the rendezvous datagrams only.
 breach lobby/*.h lobby/*.cpp lobby/*/*.h lobby/*/*.cpp -- \
-    '#include +"netplay/' "lobby/ includes of netplay/ only base/result.h, base/safe_text.h, timing/path_floor.h and reach/rendezvous.h" \
-    '#include +"netplay/(base/result|base/safe_text|timing/path_floor|reach/rendezvous)\.h"'
+    '#include +"netplay/' "lobby/ includes of netplay/ only base/result.h, base/safe_text.h, timing/path_floor.h, reach/rendezvous.h and crypto/server_identity.h" \
+    '#include +"netplay/(base/result|base/safe_text|timing/path_floor|reach/rendezvous|crypto/server_identity)\.h"'
 
 # What the player and the lobby share belongs to neither.
 breach common/*.h common/*.cpp -- '#include +("(frontend|lobby)/|[<"](SDL|libretro))' \

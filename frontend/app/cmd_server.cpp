@@ -61,8 +61,9 @@ int cmd_server(const ServerArgs& args) {
         const std::string host = args.public_host.empty() ? "127.0.0.1" : args.public_host;
         for (const auto port : server.value()->ports())
             addresses.push_back(host + ":" + std::to_string(port));
-        announcer = std::make_unique<lobby_client::ServerAnnouncer>(args.lobby_url, addresses,
-                                                                    args.region, relay_key);
+        announcer = std::make_unique<lobby_client::ServerAnnouncer>(
+            args.lobby_url, addresses, args.region,
+            netplay::server_key_text(server.value()->server_key()), relay_key);
     }
     LobbyFeed feed(nullptr, clock);
     feed.announcer = announcer.get();

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "netplay/base/safe_text.h"
+#include "netplay/crypto/server_identity.h"
 
 namespace framelock::frontend {
 
@@ -30,6 +31,10 @@ void JoinArgs::add_to(CLI::App& app, bool joining) {
         app.add_option("--password", password,
                        "the session's password (its --password, or --spectator-password "
                        "with --spectate)");
+        app.add_option("--server-key", server_key,
+                       "join only the server holding this key (as `host` or `server` prints "
+                       "it): a machine answering in its place is refused (with --lobby, the "
+                       "room's key is checked without it)");
     }
     auto* input_opt =
         app.add_option("--input", input_script, "input script for this player's pad (its port 1)");
@@ -65,6 +70,12 @@ Status JoinArgs::validate() const {
                               ": a name is printable text, without control, bidi or invisible "
                               "format characters");
     }
+    if (!server_key.empty() && !netplay::parse_server_key(server_key)) {
+        return make_error(ErrorCode::kUsage,
+                          "--server-key '" + safe_text(server_key, 64) +
+                              "' is not a server key: 43 characters of URL-safe base64, as the "
+                              "server's log line 'server key ...' shows it");
+    }
     if (screenshot_frame >= 0 && screenshot.empty() && window_screenshot.empty()) {
         return make_error(ErrorCode::kUsage,
                           "--screenshot-frame needs --screenshot or --window-screenshot");
@@ -86,6 +97,7 @@ ClientRunConfig JoinArgs::to_config(const std::string& server_address) const {
     config.spectate = spectate;
     config.password = password;
     config.rejoin_file = rejoin_file;
+    if (!server_key.empty()) config.server_key = netplay::parse_server_key(server_key);
     if (screenshot_frame >= 0 && !screenshot.empty()) {
         config.screenshot_frame = static_cast<std::uint64_t>(screenshot_frame);
         config.screenshot_path = screenshot;

@@ -35,12 +35,15 @@ struct JoinArgs {
     bool spectate = false;
     std::string password;
     std::string rejoin_file;
+    // `join HOST:PORT`: the key the server there must hold (as `host` or `server` prints it).
+    std::string server_key;
 
     // `joining`: `framelock join` (a spectator, a password); `host` plays slot 1 itself and
     // shares the server's --password.
     void add_to(CLI::App& app, bool joining);
 
-    // A usage error when --screenshot-frame has no file to write, or --name is not safe text.
+    // A usage error when --screenshot-frame has no file to write, --name is not safe text, or
+    // --server-key is not a key.
     Status validate() const;
     // The runner's config for playing on `server_address` (HOST:PORT).
     ClientRunConfig to_config(const std::string& server_address) const;

@@ -29,7 +29,8 @@ std::string lobby_text(std::string text, std::size_t max, const char* keep = "")
 }  // namespace
 
 nlohmann::json room_body(const JoinArgs& args, const ServerArgs& server_args,
-                         const RetroEmulator& emulator, const std::string& server_address) {
+                         const RetroEmulator& emulator, const std::string& server_address,
+                         const std::string& server_key) {
     const netplay::SessionIdentity id = session_identity(emulator);
     const std::string game = !server_args.game.empty() ? server_args.game
                              : !args.host.content.empty()
@@ -46,7 +47,10 @@ nlohmann::json room_body(const JoinArgs& args, const ServerArgs& server_args,
         {"slots", server_args.slot_count()},
         {"region", server_args.region}};
     if (!server_args.password.empty()) body["password"] = server_args.password;
-    if (!server_address.empty()) body["server_address"] = server_address;
+    if (!server_address.empty()) {
+        body["server_address"] = server_address;
+        body["server_key"] = server_key;
+    }
     return body;
 }
 

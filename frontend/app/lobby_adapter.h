@@ -21,9 +21,11 @@
 namespace framelock::frontend {
 
 // The room `framelock host --lobby` opens: what players filter on and must match.
-// `server_address`: where players reach its server ("" when the lobby assigns a relay).
+// `server_address`: where players reach its server ("" when the lobby assigns a relay), and
+// `server_key` the key that server holds (as text), which players check.
 nlohmann::json room_body(const JoinArgs& args, const ServerArgs& server_args,
-                         const RetroEmulator& emulator, const std::string& server_address);
+                         const RetroEmulator& emulator, const std::string& server_address,
+                         const std::string& server_key);
 
 // Feeds the lobby's room keeper and server announcer from the real-time loop: it only
 // stores numbers into them (their threads do the HTTP), a few times a second since a

@@ -88,12 +88,15 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
     std::unique_ptr<UpnpRequest> upnp;  // declared after the server: removed before it closes
     std::string address = args.address;
     std::unique_ptr<netplay::EnetTransport> socket;  // the way to the host was opened from it
+    // The key the server at `address` must hold: the lobby's word for it, else --server-key.
+    std::optional<netplay::ServerKey> server_key;
     if (!server_args && !args.lobby_url.empty()) {
         // `join --lobby URL CODE`: the lobby turns the code into a session we can reach.
         auto found = find_room_session(args);
         if (!found) return fail(found.error());
         address = found.value().address;
         socket = std::move(found.value().socket);
+        server_key = found.value().server_key;
     }
     if (server_args && server_args->run_server) {
         if (Status valid = server_args->validate(); !valid) return fail(valid.error());
@@ -122,6 +125,7 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
                 std::make_unique<UpnpRequest>(server->ports().front(), server_args->upnp_options());
         }
         address = "127.0.0.1:" + std::to_string(server->ports().front());
+        server_key = server->server_key();
         if (!server_args->port_file.empty()) {
             Status written = write_file_atomic(server_args->port_file,
                                                std::to_string(server->ports().front()) + "\n");
@@ -129,6 +133,7 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
         }
     }
     std::unique_ptr<lobby_client::RoomKeeper> keeper;
+    std::string room_id;  // the room this host opened in the lobby
     std::unique_ptr<HostRendezvous> rendezvous;
     std::string playing_on = address;  // the session this player is in, as the lobby names it
     if (server_args && !server_args->lobby_url.empty()) {
@@ -140,13 +145,21 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
                    : "";
         // With the host's round trips to the live relays: the lobby puts the room on the one
         // that suits its players (now, or when this host cannot be reached directly).
-        const nlohmann::json body =
-            lobby_client::with_probes(room_body(args, *server_args, *emulator.value(), announced),
-                                      lobby_client::probe_relays_json(server_args->lobby_url),
-                                      emulator.value()->frames_per_second());
+        const nlohmann::json body = lobby_client::with_probes(
+            room_body(args, *server_args, *emulator.value(), announced,
+                      server ? netplay::server_key_text(server->server_key()) : std::string()),
+            lobby_client::probe_relays_json(server_args->lobby_url),
+            emulator.value()->frames_per_second());
         auto room = lobby_client::create_room(server_args->lobby_url, body);
         if (!room) return fail(room.error());
-        if (!server) address = room.value().server_address;
+        if (!server) {
+            // The relay the lobby assigned: its key as the lobby has it.
+            address = room.value().server_address;
+            auto key = lobby_server_key(room.value().server_key, address, "");
+            if (!key) return fail(key.error());
+            server_key = key.value();
+        }
+        room_id = room.value().id;
         fmt::print("room code {}\n", room.value().code);
         std::fflush(stdout);
         log_info("lobby: room {} at {}, playing on {}", room.value().code, server_args->lobby_url,
@@ -173,6 +186,7 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
     std::unique_ptr<NetplayView> view;
     for (;;) {
         ClientRunConfig config = args.to_config(address);
+        if (server_key) config.server_key = server_key;
         if (!server && args.host_default_slot) config.slot = 0;  // on a relay: any free slot
         auto created =
             ClientRunner::create(*emulator.value(), *local, clock, config, std::move(socket));
@@ -208,6 +222,18 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
         upnp.reset();  // nobody plays on this host's own server any more
         server.reset();
         address = playing_on = feed.moved_to();
+        // The relay's key, from the lobby: the host joins only the relay holding it.
+        auto place = lobby_client::room_place(server_args->lobby_url, room_id);
+        if (!place) return fail(place.error());
+        if (place.value().server_address != address) {
+            return fail(make_error(ErrorCode::kProtocol, "the room moved to " + address +
+                                                             " but the lobby says it plays on " +
+                                                             place.value().server_address +
+                                                             "; host it again"));
+        }
+        auto key = lobby_server_key(place.value().server_key, address, "");
+        if (!key) return fail(key.error());
+        server_key = key.value();
     }
     // Leaving in an orderly way (done, refused, interrupted): the room goes at once rather
     // than after the lobby's TTL.

@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "frontend/lobby_client/lobby_client.h"
 #include "frontend/reach/reach_host.h"
+#include "netplay/base/safe_text.h"
 
 namespace framelock::frontend {
 namespace {
@@ -18,6 +19,31 @@ std::string expected(const lobby_client::JoinAnswer& answer) {
 
 }  // namespace
 
+Result<std::optional<netplay::ServerKey>> lobby_server_key(const std::string& text,
+                                                           const std::string& address,
+                                                           const std::string& given) {
+    if (text.empty()) {
+        if (!given.empty()) return netplay::parse_server_key(given);
+        log_warn(
+            "lobby: it keeps no key for the server at {}: whoever answers there is joined "
+            "unchecked (--server-key checks it)",
+            address);
+        return std::optional<netplay::ServerKey>{};
+    }
+    const auto key = netplay::parse_server_key(text);
+    if (!key) {
+        return make_error(ErrorCode::kProtocol, "the lobby gave '" + safe_text(text, 64) +
+                                                    "' as the key of the server at " + address +
+                                                    ": not a key");
+    }
+    if (!given.empty() && given != text) {
+        return make_error(ErrorCode::kUsage, "--server-key " + given + " is not the key " + text +
+                                                 " the lobby gives for the server at " + address +
+                                                 ": check which one the host printed");
+    }
+    return key;
+}
+
 Result<RoomSession> find_room_session(const JoinArgs& args) {
     const std::string& code = args.address;
     // Round trips to the live relays go with the join: the lobby puts a waiting room on the
@@ -28,6 +54,9 @@ Result<RoomSession> find_room_session(const JoinArgs& args) {
     if (!joined) return joined.error();
     RoomSession found;
     found.address = joined.value().server_address;
+    auto key = lobby_server_key(joined.value().server_key, found.address, args.server_key);
+    if (!key) return key.error();
+    found.server_key = key.value();
     if (joined.value().on_relay) {
         log_info("lobby: room {} plays on the relay {}{}", code, found.address,
                  expected(joined.value()));
@@ -73,6 +102,9 @@ Result<RoomSession> find_room_session(const JoinArgs& args) {
                               " and the lobby put it on no relay: " + reached.error().message);
     }
     found.address = relayed.value().server_address;
+    auto relay_key = lobby_server_key(relayed.value().server_key, found.address, "");
+    if (!relay_key) return relay_key.error();
+    found.server_key = relay_key.value();
     log_info("lobby: room {} moved to the relay {}: playing there{}", code, found.address,
              expected(relayed.value()));
     return found;

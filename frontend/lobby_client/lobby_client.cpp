@@ -118,10 +118,27 @@ Result<CreatedRoom> create_room(const std::string& url, const json& body) {
     room.id = reply["room"].value("id", "");
     room.code = reply["room"].value("code", "");
     room.server_address = reply["room"].value("server_address", "");
+    room.server_key = reply["room"].value("server_key", "");
     room.token = reply.value("token", "");
     room.heartbeat_ms = std::max<std::int64_t>(reply.value("heartbeat_ms", 10'000), 200);
     room.rendezvous_key = reply.value("rendezvous_key", "");
     return room;
+}
+
+Result<RoomPlace> room_place(const std::string& url, const std::string& id) {
+    auto client = client_for(url, 5);
+    auto res = client->Get("/api/rooms/" + id);
+    if (!res) return unreachable(url, res);
+    if (res->status != 200) {
+        return make_error(ErrorCode::kProtocol,
+                          fmt::format("the lobby at {} could not say where the room plays: {}", url,
+                                      error_of(res)));
+    }
+    const auto room = json::parse(res->body, nullptr, false);
+    if (!room.is_object() || !room.contains("server_address") ||
+        !room["server_address"].is_string())
+        return make_error(ErrorCode::kProtocol, "the lobby at " + url + " answered no address");
+    return RoomPlace{room["server_address"].get<std::string>(), room.value("server_key", "")};
 }
 
 Result<JoinAnswer> join_room(const std::string& url, const std::string& code,
@@ -162,6 +179,7 @@ Result<JoinAnswer> join_room(const std::string& url, const std::string& code,
     }
     JoinAnswer answer;
     answer.server_address = reply["server_address"].get<std::string>();
+    answer.server_key = reply.value("server_key", "");
     if (reply.contains("expected_delay") && reply["expected_delay"].is_number_integer())
         answer.expected_delay = reply["expected_delay"].get<int>();
     if (reply.contains("expected_rtt_ms") && reply["expected_rtt_ms"].is_number())
@@ -259,6 +277,7 @@ RoomKeeper::RoomKeeper(std::string url, CreatedRoom room, json body)
     : m_url(std::move(url)), m_room(std::move(room)), m_body(std::move(body)) {
     // Again on the server the players are on, not on whichever relay is free now.
     m_body["server_address"] = m_room.server_address;
+    m_body["server_key"] = m_room.server_key;
     m_key = m_room.rendezvous_key;
     m_thread = std::thread([this] { run(); });
 }
@@ -292,7 +311,9 @@ void RoomKeeper::take_heartbeat_answer(const std::string& body) {
     if (!address.empty() && address != m_room.server_address) {
         framelock::log_info("lobby: room {} now plays on {}", m_room.code, address);
         m_room.server_address = address;
+        m_room.server_key = room.value("server_key", "");
         m_body["server_address"] = address;
+        m_body["server_key"] = m_room.server_key;
         std::lock_guard lock(m_key_mutex);
         m_moved_to = address;
     }
@@ -388,9 +409,10 @@ void RoomKeeper::run() {
 // ---------------------------------------------------------------------------------------
 
 ServerAnnouncer::ServerAnnouncer(std::string url, std::vector<std::string> addresses,
-                                 std::string region, std::string relay_key)
+                                 std::string region, std::string server_key, std::string relay_key)
     : m_url(std::move(url)),
       m_region(std::move(region)),
+      m_server_key(std::move(server_key)),
       m_relay_key(std::move(relay_key)),
       m_loads(new std::atomic<int>[addresses.size()]) {
     for (std::size_t i = 0; i < addresses.size(); ++i) {
@@ -465,8 +487,11 @@ void ServerAnnouncer::run() {
                 framelock::log_info("lobby: {} expired there; registering again", e.address);
                 e.id.clear();
             }
-            const json body{
-                {"address", e.address}, {"region", m_region}, {"capacity", 1}, {"load", load}};
+            const json body{{"address", e.address},
+                            {"region", m_region},
+                            {"server_key", m_server_key},
+                            {"capacity", 1},
+                            {"load", load}};
             auto res =
                 client->Post("/api/servers", bearer(m_relay_key), body.dump(), "application/json");
             if (!res) {

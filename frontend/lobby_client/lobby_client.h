@@ -40,6 +40,7 @@ std::unique_ptr<httplib::Client> lobby_http_client(const std::string& url, int t
 struct CreatedRoom {
     std::string id, code, token;
     std::string server_address;  // where to connect: the host's own, or an assigned relay
+    std::string server_key;      // the key of the server there (what the host's player checks)
     std::int64_t heartbeat_ms = 10'000;
     // The host registers the socket that serves the room with this, on the lobby's UDP
     // rendezvous (netplay/reach/rendezvous.h); empty from a lobby without one.
@@ -89,6 +90,10 @@ struct JoinRequest {
 };
 struct JoinAnswer {
     std::string server_address;
+    // The key of the server at that address, as the host or relay registered it: the join
+    // goes only to the server holding it (netplay/crypto/server_identity.h). Empty from a
+    // lobby that keeps none.
+    std::string server_key;
     std::optional<int> expected_delay;  // frames, when the lobby could estimate it
     std::optional<double> expected_rtt_ms;
     bool on_relay = false;  // a relay's session (else the host serves the room itself)
@@ -97,6 +102,14 @@ struct JoinAnswer {
     std::string punch_ticket;
     std::string host_endpoint;
 };
+// Where room `id` plays now and the key of the server there (GET /api/rooms/ID): for a
+// host that follows its room to a relay.
+struct RoomPlace {
+    std::string server_address;
+    std::string server_key;
+};
+Result<RoomPlace> room_place(const std::string& url, const std::string& id);
+
 // join_room() with probes and the relay flag, and the lobby's estimate of the delay.
 Result<JoinAnswer> join_room(const std::string& url, const std::string& code,
                              const JoinRequest& request);
@@ -146,10 +159,11 @@ class RoomKeeper {
 
 class ServerAnnouncer {
   public:
-    // One relay entry per address ("HOST:PORT"), all in `region`, registered with the lobby
-    // operator's `relay_key` (common/relay_key.h; never logged).
+    // One relay entry per address ("HOST:PORT"), all in `region` and holding `server_key`
+    // (the sessions' key, as text), registered with the lobby operator's `relay_key`
+    // (common/relay_key.h; never logged).
     ServerAnnouncer(std::string url, std::vector<std::string> addresses, std::string region,
-                    std::string relay_key);
+                    std::string server_key, std::string relay_key);
     ~ServerAnnouncer();
     ServerAnnouncer(const ServerAnnouncer&) = delete;
     ServerAnnouncer& operator=(const ServerAnnouncer&) = delete;
@@ -169,7 +183,7 @@ class ServerAnnouncer {
     };
     void run();
 
-    std::string m_url, m_region, m_relay_key;
+    std::string m_url, m_region, m_server_key, m_relay_key;
     std::vector<Entry> m_entries;                 // the thread's own
     std::unique_ptr<std::atomic<int>[]> m_loads;  // written by the loop, read by the thread
     std::mutex m_mutex;

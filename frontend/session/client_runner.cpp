@@ -84,6 +84,7 @@ Result<std::unique_ptr<ClientRunner>> ClientRunner::create(
     client.server_timeout_us = config.server_timeout_us;
     client.role = config.spectate ? netplay::Role::kSpectator : netplay::Role::kPlayer;
     client.password = config.password;
+    client.server_key = config.server_key;
     if (!config.spectate && config.rejoin_file != "-") {
         // The token of the slot an earlier run held (it crashed): the server gives it back.
         auto file = config.rejoin_file.empty() ? RejoinFile::open_free(RejoinFile::default_path(
@@ -191,8 +192,12 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
             // Cores like FBNeo switch to netplay-safe savestates when told.
             if (m_summary.rollback)
                 m_emulator.set_savestate_context(RETRO_SAVESTATE_CONTEXT_ROLLBACK_NETPLAY);
-            log_info("joined {}: slot {} of {}", m_config.server_address, m_client->slot(),
-                     m_client->players());
+            log_info(
+                "joined {}: slot {} of {}, server key {} ({})", m_config.server_address,
+                m_client->slot(), m_client->players(),
+                netplay::server_key_text(m_client->server_key().value_or(netplay::ServerKey{})),
+                m_config.server_key ? "the key it was expected to hold"
+                                    : "not checked: no key was given");
             if (m_client->display_name() != m_config.player_name) {
                 log_info("playing as '{}': another player here goes by '{}'",
                          m_client->display_name(), m_config.player_name);

@@ -42,6 +42,9 @@ struct ClientRunConfig {
     netplay::Micros server_timeout_us = netplay::kPeerSilenceTimeoutUs;
     bool spectate = false;  // watch: no slot, no input
     std::string password;   // the session's (or its spectators') password
+    // The key the server must hold (netplay/crypto/server_identity.h): the lobby's room says
+    // it, or --server-key. nullopt: any server's (the key it holds is logged).
+    std::optional<netplay::ServerKey> server_key;
     // Where a player keeps its rejoin token (rejoin_file.h): "" for the default file of this
     // server and name, "-" for nowhere (memory only).
     std::string rejoin_file;

@@ -58,7 +58,15 @@ struct ServerRunner::Session {
 };
 
 ServerRunner::ServerRunner(const ServerRunConfig& config, const netplay::Clock& clock)
-    : m_config(config), m_clock(clock), m_opened_at(clock.now_us()) {}
+    : m_config(config), m_clock(clock), m_opened_at(clock.now_us()) {
+    // One key for every session of this process: what the lobby publishes for each.
+    if (!m_config.server.identity)
+        m_config.server.identity = std::make_shared<const netplay::ServerIdentity>();
+}
+
+const netplay::ServerKey& ServerRunner::server_key() const {
+    return m_config.server.identity->public_key();
+}
 
 ServerRunner::~ServerRunner() {
     if (m_epoll >= 0) ::close(m_epoll);
@@ -77,6 +85,8 @@ Result<std::unique_ptr<ServerRunner>> ServerRunner::open(const ServerRunConfig& 
         return make_error(ErrorCode::kIo,
                           fmt::format("cannot create an epoll instance: {}", std::strerror(errno)));
     }
+    log_info("server key {} (a direct joiner checks it with --server-key)",
+             netplay::server_key_text(runner->server_key()));
     for (int s = 0; s < config.sessions; ++s) {
         const int port = config.port == 0 ? 0 : config.port + s;
         auto session = std::make_unique<Session>();

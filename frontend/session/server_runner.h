@@ -23,8 +23,9 @@ struct ServerRunConfig {
     std::string bind = "0.0.0.0";  // IPv4 address to listen on
     std::uint16_t port = 0;        // first session's port; 0: the OS picks for every session
     int sessions = 1;              // sessions on ports port .. port + sessions - 1
-    netplay::ServerConfig server;  // players, hash interval, delay policy
-    double duration_s = 0;         // stop after this long; 0: until every session ended
+    // Players, hash interval, delay policy; the identity (null: the runner makes one).
+    netplay::ServerConfig server;
+    double duration_s = 0;  // stop after this long; 0: until every session ended
     // A relay's sessions (`server --lobby`): a session that ended is opened again for the next
     // game (a new socket on its port: whoever is still connected goes), and so is one whose
     // players have not started a game idle_reset_s after the first joined (0: never). A
@@ -40,6 +41,9 @@ class ServerRunner {
                                                       const netplay::Clock& clock);
     ~ServerRunner();
 
+    // The key every session's Welcome is signed with (ServerRunConfig::server.identity, or
+    // one made for this runner): what the lobby publishes and direct joiners pin.
+    const netplay::ServerKey& server_key() const;
     // The bound port of each session, in order.
     std::vector<std::uint16_t> ports() const;
     // Session `index`'s socket, for the datagrams beside ENet (hole punching,

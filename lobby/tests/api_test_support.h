@@ -20,6 +20,7 @@
 #include "lobby/store.h"
 #include "support/pg_cluster.h"
 #include "support/temp_dir.h"
+#include "support/test_server_keys.h"
 
 namespace lobby_api_test {
 
@@ -72,7 +73,8 @@ inline json room_body(const std::string& game, int slots = 2) {
                 {"slots", slots},
                 {"players", 1},
                 {"region", "eu-west"},
-                {"server_address", "203.0.113.7:7845"}};
+                {"server_address", "203.0.113.7:7845"},
+                {"server_key", test::kHostServerKey}};
 }
 
 // The store at `url`, its schema migrated.

@@ -20,7 +20,11 @@ namespace {
 // each session port): its id.
 std::string register_relay(Client& c, const std::string& address, int load = 0) {
     const json made = c.ok("POST", "/api/servers",
-                           json{{"address", address}, {"capacity", 1}, {"load", load}}, kRelayKey);
+                           json{{"address", address},
+                                {"server_key", test::kRelayServerKey},
+                                {"capacity", 1},
+                                {"load", load}},
+                           kRelayKey);
     return made["server"]["id"];
 }
 
@@ -233,5 +237,73 @@ TEST_CASE("Lobby API: relay probes and flags are validated, and relay: true with
                 "no relay server has room");
         CHECK(c.ok("GET", "/api/rooms/" + code)["server_address"] == "203.0.113.7:7845");
         CHECK(c.ok("GET", "/api/rooms")["rooms"].size() == 1);
+    });
+}
+
+TEST_CASE(
+    "Lobby API: every room names the key of the server it plays on, and the key moves "
+    "with the room",
+    "[lobby][api][relay][server_key]") {
+    ApiConfig config = with_relay_key();
+    config.burst = 1000;
+    for_each_store(config, [&](Client& c) {
+        constexpr const char* kNearKey = "ZJzvZSnPuYatIPcJax4ik42kQxI6mQYpn9umXe6PyJ4";
+        constexpr const char* kFarKey = "IjrpnxErLcmE4wZFYomvJpPF8O_4kTcmb4HCPt9q8JA";
+        const auto relay = [&](const std::string& address, const json& key) {
+            json body{{"address", address}, {"capacity", 1}};
+            if (!key.is_null()) body["server_key"] = key;
+            return c.call("POST", "/api/servers", body, kRelayKey);
+        };
+        // A relay names its key: without one, or with something else, it cannot register.
+        for (const json& bad : {json(), json("not-a-key"), json(std::string(kNearKey) + "A"),
+                                json(std::string(kNearKey).substr(0, 42) + "+"), json(7)}) {
+            const ApiResponse refused = relay("198.51.100.9:7000", bad);
+            INFO(bad.dump() << " -> " << refused.body);
+            CHECK(refused.status == 400);
+            CHECK_THAT(refused.body, Catch::Contains("server_key"));
+        }
+        CHECK(c.ok("GET", "/api/servers")["servers"].empty());
+        const std::string near =
+            json::parse(relay("198.51.100.20:7000", kNearKey).body)["server"]["id"];
+        const std::string far =
+            json::parse(relay("198.51.100.60:7000", kFarKey).body)["server"]["id"];
+        const json servers = c.ok("GET", "/api/servers")["servers"];
+        REQUIRE(servers.size() == 2);
+        for (const auto& s : servers)
+            CHECK(s["server_key"] == (s["id"] == near ? kNearKey : kFarKey));
+
+        // A host's own room names its server's key: required, and checked.
+        json own = room_body("Own Room");
+        own.erase("server_key");
+        CHECK(c.call("POST", "/api/rooms", own).status == 400);
+        own["server_key"] = "AAAA";
+        CHECK(c.call("POST", "/api/rooms", own).status == 400);
+        own["server_key"] = test::kHostServerKey;
+        const json made = c.ok("POST", "/api/rooms", own);
+        CHECK(made["room"]["server_key"] == test::kHostServerKey);
+        const json joined =
+            c.ok("POST", "/api/rooms/" + made["room"]["code"].get<std::string>() + "/join", {});
+        CHECK(joined["server_key"] == test::kHostServerKey);
+        CHECK(joined["room"]["server_key"] == test::kHostServerKey);
+        // Moved to a relay (its joiner cannot reach the host): the relay's key with it.
+        const json moved =
+            c.ok("POST", "/api/rooms/" + made["room"]["code"].get<std::string>() + "/join",
+                 json{{"relay", true}});
+        CHECK(moved["server_address"] != "203.0.113.7:7845");
+        CHECK(moved["server_key"] ==
+              (moved["server_address"] == "198.51.100.20:7000" ? kNearKey : kFarKey));
+
+        // A relay room: the key of the relay it is placed on, and of the one it moves to.
+        json waiting = relay_room_body(probes_json({{near, 30}, {far, 40}}));
+        const json placed = c.ok("POST", "/api/rooms", waiting);
+        CHECK(placed["room"]["server_address"] == "198.51.100.20:7000");
+        CHECK(placed["room"]["server_key"] == kNearKey);
+        const std::string code = placed["room"]["code"];
+        // A joiner near the far relay and far from the near one: the room moves, key and all.
+        const json there = c.ok("POST", "/api/rooms/" + code + "/join",
+                                json{{"probes", probes_json({{near, 200}, {far, 10}})}});
+        CHECK(there["server_address"] == "198.51.100.60:7000");
+        CHECK(there["server_key"] == kFarKey);
+        CHECK(c.ok("GET", "/api/rooms/" + code)["server_key"] == kFarKey);
     });
 }

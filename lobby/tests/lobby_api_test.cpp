@@ -117,7 +117,9 @@ TEST_CASE(
         CHECK_THAT(none.body, Catch::Contains("no relay server"));
 
         // Without the relay key, or with another: 401, and no relay.
-        const json fake{{"address", "10.6.6.6:7845"}, {"capacity", 100'000}};
+        const json fake{{"address", "10.6.6.6:7845"},
+                        {"server_key", test::kRelayServerKey},
+                        {"capacity", 100'000}};
         const ApiResponse keyless = c.call("POST", "/api/servers", fake);
         CHECK(keyless.status == 401);
         CHECK_THAT(keyless.body, Catch::Contains("needs the lobby operator's relay key"));
@@ -127,12 +129,18 @@ TEST_CASE(
         CHECK(wrong.body.find(kRelayKey) == std::string::npos);
         CHECK(c.ok("GET", "/api/servers")["servers"].empty());
 
-        const json a =
-            c.ok("POST", "/api/servers",
-                 json{{"address", "10.1.0.1:7845"}, {"capacity", 10}, {"load", 8}}, kRelayKey);
-        const json b =
-            c.ok("POST", "/api/servers",
-                 json{{"address", "10.1.0.2:7845"}, {"capacity", 10}, {"load", 3}}, kRelayKey);
+        const json a = c.ok("POST", "/api/servers",
+                            json{{"address", "10.1.0.1:7845"},
+                                 {"server_key", test::kRelayServerKey},
+                                 {"capacity", 10},
+                                 {"load", 8}},
+                            kRelayKey);
+        const json b = c.ok("POST", "/api/servers",
+                            json{{"address", "10.1.0.2:7845"},
+                                 {"server_key", test::kRelayServerKey},
+                                 {"capacity", 10},
+                                 {"load", 3}},
+                            kRelayKey);
         CHECK(c.ok("POST", "/api/rooms", body)["room"]["server_address"] == "10.1.0.2:7845");
         // b fills up: a is the least loaded now.
         c.ok("POST", "/api/servers/" + b["server"]["id"].get<std::string>() + "/heartbeat",
@@ -154,8 +162,11 @@ TEST_CASE("Lobby API: a lobby without a relay key takes no relay servers", "[lob
     LobbyApi api(*lobby.store, ApiConfig{});
     Client c{api};
     for (const char* key : {"", "any-key-at-all-0123"}) {
-        const ApiResponse refused = c.call(
-            "POST", "/api/servers", json{{"address", "10.1.0.1:7845"}, {"capacity", 1}}, key);
+        const ApiResponse refused = c.call("POST", "/api/servers",
+                                           json{{"address", "10.1.0.1:7845"},
+                                                {"server_key", test::kRelayServerKey},
+                                                {"capacity", 1}},
+                                           key);
         CHECK(refused.status == 403);
         CHECK_THAT(refused.body, Catch::Contains("its operator set no relay key"));
     }

@@ -25,6 +25,7 @@
 #include "support/sanitized.h"
 #include "support/slow_clients.h"
 #include "support/temp_dir.h"
+#include "support/test_server_keys.h"
 
 using namespace framelock;
 using namespace std::chrono_literals;
@@ -34,10 +35,16 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 json room_body(const std::string& game) {
-    return json{
-        {"host_name", "alice"}, {"game_name", game},     {"content_hash", "0123456789abcdef"},
-        {"core_name", "fbneo"}, {"core_version", "1.0"}, {"mode", "nowait"},
-        {"slots", 2},           {"players", 0},          {"server_address", "127.0.0.1:7845"}};
+    return json{{"host_name", "alice"},
+                {"game_name", game},
+                {"content_hash", "0123456789abcdef"},
+                {"core_name", "fbneo"},
+                {"core_version", "1.0"},
+                {"mode", "nowait"},
+                {"slots", 2},
+                {"players", 0},
+                {"server_address", "127.0.0.1:7845"},
+                {"server_key", test::kHostServerKey}};
 }
 
 using test::create_room;

@@ -30,6 +30,7 @@
 #include "support/process.h"
 #include "support/skip.h"
 #include "support/temp_dir.h"
+#include "support/test_server_keys.h"
 
 using namespace framelock;
 using namespace std::chrono_literals;
@@ -41,10 +42,16 @@ using test::read_text;
 using Lobby = test::ServedLobby;
 
 json room_body(const std::string& game, const std::string& mode = "nowait", int players = 0) {
-    return json{
-        {"host_name", "alice"}, {"game_name", game},     {"content_hash", "0123456789abcdef"},
-        {"core_name", "fbneo"}, {"core_version", "1.0"}, {"mode", mode},
-        {"slots", 2},           {"players", players},    {"server_address", "127.0.0.1:7845"}};
+    return json{{"host_name", "alice"},
+                {"game_name", game},
+                {"content_hash", "0123456789abcdef"},
+                {"core_name", "fbneo"},
+                {"core_version", "1.0"},
+                {"mode", mode},
+                {"slots", 2},
+                {"players", players},
+                {"server_address", "127.0.0.1:7845"},
+                {"server_key", test::kHostServerKey}};
 }
 
 constexpr const char* kChromium = "/usr/bin/chromium";
@@ -360,7 +367,9 @@ TEST_CASE("lobby web page in headless Chromium: new rooms show, the URL's filter
     CHECK_THAT(all, !Catch::Contains(" frames ("));
     auto server = c.Post(
         "/api/servers", httplib::Headers{{"Authorization", std::string("Bearer ") + kRelayKey}},
-        json{{"address", "127.0.0.1:7990"}, {"capacity", 1}}.dump(), "application/json");
+        json{{"address", "127.0.0.1:7990"}, {"server_key", test::kRelayServerKey}, {"capacity", 1}}
+            .dump(),
+        "application/json");
     REQUIRE(server);
     REQUIRE(server->status == 201);
     const std::string relay_id = json::parse(server->body)["server"]["id"];

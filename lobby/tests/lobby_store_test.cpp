@@ -102,14 +102,26 @@ TEMPLATE_TEST_CASE("lobby store: a room moves to another relay once, and updates
     stale.updated_ms = kT0 + 500;
     stale.expires_ms = kT0 + 500 + kLife;
 
-    CHECK(ok(store->move_room(original.room.id, original.room.server_id, "198.51.100.2:7000",
-                              "5e0010000000000000000000000000a2", kT0 + 100)) == true);
+    const auto relay = [](const char* address, const char* id, const char* key) {
+        RelayServer s;
+        s.address = address;
+        s.id = id;
+        s.server_key = key;
+        return s;
+    };
+    CHECK(ok(store->move_room(
+              original.room.id, original.room.server_id,
+              relay("198.51.100.2:7000", "5e0010000000000000000000000000a2", "key-of-a2"),
+              kT0 + 100)) == true);
     // Of two joiners moving it at once, the second finds it moved.
-    CHECK(ok(store->move_room(original.room.id, original.room.server_id, "198.51.100.3:7000",
-                              "5e0010000000000000000000000000a3", kT0 + 100)) == false);
-    CHECK(ok(store->move_room("00000000000000000000000000000bad", original.room.server_id,
-                              "198.51.100.3:7000", "5e0010000000000000000000000000a3",
-                              kT0 + 100)) == false);
+    CHECK(ok(store->move_room(
+              original.room.id, original.room.server_id,
+              relay("198.51.100.3:7000", "5e0010000000000000000000000000a3", "key-of-a3"),
+              kT0 + 100)) == false);
+    CHECK(ok(store->move_room(
+              "00000000000000000000000000000bad", original.room.server_id,
+              relay("198.51.100.3:7000", "5e0010000000000000000000000000a3", "key-of-a3"),
+              kT0 + 100)) == false);
 
     // ... and writes after it: the players count lands, the move stays.
     CHECK(ok(store->update_room(stale, kT0 + 500)) == true);
@@ -117,6 +129,7 @@ TEMPLATE_TEST_CASE("lobby store: a room moves to another relay once, and updates
     REQUIRE(moved);
     CHECK(moved->room.server_address == "198.51.100.2:7000");
     CHECK(moved->room.server_id == "5e0010000000000000000000000000a2");
+    CHECK(moved->room.server_key == "key-of-a2");  // the key follows the relay
     CHECK(moved->room.players == 1);
     CHECK(moved->room.expires_ms == kT0 + 500 + kLife);
     CHECK(moved->room.host_probes == original.room.host_probes);
@@ -129,8 +142,8 @@ TEMPLATE_TEST_CASE("lobby store: a room moves to another relay once, and updates
     CHECK(ok(store->get_room(original.room.id, kT0 + 700))->room.server_address ==
           "198.51.100.9:7009");
     // A lapsed room does not move.
-    CHECK(ok(store->move_room(original.room.id, "5e0010000000000000000000000000a2", "x:1", "y",
-                              kT0 + 500 + kLife)) == false);
+    CHECK(ok(store->move_room(original.room.id, "5e0010000000000000000000000000a2",
+                              relay("x:1", "y", "z"), kT0 + 500 + kLife)) == false);
 }
 
 TEMPLATE_TEST_CASE("lobby store: heartbeats extend life, expiry removes rooms and servers",

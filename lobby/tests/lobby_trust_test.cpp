@@ -26,6 +26,7 @@
 #include "support/process.h"
 #include "support/sanitized.h"
 #include "support/temp_dir.h"
+#include "support/test_server_keys.h"
 
 using namespace framelock;
 using namespace std::chrono_literals;
@@ -153,7 +154,8 @@ TEST_CASE(
 
     // The attacker's relay, huge, to draw every room: refused without the key and with a
     // guessed one.
-    const json fake{{"address", kFake}, {"capacity", 100'000}};
+    const json fake{
+        {"address", kFake}, {"server_key", test::kRelayServerKey}, {"capacity", 100'000}};
     const Answer keyless = post(attacker, "/api/servers", fake);
     const Answer guessed = post(attacker, "/api/servers", fake, "guessed-relay-key-0000");
     std::printf("fake relay: registering without the key %d, with a guessed key %d\n",
@@ -166,7 +168,9 @@ TEST_CASE(
 
     const auto relay = [&](const std::string& address) {
         const Answer made =
-            post(operator_, "/api/servers", json{{"address", address}, {"capacity", 1}}, kKey);
+            post(operator_, "/api/servers",
+                 json{{"address", address}, {"server_key", test::kRelayServerKey}, {"capacity", 1}},
+                 kKey);
         REQUIRE(made.status == 201);
         return made.body["server"]["id"].get<std::string>();
     };
@@ -201,6 +205,7 @@ TEST_CASE(
     for (const json& claim : {json{{fake_id, 0}}, json{{fake_id, 0}, {slow, 0}}}) {
         json own = room_body("Own Room");
         own["server_address"] = "127.0.0.10:7845";
+        own["server_key"] = test::kHostServerKey;
         own["probes"] = json{{near, 5}, {slow, 80}};
         const Answer made = post(host, "/api/rooms", own);
         REQUIRE(made.status == 201);
@@ -255,6 +260,7 @@ TEST_CASE(
     auto host = lobby.client("127.0.0.1");
     json body = room_body("Guarded");
     body["server_address"] = "127.0.0.1:7845";
+    body["server_key"] = test::kHostServerKey;
     body["password"] = "s3cret";
     const auto make_room = [&] {
         const Answer made = post(host, "/api/rooms", body);

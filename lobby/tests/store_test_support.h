@@ -134,6 +134,7 @@ inline StoredRoom make_room(int n, std::int64_t created_ms) {
     r.region = "eu-west";
     r.server_address = "203.0.113.7:" + std::to_string(7000 + n);
     r.server_id = "";
+    r.server_key = "room-key-" + std::to_string(n);
     r.host_probes = R"({"5e0010000000000000000000000000a1":23.5})";
     r.fps_milli = 57'500 + n;
     r.created_ms = created_ms;
@@ -150,6 +151,7 @@ inline RelayServer make_server(int n, int capacity, int load, std::int64_t now_m
     s.id = id;
     s.address = "198.51.100." + std::to_string(n) + ":7000";
     s.region = "eu-west";
+    s.server_key = "relay-key-" + std::to_string(n);
     s.capacity = capacity;
     s.load = load;
     s.updated_ms = now_ms;

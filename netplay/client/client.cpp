@@ -309,6 +309,13 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
         case MsgId::kWelcome: {
             auto welcome = decode_welcome(bytes);
             if (!welcome || m_state != State::kConnecting || !m_handshake.hello_sent()) return;
+            // First whose it is: a Welcome from a server other than the one this client was
+            // told of (or not signed whole) ends the join before anything of it is taken.
+            auto keys = m_handshake.welcomed(*welcome, m_config.server_key);
+            if (!keys) {
+                end(keys.error().message);
+                return;
+            }
             m_welcome = *welcome;
             // The server's text is made safe where the client takes it (safe_text.h): a
             // hostile server or relay cannot write controls into the log or the overlay.
@@ -318,12 +325,7 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             m_transfer.configure(*welcome);
             m_link.seed_clock(welcome->server_time_us, now);
             // Everything after the Welcome is sealed, both ways.
-            const std::optional<SealKeys> keys = m_handshake.welcomed(*welcome);
-            if (!keys) {
-                end("the server's Welcome carries an unusable key (not a framelock server?)");
-                return;
-            }
-            m_link.seal(*keys);
+            m_link.seal(keys.value());
             m_state = State::kLobby;  // a late joiner's Start follows at once
             emit({ClientEvent::Type::kWelcome, slot(), 0, 0, 0, {}});
             if (!m_welcome.late) {

@@ -88,6 +88,8 @@ class Client {
     // player's rejoin token, which takes its slot back from a new process.
     const std::string& display_name() const { return m_welcome.name; }
     std::optional<RejoinToken> rejoin_token() const { return m_handshake.rejoin_token(); }
+    // The key of the server that welcomed this client (the pin, when it had one).
+    std::optional<ServerKey> server_key() const { return m_handshake.server_key(); }
     // The transport as this client's messages see it before the seal: what it sends there
     // goes to the server sealed with its keys. For tests and the simulator's modified clients
     // (SealedTransport::rewrite_sends, or a message of their own; the server is peer 1).

@@ -73,13 +73,35 @@ Result<Hello> ClientHandshake::answer(const Challenge& challenge, const ClientCo
     return hello;
 }
 
-std::optional<SealKeys> ClientHandshake::welcomed(const Welcome& welcome) {
-    if (welcome.role == Role::kPlayer)
-        m_rejoin_token = open_token(welcome.sealed_token, m_box_keys);
+Result<SealKeys> ClientHandshake::welcomed(const Welcome& welcome,
+                                           const std::optional<ServerKey>& pin) {
+    const bool signed_whole = welcome_signed_by(welcome.server_key, welcome.signature, m_nonce,
+                                                m_kx_keys.public_key, welcome.kx_key);
     auto keys = client_seal_keys(m_kx_keys, welcome.kx_key, m_nonce, m_binding);
     m_kx_keys = {};
     m_binding.reset();
-    return keys;
+    if (!signed_whole) {
+        return make_error(ErrorCode::kProtocol,
+                          "the server's Welcome is not signed by the key it names (" +
+                              server_key_text(welcome.server_key) +
+                              "): altered on the way or forged; refused");
+    }
+    if (pin && *pin != welcome.server_key) {
+        return make_error(
+            ErrorCode::kProtocol,
+            "the server that answered holds the key " + server_key_text(welcome.server_key) +
+                ", but this session's server holds " + server_key_text(*pin) +
+                ": another machine answers at that address (a redirect on the way, or an "
+                "impostor); refused, nothing was sent to it");
+    }
+    if (!keys) {
+        return make_error(ErrorCode::kProtocol,
+                          "the server's Welcome carries an unusable key (not a framelock server?)");
+    }
+    m_server_key = welcome.server_key;
+    if (welcome.role == Role::kPlayer)
+        m_rejoin_token = open_token(welcome.sealed_token, m_box_keys);
+    return *keys;
 }
 
 }  // namespace framelock::netplay

@@ -10,6 +10,7 @@
 #include "netplay/base/result.h"
 #include "netplay/client/client_types.h"
 #include "netplay/crypto/join_proof.h"
+#include "netplay/crypto/server_identity.h"
 #include "netplay/crypto/session_keys.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/wire/protocol.h"
@@ -29,9 +30,12 @@ class ClientHandshake {
     // `config.min_password_kdf` (the session then ends).
     Result<Hello> answer(const Challenge& challenge, const ClientConfig& config);
     // The Welcome: a player's rejoin token (sealed to this connection's box keys), and the
-    // keys that seal what follows; nullopt when the server's key is unusable (the join fails).
-    std::optional<SealKeys> welcomed(const Welcome& welcome);
+    // keys that seal what follows. An error ends the join: the Welcome is not signed by the
+    // key it names, that key is not `pin` (naming both), or its key exchange key is unusable.
+    Result<SealKeys> welcomed(const Welcome& welcome, const std::optional<ServerKey>& pin);
     std::optional<RejoinToken> rejoin_token() const { return m_rejoin_token; }
+    // The key of the server that welcomed this client (checked as welcomed() says).
+    std::optional<ServerKey> server_key() const { return m_server_key; }
 
   private:
     Micros m_connected_at = -1;  // the transport connected; the Challenge is due
@@ -43,6 +47,7 @@ class ClientHandshake {
     KxKeys m_kx_keys;
     Nonce m_nonce{};
     std::optional<PasswordKey> m_binding;
+    std::optional<ServerKey> m_server_key;
 };
 
 }  // namespace framelock::netplay

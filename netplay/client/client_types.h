@@ -27,6 +27,9 @@ struct ClientConfig {
     // The token of the slot this player held before (Welcome::rejoin_token, kept from an
     // earlier process): with it, the server gives that slot back.
     std::optional<RejoinToken> rejoin_token;
+    // The server's key (server_identity.h) as the lobby or the host told it: a Welcome not
+    // signed by it ends the join. nullopt: any server's (the key is shown to the player).
+    std::optional<ServerKey> server_key;
     // The cheapest password key derivation this client does for a server: a hostile one
     // asking for less would get a proof cheap to crack (tests and fuzzing lower it).
     KdfCost min_password_kdf;

@@ -45,7 +45,11 @@ std::uint64_t total(const Admission::HalfOpen& counts) {
 }  // namespace
 
 Admission::Admission(Transport& transport, const ServerConfig& config, ServerEvents& events)
-    : m_transport(transport), m_config(config), m_events(events) {
+    : m_transport(transport),
+      m_config(config),
+      m_events(events),
+      m_server_identity(config.identity ? config.identity
+                                        : std::make_shared<const ServerIdentity>()) {
     m_salt = random_array<kSaltBytes>();
     if (!m_config.password.empty())
         m_player_key = derive_password_key(m_config.password, m_salt, m_config.password_kdf);
@@ -217,7 +221,7 @@ Admission::Admit Admission::admit(PeerId peer, const Hello& hello, const Roster&
         reject(peer, RejectReason::kBadHello, "the Hello's key exchange key is unusable");
         return refused;
     }
-    m_seals[peer] = {kx.public_key, *keys};
+    m_seals[peer] = {kx.public_key, hello.kx_key, nonce, *keys};
     // Only now: the session's game (content name and hash) is for those who may join it.
     if (m_identity && !(*m_identity == hello.identity)) {
         reject(
@@ -347,8 +351,12 @@ Welcome Admission::welcome(const ServerSlot& member, int slot_number, bool late,
     welcome.late = late;
     welcome.snapshot_interval = snapshot_interval;
     welcome.name = member.name;
-    if (const auto seal = m_seals.find(member.peer); seal != m_seals.end())
+    welcome.server_key = m_server_identity->public_key();
+    if (const auto seal = m_seals.find(member.peer); seal != m_seals.end()) {
         welcome.kx_key = seal->second.server_key;
+        welcome.signature = m_server_identity->sign_welcome(
+            seal->second.nonce, seal->second.client_key, welcome.kx_key);
+    }
     if (!member.spectator) {
         RejoinToken& token = m_tokens[static_cast<std::size_t>(slot_number - 1)];
         token = random_array<kRejoinTokenBytes>();

@@ -14,10 +14,12 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "netplay/crypto/join_proof.h"
+#include "netplay/crypto/server_identity.h"
 #include "netplay/crypto/session_keys.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
@@ -57,6 +59,8 @@ class Admission {
         std::uint64_t expired = 0;   // no Hello within hello_timeout_us
     };
     HalfOpen half_open() const { return m_half_open; }
+    // The key every Welcome is signed with (ServerConfig::identity, or the session's own).
+    const ServerKey& server_key() const { return m_server_identity->public_key(); }
     // Refuses the peer (a Reject saying why) and closes its connection.
     void reject(PeerId peer, RejectReason reason, const std::string& message);
 
@@ -126,11 +130,15 @@ class Admission {
     // The join handshake (join_proof.h): the salt and the keys derived from the passwords,
     // and each connection's Challenge until it says Hello.
     Salt m_salt{};
+    std::shared_ptr<const ServerIdentity> m_server_identity;  // signs every Welcome
     std::optional<PasswordKey> m_player_key, m_spectator_key;
     std::map<PeerId, Pending> m_pending;
     // Each admitted connection's seal, from its Hello until its Welcome.
+    // Its Welcome is signed over the nonce and both key exchange keys.
     struct Seal {
         KxPublicKey server_key{};
+        KxPublicKey client_key{};
+        Nonce nonce{};
         SealKeys keys;
     };
     std::map<PeerId, Seal> m_seals;

@@ -87,6 +87,8 @@ class Server {
     std::uint16_t snapshot_interval() const { return m_transfers.snapshot_interval(); }
     // Connections closed before their Hello (a flood of half-open connections).
     Admission::HalfOpen half_open() const { return m_admission.half_open(); }
+    // The key its Welcomes are signed with: what joiners pin (server_identity.h).
+    const ServerKey& server_key() const { return m_admission.server_key(); }
     const InputFrame* confirmed_input(std::uint32_t frame) const;
 
   private:

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "netplay/base/result.h"
 #include "netplay/crypto/join_proof.h"
+#include "netplay/crypto/server_identity.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
 #include "netplay/timing/clock_check.h"
@@ -77,6 +79,10 @@ struct ServerConfig {
     // (ServerEvent::kOffPace) and, with this, removes it.
     ClockCheckConfig clock_check;
     bool kick_off_pace = false;
+    // The key every Welcome is signed with (server_identity.h): one per server process,
+    // shared by its sessions, so the key a lobby publishes names all of them. Null: the
+    // session makes its own.
+    std::shared_ptr<const ServerIdentity> identity;
 };
 
 // Ok, or a kUsage error naming the first setting outside its range and the range

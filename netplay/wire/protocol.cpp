@@ -292,6 +292,8 @@ void fields(auto& io, Is<Welcome> auto& m) {
     io.string(m.name, kMaxNameBytes);
     io.bytes(m.sealed_token);
     io.bytes(m.kx_key);
+    io.bytes(m.server_key);
+    io.bytes(m.signature);
     // Spectators have slot 0, players one of the session's.
     io.check(m.role == Role::kSpectator ? m.slot == 0 : m.slot >= 1 && m.slot <= m.players);
 }

@@ -25,6 +25,7 @@
 
 #include "netplay/base/types.h"
 #include "netplay/crypto/join_proof.h"
+#include "netplay/crypto/server_identity.h"
 #include "netplay/crypto/session_keys.h"
 
 namespace framelock::netplay {
@@ -36,8 +37,8 @@ inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
 // after the Welcome sealed (key exchange keys in Hello and Welcome, netplay/crypto/
 // session_keys.h); 9: the per-frame messages within the bandwidth budget with the seal (runs
 // without a run count, acknowledgements a byte from the frame beside them, a ServerUpdate's
-// shape in two bytes).
-inline constexpr std::uint16_t kProtocolVersion = 9;
+// shape in two bytes); 10: the Welcome signed by the server's key (server_identity.h).
+inline constexpr std::uint16_t kProtocolVersion = 10;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
 // disc-based systems, are a few MiB).
@@ -146,6 +147,11 @@ struct Welcome {
     // The server's key exchange key for this connection: with the Hello's, the keys that seal
     // every message after this one (session_keys.h).
     KxPublicKey kx_key{};
+    // The server's key, and its signature over the Challenge's nonce, the Hello's key
+    // exchange key and the one above (server_identity.h): a client that knows the server's
+    // key joins only the server that holds it.
+    ServerKey server_key{};
+    ServerSignature signature{};
 };
 
 enum class RejectReason : std::uint8_t {

@@ -24,6 +24,7 @@
 #include "integration/cores.h"
 #include "support/build_paths.h"
 #include "support/process.h"
+#include "support/test_server_keys.h"
 #include "support/xvfb.h"
 
 using namespace framelock::test;
@@ -85,6 +86,7 @@ TEST_CASE("Browse: the lobby's rooms in the window, Down + Enter joins the secon
     // browser lists second is played, in the browser's window, to the end.
     std::vector<ChildProcess> servers;
     std::vector<std::string> server_addresses;
+    std::map<std::string, std::string> key_of;  // address -> the server's key
     for (int i = 0; i < 2; ++i) {
         const std::string port_file = dir.file("server" + std::to_string(i) + ".port");
         auto server = ChildProcess::spawn({build_paths::framelock_exe, "server", "--port", "0",
@@ -95,6 +97,9 @@ TEST_CASE("Browse: the lobby's rooms in the window, Down + Enter joins the secon
         auto bound = framelock::wait_for_port_file(port_file, server.value(), ready_deadline());
         REQUIRE(bound.ok());
         server_addresses.push_back("127.0.0.1:" + std::to_string(bound.value()));
+        key_of[server_addresses.back()] =
+            server_key_in_log(dir.file("server" + std::to_string(i) + ".log"));
+        REQUIRE(!key_of[server_addresses.back()].empty());
         servers.push_back(std::move(server).value());
     }
     httplib::Client client("127.0.0.1", port);
@@ -110,7 +115,8 @@ TEST_CASE("Browse: the lobby's rooms in the window, Down + Enter joins the secon
                         {"mode", "framelock"},
                         {"slots", 2},
                         {"players", 1},
-                        {"server_address", server}};
+                        {"server_address", server},
+                        {"server_key", key_of[server]}};
         auto created = client.Post("/api/rooms", body.dump(), "application/json");
         REQUIRE(created);
         INFO(created->body);
@@ -186,6 +192,7 @@ TEST_CASE("Browse: a locked room asks for its password, typed through X",
                     {"slots", 2},
                     {"players", 1},
                     {"server_address", "127.0.0.1:7199"},
+                    {"server_key", kHostServerKey},
                     {"password", "secret"}};
     auto created = client.Post("/api/rooms", body.dump(), "application/json");
     REQUIRE(created);

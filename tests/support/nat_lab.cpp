@@ -376,6 +376,33 @@ void NatLab::add_latency(int router_index, const std::string& server, double rtt
          "10.0." + n + ".1:" + std::to_string(port.value())});
 }
 
+void NatLab::redirect(int router_index, const std::string& from, const std::string& to) {
+    const sockaddr_in source = parse_endpoint(from);
+    const sockaddr_in target = parse_endpoint(to);
+    // Only new flows are translated, as in add_latency(): redirect before the home sends.
+    run({ip_tool(),
+         "netns",
+         "exec",
+         router(router_index),
+         nft_tool(),
+         "add",
+         "rule",
+         "ip",
+         "nat",
+         "prerouting",
+         "iifname",
+         "lan",
+         "ip",
+         "daddr",
+         host_of(to_string(source)),
+         "udp",
+         "dport",
+         std::to_string(ntohs(source.sin_port)),
+         "dnat",
+         "to",
+         to_string(target)});
+}
+
 void NatLab::forward_port(int router_index, int port) {
     run({ip_tool(), "netns", "exec", router(router_index), nft_tool(), "add", "rule", "ip", "nat",
          "prerouting", "iifname", "wan", "udp", "dport", std::to_string(port), "dnat", "to",

@@ -100,6 +100,11 @@ class NatLab {
     // proxy (build_paths::netem_exe); throws when it does not start.
     void add_latency(int router, const std::string& server, double rtt_ms);
 
+    // An attacker on router `router`'s path (a hostile router or ISP): its home's UDP
+    // datagrams to `from` ("IP:PORT") go to `to` ("IP:PORT") instead, the answers back as if
+    // from `from`. Other homes' paths are unchanged.
+    void redirect(int router, const std::string& from, const std::string& to);
+
     // A port forward, as a player sets one up on a home router: UDP datagrams to router
     // `router`'s WAN address at `port` go to its home's address, same port.
     void forward_port(int router, int port);

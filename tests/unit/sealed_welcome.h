@@ -1,6 +1,7 @@
 // A test's hand-made server welcoming a real Client: the Challenge, the client's Hello, then
-// the Welcome with the key exchange a real server does (netplay/crypto/session_keys.h). From
-// then on the SealedTransport seals what the test sends the client and opens what it sends.
+// the Welcome with the key exchange a real server does (netplay/crypto/session_keys.h), signed
+// by `identity` as a real server signs it (server_identity.h). From then on the
+// SealedTransport seals what the test sends the client and opens what it sends.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -8,11 +9,21 @@
 #include <optional>
 
 #include "netplay/client/client.h"
+#include "netplay/crypto/server_identity.h"
 #include "netplay/wire/sealed_transport.h"
 
 namespace framelock::netplay {
 
-inline void welcome_sealed(SealedTransport& server, PeerId peer, Client& client, Welcome welcome) {
+// A key of the tests' own hand-made servers.
+inline const ServerIdentity& test_server_identity() {
+    static const ServerIdentity identity;
+    return identity;
+}
+
+// `named`: the key the Welcome names, when not the one that signs it (a forgery).
+inline void welcome_sealed(SealedTransport& server, PeerId peer, Client& client, Welcome welcome,
+                           const ServerIdentity& identity = test_server_identity(),
+                           std::optional<ServerKey> named = std::nullopt) {
     Challenge challenge;
     challenge.nonce = random_array<kNonceBytes>();
     server.send(peer, Channel::kControl, encode(challenge));
@@ -25,6 +36,8 @@ inline void welcome_sealed(SealedTransport& server, PeerId peer, Client& client,
     REQUIRE(hello);
     const KxKeys kx = new_kx_keys();
     welcome.kx_key = kx.public_key;
+    welcome.server_key = named.value_or(identity.public_key());
+    welcome.signature = identity.sign_welcome(challenge.nonce, hello->kx_key, kx.public_key);
     server.send(peer, Channel::kControl, encode(welcome));
     server.seal(peer, server_seal_keys(kx, hello->kx_key, challenge.nonce, std::nullopt).value());
 }
