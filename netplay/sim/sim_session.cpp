@@ -313,6 +313,12 @@ SimResult run_scenario(const SimScenario& sc) {
                     if (uploads) uploads->rewrite(messages);
                 });
         }
+        if (sc.received) {
+            peer.client->own_transport().watch_received(
+                [&sc, &clock, endpoint](const TransportEvent& event) {
+                    sc.received(clock.now_us(), "server", endpoint, event.channel, event.data);
+                });
+        }
         peer.hands = std::make_unique<Hands>(hands_seed, sc.hold_min, sc.hold_max);
         peer.client->start();
         SimClientResult r;

@@ -154,7 +154,11 @@ struct SimScenario {
     // false: events are taken from the server and clients as they happen and only counted
     // (SimResult::server_event_counts), so nothing the test keeps grows with the run.
     bool keep_events = true;
-    SimNetwork::Tap tap;  // sees every message sent (SimNetwork::set_tap)
+    SimNetwork::Tap tap;  // sees every message sent (SimNetwork::set_tap): sealed after a Welcome
+    // Sees every message a client is handed, as it opened it (SealedTransport::watch_received):
+    // the server's traffic above the seal, when it arrives, from "server" to the client's
+    // endpoint. For capturing what a client reads (tests/fuzz/capture_corpus.cpp).
+    SimNetwork::Tap received;
 };
 
 struct SimClientResult {

@@ -1,13 +1,15 @@
 // Writes the fuzz targets' seed corpus (tests/fuzz/corpus/<target>/) from real traffic:
 // short simulated sessions (netplay/sim/sim_session.h run_scenario) in frame-lock, no-wait and
 // rollback modes, a late join with its state transfer and a desync repaired by a resync,
-// with every datagram captured as it is sent (SimNetwork::set_tap). Also a replay recorded
-// from one of those sessions, the config examples of docs/config.md, input scripts and
-// lobby requests.
+// with every datagram captured as it is sent (SimNetwork::set_tap) and every message each
+// client was handed, opened (SimScenario::received: the client seeds, above the seal). Also
+// a replay recorded from one of those sessions, the config examples of docs/config.md, input
+// scripts and lobby requests.
 //
 //   capture_corpus OUT_DIR DOCS_CONFIG_MD
 //
-// Deterministic: the sessions are seeded, so the same program writes the same files.
+// Deterministic: the sessions are seeded, so the same program writes the same files, but for
+// the bytes the handshake draws at random (nonces, keys, the sealed traffic).
 // Regenerate with tools/fuzz.sh --capture (docs/fuzzing.md).
 #include <cstdio>
 #include <filesystem>
@@ -43,7 +45,8 @@ struct Datagram {
 struct Capture {
     std::string name;
     std::uint8_t flags = 0;
-    std::vector<Datagram> traffic;
+    std::vector<Datagram> traffic;   // on the wire: sealed after each Welcome
+    std::vector<Datagram> received;  // what each client was handed, opened
     SimResult result;
 };
 
@@ -83,6 +86,10 @@ Capture capture(const std::string& name, std::uint8_t flags, std::uint32_t frame
     sc.tap = [&](Micros at, const std::string& from, const std::string& to, Channel channel,
                  std::span<const std::uint8_t> bytes) {
         c.traffic.push_back({at, from, to, channel, Bytes(bytes.begin(), bytes.end())});
+    };
+    sc.received = [&](Micros at, const std::string& from, const std::string& to, Channel channel,
+                      std::span<const std::uint8_t> bytes) {
+        c.received.push_back({at, from, to, channel, Bytes(bytes.begin(), bytes.end())});
     };
     c.result = run_scenario(sc);
     std::printf("%-10s %zu datagrams, %u frames run by client 1\n", name.c_str(), c.traffic.size(),
@@ -125,12 +132,13 @@ Bytes server_seed(const Capture& c, Micros until) {
     return out.data();
 }
 
-// The client harness's input: what the server sent `peer` (handshake included).
+// The client harness's input: what `peer` was handed by the server (handshake included),
+// opened, when it arrived. The harness signs the Welcome and seals what follows it again.
 Bytes client_seed(const Capture& c, const std::string& peer, Micros until) {
     FuzzOutput out;
     out.u8(static_cast<std::uint8_t>(c.flags | fz::kRawHandshake));
     Micros now = fz::kFuzzClockStart;
-    for (const Datagram& d : c.traffic) {
+    for (const Datagram& d : c.received) {
         if (d.from != "server" || d.to != peer || d.at > fz::kFuzzClockStart + until) continue;
         advance(out, now, d.at);
         out.u8(static_cast<std::uint8_t>(fz::kOpSend | (static_cast<int>(d.channel) << 4)));

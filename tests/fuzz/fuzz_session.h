@@ -4,16 +4,19 @@
 // An input is a flags byte (fuzz_mode, kFlag*, kRawHandshake), then ops until the input ends. Each
 // op starts with a byte h; h & 3 is its kind:
 //   kSend (0)     u16 length + bytes: a datagram from a peer (server: peer (h >> 2) % 3;
-//                 client: from the server) on channel (h >> 4) % 3
+//                 client: from the server, a Welcome signed and everything after it sealed
+//                 by the harness, unless h & 0x04) on channel (h >> 4) % 3
 //   kAdvance (1)  u8 n: the clock moves (n + 1) * 500 us
 //   kClose (2)    the peer's process ends (server: peer (h >> 2) % 3; client: the server
 //                 drops it)
 //   kValid (3)    a well-formed handshake message the harness writes (server: a Hello from
 //                 peer (h >> 2) % 3, a spectator's when h & 0x10, answering the peer's newest
 //                 Challenge with the right password and, when h & 0x20, the rejoin token it
-//                 was last given; client: Challenge + Welcome + Start)
+//                 was last given; client: a Challenge, the client's Hello, a signed
+//                 Welcome, then Start)
 // Peers 0 and 1 say a valid Hello for slots 1 and 2 before the first op (unless the flags
-// have kRawHandshake), so the traffic after it reaches a session's running code.
+// have kRawHandshake), and the client harness welcomes its client as kValid does, so the
+// traffic after it reaches a session's running code.
 #pragma once
 
 #include <algorithm>

@@ -1,7 +1,8 @@
 // A test's hand-made server welcoming a real Client: the Challenge, the client's Hello, then
 // the Welcome with the key exchange a real server does (netplay/crypto/session_keys.h), signed
-// by `identity` as a real server signs it (server_identity.h). From then on the
-// SealedTransport seals what the test sends the client and opens what it sends.
+// by `identity` as a real server signs it (server_identity.h; tests/support/welcome_keys.h
+// fills it in). From then on the SealedTransport seals what the test sends the client and
+// opens what it sends.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -11,6 +12,7 @@
 #include "netplay/client/client.h"
 #include "netplay/crypto/server_identity.h"
 #include "netplay/wire/sealed_transport.h"
+#include "support/welcome_keys.h"
 
 namespace framelock::netplay {
 
@@ -34,12 +36,10 @@ inline void welcome_sealed(SealedTransport& server, PeerId peer, Client& client,
             hello = decode_hello(e->data);
     }
     REQUIRE(hello);
-    const KxKeys kx = new_kx_keys();
-    welcome.kx_key = kx.public_key;
-    welcome.server_key = named.value_or(identity.public_key());
-    welcome.signature = identity.sign_welcome(challenge.nonce, hello->kx_key, kx.public_key);
+    const auto keys = test::sign_welcome(welcome, challenge.nonce, hello->kx_key, identity, named);
+    REQUIRE(keys);
     server.send(peer, Channel::kControl, encode(welcome));
-    server.seal(peer, server_seal_keys(kx, hello->kx_key, challenge.nonce, std::nullopt).value());
+    server.seal(peer, *keys);
 }
 
 }  // namespace framelock::netplay
