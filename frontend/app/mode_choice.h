@@ -1,8 +1,8 @@
-// Which way a host's own server keeps its players in step, and why: `--mode auto` (the
-// default of `framelock host`) plays the hybrid (rollback over the frame lock's adaptive
-// delay, netplay/timing/delay_controller.h) on a core whose savestates pass the rollback check
-// with this content, and the frame lock on the others; `rollback` and `hybrid` need the check
-// to pass (or --fallback-framelock); `framelock` and `nowait` need no check.
+// Which way a host's own server keeps its players in step, and why: `--mode auto` plays the
+// hybrid (rollback over the frame lock's adaptive delay, netplay/timing/delay_controller.h)
+// on a core whose savestates pass the rollback check with this content, and the frame lock
+// on the others; `rollback` and `hybrid` need the check to pass (or --fallback-framelock);
+// `framelock` and `nowait` need no check.
 #pragma once
 
 #include <string>

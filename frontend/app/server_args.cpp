@@ -109,8 +109,9 @@ void ServerArgs::add_to(CLI::App& app, bool dedicated) {
                                netplay::limits::kRollbackDelay.range(),
                                netplay::limits::kNoWaitDelay.range()))
         ->check(CLI::NonNegativeNumber);
-    // `host` knows its core and can check its savestates: auto is its default.
-    if (!dedicated) mode = "auto";
+    // `host` knows its core and can check its savestates: it may choose auto. (Not its
+    // default yet: a running rollback session takes no late or returning player, and a
+    // host's players count on rejoining after a crash.)
     std::vector<std::string> modes = {"framelock", "nowait", "rollback", "hybrid"};
     if (!dedicated) modes.push_back("auto");
     app.add_option("--mode", mode,

@@ -23,7 +23,7 @@ struct ServerArgs {
     double duration = 0;
     std::string stats_json;
     std::string port_file;
-    // framelock, nowait, rollback, hybrid, or (host only, its default) auto: mode_choice.h.
+    // framelock, nowait, rollback, hybrid, or (host only) auto: mode_choice.h.
     std::string mode = "framelock";
     unsigned prediction_window = 0;  // 0: the mode's own (window_for)
     bool fallback_framelock = false;

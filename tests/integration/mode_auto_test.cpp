@@ -1,4 +1,4 @@
-// `framelock host --mode auto` (its default) with real cores: the hybrid on cores whose
+// `framelock host --mode auto` with real cores: the hybrid on cores whose
 // savestates pass the rollback check with the project's ROMs (the bundled arcade core,
 // mednafen_pce_fast), the frame lock on nestopia, whose savestates leave out its turbo
 // buttons' pulse counter; each says which and why in the log and the stats.
@@ -23,9 +23,9 @@ struct AutoRun {
 AutoRun host_auto(const CoreCase& core, const std::string& name) {
     Session session("mode-auto-" + name);
     const std::string stats = session.dir().file("server.json");
-    framelock::ChildProcess& host =
-        session.start_host(name, core, 1, 7, 120,
-                           {"--video", "none", "--audio", "none", "--server-stats-json", stats});
+    framelock::ChildProcess& host = session.start_host(
+        name, core, 1, 7, 120,
+        {"--mode", "auto", "--video", "none", "--audio", "none", "--server-stats-json", stats});
     session.require_success(host, name, after(std::chrono::seconds(90)));
     return {read_text(session.dir().file(name + ".log")), read_json(stats)};
 }
