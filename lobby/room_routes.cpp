@@ -108,7 +108,7 @@ ApiResponse RoomRoutes::create_room(const ApiRequest& r) {
     if (!all_of_chars(room.core_name, "_.- "))
         throw Refusal{400, "\"core_name\" may hold letters, digits, space, _ . and - only"};
     room.core_version = text_field(body, "core_version", 0, 32, false).value_or("");
-    room.mode = choice_field(body, "mode", 16, {"framelock", "nowait", "rollback"});
+    room.mode = choice_field(body, "mode", 16, {"framelock", "nowait", "rollback", "hybrid"});
     const RelayProbes host_probes = probes_field(body);
     room.host_probes = probes_to_text(host_probes);
     // The host core's frame rate, 60 fps unless it says.

@@ -65,7 +65,7 @@ const char* const kPage = R"HTML(<!doctype html>
   <label>Core <input id="f-core" name="core" placeholder="any" size="14"></label>
   <label>Mode <select id="f-mode" name="mode">
     <option value="">any</option><option value="framelock">frame lock</option>
-    <option value="nowait">no-wait</option><option value="rollback">rollback</option></select></label>
+    <option value="nowait">no-wait</option><option value="rollback">rollback</option><option value="hybrid">hybrid</option></select></label>
   <label><input type="checkbox" id="f-slots" name="has_slots"> has free slots</label>
 </form>
 <table id="rooms">
@@ -75,7 +75,7 @@ const char* const kPage = R"HTML(<!doctype html>
 <div id="empty" hidden>No rooms match. Host one with <code>framelock host --lobby URL --public</code>.</div>
 <script>
 "use strict";
-const modes = { framelock: "frame lock", nowait: "no-wait", rollback: "rollback" };
+const modes = { framelock: "frame lock", nowait: "no-wait", rollback: "rollback", hybrid: "hybrid" };
 // The room's own columns, from its description: [the cells' data-col, the JSON field the
 // column shows, whether the row carries that field as data-COL].
 const roomColumns = /*room columns*/;

@@ -126,25 +126,37 @@ Status check_rollback_savestates(const HostConfig& host, std::uint64_t frames,
     copy.private_core_copy = true;
     copy.load_sram = copy.write_sram = false;
     copy.savestate_context = RETRO_SAVESTATE_CONTEXT_ROLLBACK_NETPLAY;
-    auto emulator = RetroEmulator::create(copy);
-    if (!emulator) return emulator.error();
-    HeadlessVideo video;
-    HeadlessAudio audio;
-    emulator.value()->set_video_sink(&video);
-    emulator.value()->set_audio_sink(&audio);
     RandomInput random(1, copy.ports);
     std::vector<netplay::InputFrame> inputs(frames);
     for (std::uint64_t f = 0; f < frames; ++f) inputs[f] = random.input_for(f);
-    const auto verdict = netplay::run_round_trip_check(*emulator.value(), inputs, {distance});
-    if (verdict.result == netplay::RoundTripResult::kDeterministic) return {};
-    return make_error(ErrorCode::kState,
-                      "rollback refused: " + emulator.value()->core_info().library_name +
-                          "'s savestates are not deterministic with this content (" +
-                          netplay::round_trip_result_name(verdict.result) + " at frame " +
-                          std::to_string(verdict.frame) + ": " + verdict.message +
-                          "). Play in frame lock instead (leave out --mode rollback, or add "
-                          "--fallback-framelock to do that automatically); `framelock synctest` "
-                          "shows the details");
+    // A rollback reloads at every depth up to the window, so one distance is not enough: a
+    // counter the savestates leave out comes back to where it was every so many frames
+    // (nestopia's turbo buttons pulse every 3: reloads 3, 6 and 12 frames back pass, 1, 2, 4
+    // and 8 do not). One frame back catches such a counter whatever its period, the window
+    // what only shows frames after a load.
+    for (const std::uint32_t back : {std::uint32_t{1}, distance}) {
+        auto emulator = RetroEmulator::create(copy);
+        if (!emulator) return emulator.error();
+        HeadlessVideo video;
+        HeadlessAudio audio;
+        emulator.value()->set_video_sink(&video);
+        emulator.value()->set_audio_sink(&audio);
+        const auto verdict = netplay::run_round_trip_check(*emulator.value(), inputs, {back});
+        if (verdict.result == netplay::RoundTripResult::kDeterministic) {
+            if (back == distance) break;
+            continue;
+        }
+        return make_error(ErrorCode::kState,
+                          "rollback refused: " + emulator.value()->core_info().library_name +
+                              "'s savestates are not deterministic with this content (" +
+                              netplay::round_trip_result_name(verdict.result) + " at frame " +
+                              std::to_string(verdict.frame) + ", reloading " +
+                              std::to_string(back) + " frame(s) back: " + verdict.message +
+                              "). Play in frame lock instead (leave out --mode rollback, or add "
+                              "--fallback-framelock to do that automatically); `framelock "
+                              "synctest` shows the details");
+    }
+    return {};
 }
 
 }  // namespace framelock::frontend

@@ -58,7 +58,8 @@ int run_synctest_worker(const SynctestOptions& options, const std::string& mode,
 // Before a rollback session: the round-trip check (netplay::RoundTripCheck, the same code
 // as `framelock synctest`) for `frames` frames of seeded random input, on a private copy of
 // the core with the same content and options, told the savestate context is rollback
-// netplay, reloading `distance` frames back (the prediction window). An error saying where
+// netplay, reloading 1 frame back and then `distance` frames back (the prediction window):
+// a rollback reloads at every depth up to it. An error saying where
 // the check diverged when the savestates cannot be trusted for rollback.
 Status check_rollback_savestates(const HostConfig& host, std::uint64_t frames,
                                  std::uint32_t distance);

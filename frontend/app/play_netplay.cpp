@@ -9,8 +9,8 @@
 #include "common/log.h"
 #include "common/stop_signal.h"
 #include "frontend/app/command_error.h"
-#include "frontend/app/determinism_lab.h"
 #include "frontend/app/lobby_adapter.h"
+#include "frontend/app/mode_choice.h"
 #include "frontend/app/room_session.h"
 #include "frontend/app/window_setup.h"
 #include "frontend/files/atomic_file.h"
@@ -98,23 +98,20 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
         socket = std::move(found.value().socket);
         server_key = found.value().server_key;
     }
+    // The host's flags with the mode it plays (auto decided): what the lobby's room says.
+    ServerArgs resolved;
+    if (server_args) {
+        resolved = *server_args;
+        // On an assigned relay the relay's operator chose the mode.
+        if (!server_args->run_server && resolved.mode == "auto") resolved.mode = "framelock";
+        server_args = &resolved;
+    }
     if (server_args && server_args->run_server) {
-        if (Status valid = server_args->validate(); !valid) return fail(valid.error());
-        ServerRunConfig server_config = server_args->to_config();
-        if (server_config.server.mode == netplay::SessionMode::kRollback) {
-            // Rollback loads states all the time: only with savestates that are faithful.
-            Status trusted = check_rollback_savestates(host.value(), 600,
-                                                       server_config.server.prediction_window);
-            if (!trusted && !server_args->fallback_framelock) return fail(trusted.error());
-            if (!trusted) {
-                log_warn("{}", trusted.error().message);
-                log_warn("playing in frame lock instead (--fallback-framelock)");
-                server_config.server.mode = netplay::SessionMode::kFrameLock;
-                server_config.server.delay = {};
-            } else {
-                log_info("savestates checked for rollback: 600 frames, every reload faithful");
-            }
-        }
+        ServerRunConfig server_config;
+        auto chosen = choose_mode(*server_args, host.value(), server_config);
+        if (!chosen) return fail(chosen.error());
+        log_info("mode {}", chosen.value().reason);
+        resolved.mode = chosen.value().mode;
         auto opened = ServerRunner::open(server_config, clock);
         if (!opened) return fail(opened.error());
         server = std::move(opened).value();

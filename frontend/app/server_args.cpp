@@ -109,17 +109,29 @@ void ServerArgs::add_to(CLI::App& app, bool dedicated) {
                                netplay::limits::kRollbackDelay.range(),
                                netplay::limits::kNoWaitDelay.range()))
         ->check(CLI::NonNegativeNumber);
+    // `host` knows its core and can check its savestates: it may choose auto. (Not its
+    // default yet: a running rollback session takes no late or returning player, and a
+    // host's players count on rejoining after a crash.)
+    std::vector<std::string> modes = {"framelock", "nowait", "rollback", "hybrid"};
+    if (!dedicated) modes.push_back("auto");
     app.add_option("--mode", mode,
-                   "framelock (wait for every input), nowait (the server confirms every "
-                   "frame on time; a late input applies a frame later) or rollback "
-                   "(predict, re-run; at most 4 players, deterministic savestates)")
-        ->check(CLI::IsMember({"framelock", "nowait", "rollback"}))
+                   std::string("framelock (wait for every input), nowait (the server confirms "
+                               "every frame on time; a late input applies a frame later), "
+                               "rollback (predict, re-run, a fixed local delay; at most 4 "
+                               "players, deterministic savestates), hybrid (rollback over the "
+                               "frame lock's adaptive delay: at most 2 frames of it felt, "
+                               "prediction covers the rest)") +
+                       (dedicated ? ""
+                                  : " or auto (hybrid if this core's savestates pass "
+                                    "the check, else frame lock)"))
+        ->check(CLI::IsMember(modes))
         ->capture_default_str();
     app.add_option("--prediction-window", prediction_window,
-                   "rollback: frames a client may run ahead of confirmed input")
+                   fmt::format("rollback and hybrid: frames a client may run ahead of "
+                               "confirmed input (default: rollback 8, hybrid {})",
+                               unsigned{netplay::kHybridPredictionWindow}))
         ->check(CLI::Range(netplay::limits::kPredictionWindow.min,
-                           netplay::limits::kPredictionWindow.max))
-        ->capture_default_str();
+                           netplay::limits::kPredictionWindow.max));
     if (!dedicated) {
         app.add_flag("--fallback-framelock", fallback_framelock,
                      "rollback: if this core's savestates fail the check, play in frame "
@@ -146,6 +158,11 @@ void ServerArgs::add_to(CLI::App& app, bool dedicated) {
     }
 }
 
+unsigned ServerArgs::window_for(const std::string& for_mode) const {
+    if (prediction_window > 0) return prediction_window;
+    return for_mode == "hybrid" ? netplay::kHybridPredictionWindow : 8;
+}
+
 Status ServerArgs::validate() const {
     if (slots > 0 && slots < players) {
         return make_error(ErrorCode::kUsage, "--slots " + std::to_string(slots) +
@@ -153,17 +170,19 @@ Status ServerArgs::validate() const {
                                                  std::to_string(players) +
                                                  ": the session could never start with that many");
     }
-    if (mode == "rollback" && slot_count() > netplay::kMaxRollbackPlayers) {
-        return make_error(ErrorCode::kUsage, "rollback sessions take at most " +
+    const bool predicting = mode == "rollback" || mode == "hybrid";
+    if (predicting && slot_count() > netplay::kMaxRollbackPlayers) {
+        return make_error(ErrorCode::kUsage, mode + " sessions take at most " +
                                                  std::to_string(netplay::kMaxRollbackPlayers) +
                                                  " players (--players/--slots " +
                                                  std::to_string(slot_count()) +
                                                  "); use --mode framelock for more");
     }
-    if (mode == "rollback" && slot_count() > players) {
+    if (predicting && slot_count() > players) {
         return make_error(ErrorCode::kUsage,
-                          "rollback sessions take no late players, only late spectators: "
-                          "--slots must equal --players (or use --mode framelock)");
+                          mode +
+                              " sessions take no late players, only late spectators: "
+                              "--slots must equal --players (or use --mode framelock)");
     }
     if (kick_speed_hack && mode != "nowait")
         log_warn(
@@ -173,7 +192,9 @@ Status ServerArgs::validate() const {
     // The ranges are the engine's own (netplay/server/session_limits.h). --delay 0 means the
     // default in frame lock (adaptive) and no-wait (4 frames); in rollback, no delay.
     const netplay::ServerConfig session = to_config().server;
-    if (fixed_delay > 0 || session.mode == netplay::SessionMode::kRollback) {
+    if (mode == "hybrid" && fixed_delay > 0)
+        log_warn("--delay does nothing in hybrid mode: its delay follows the network");
+    if (fixed_delay > 0 || (session.mode == netplay::SessionMode::kRollback && mode != "hybrid")) {
         if (Status s = netplay::delay_limit(session.mode).check(fixed_delay); !s)
             return make_error(ErrorCode::kUsage, "--delay: " + s.error().message);
     }
@@ -198,10 +219,11 @@ ServerRunConfig ServerArgs::to_config() const {
     config.server.common_start = !no_common_start;
     config.server.kick_off_pace = kick_speed_hack;
     config.server.hash_interval = static_cast<std::uint16_t>(hash_interval);
-    if (mode == "rollback") {
+    if (mode == "rollback" || mode == "hybrid") {
         config.server.mode = netplay::SessionMode::kRollback;
+        config.server.delay.hybrid = mode == "hybrid";
         config.server.delay.fixed_delay = std::max(fixed_delay, 0);
-        config.server.prediction_window = static_cast<std::uint8_t>(prediction_window);
+        config.server.prediction_window = static_cast<std::uint8_t>(window_for(mode));
     } else if (mode == "nowait") {
         config.server.mode = netplay::SessionMode::kNoWait;
         config.server.delay.fixed_delay = fixed_delay > 0 ? fixed_delay : 4;

@@ -23,8 +23,9 @@ struct ServerArgs {
     double duration = 0;
     std::string stats_json;
     std::string port_file;
+    // framelock, nowait, rollback, hybrid, or (host only) auto: mode_choice.h.
     std::string mode = "framelock";
-    unsigned prediction_window = 8;
+    unsigned prediction_window = 0;  // 0: the mode's own (window_for)
     bool fallback_framelock = false;
     bool verbose = false;
     bool quiet = false;
@@ -62,6 +63,9 @@ struct ServerArgs {
     void add_to(CLI::App& app, bool dedicated);
 
     int slot_count() const { return slots > 0 ? slots : players; }
+    // The prediction window `mode` plays with: --prediction-window, else the mode's default
+    // (rollback 8 frames, the hybrid netplay::kHybridPredictionWindow).
+    unsigned window_for(const std::string& mode) const;
 
     // Rollback sessions take at most four players, and no late players (the engine only
     // sends a running rollback session's state to spectators); every value within the

@@ -186,7 +186,12 @@ void NetplayView::refresh(Micros now) {
         status.prediction_right_pct =
             stats.predicted_frames ? 100.0 * stats.predicted_right / stats.predicted_frames : 100.0;
         status.frame_advantage = static_cast<double>(stats.advantage_total) / stats.frames_run;
+        status.correction_depth_p99 = stats.correction_depth_p99;
+        status.correction_ms_p99 = static_cast<double>(stats.correction_time_p99_us) / 1000.0;
     }
+    status.mode = client.mode() == netplay::SessionMode::kRollback ? "rollback"
+                  : client.mode() == netplay::SessionMode::kNoWait ? "no-wait"
+                                                                   : "frame lock";
 
     std::vector<netplay::SlotStats> server_slots;
     bool have_server = false;
@@ -195,6 +200,9 @@ void NetplayView::refresh(Micros now) {
         if (!sessions.empty()) {
             server_slots = sessions.front().slots;
             have_server = true;
+            // The host's own server says what it chose and why.
+            status.mode = sessions.front().mode;
+            status.mode_reason = sessions.front().mode_reason;
         }
     }
     const int players = client.players() > 0 ? client.players() : 0;

@@ -90,6 +90,8 @@ std::vector<Point> graph_points(const GraphSeries& series, const Rect& area, dou
 std::vector<OverlayLine> overlay_lines(const SessionStatus& s) {
     std::vector<OverlayLine> lines;
     lines.push_back({fmt::format("netplay  slot {} of {}", s.slot, s.players), Tone::kNormal});
+    if (!s.mode.empty()) lines.push_back({"mode   " + safe_text(s.mode, 40), Tone::kNormal});
+    if (!s.mode_reason.empty()) lines.push_back({safe_text(s.mode_reason, 120), Tone::kDim});
     if (!s.running) {
         lines.push_back({"waiting for the session to start", Tone::kDim});
     } else {
@@ -112,6 +114,9 @@ std::vector<OverlayLine> overlay_lines(const SessionStatus& s) {
                  Tone::kNormal});
             lines.push_back({fmt::format("predict {:.0f}% right, ahead {:.1f} frames",
                                          s.prediction_right_pct, s.frame_advantage),
+                             Tone::kNormal});
+            lines.push_back({fmt::format("corrections p99 {} frames, {:.1f} ms",
+                                         s.correction_depth_p99, s.correction_ms_p99),
                              Tone::kNormal});
         }
     }

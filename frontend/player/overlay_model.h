@@ -30,6 +30,10 @@ struct PeerStatus {
 struct SessionStatus {
     int slot = 0, players = 0;
     bool running = false;  // started, frames being played
+    // How the session keeps its players in step ("frame lock", "hybrid", ...), and why when
+    // this process chose it (the host: frontend/app/mode_choice.h).
+    std::string mode;
+    std::string mode_reason;
     double frame_ms = 1000.0 / 60;
     double rtt_ms = 0, rttvar_ms = 0;
     int delay_frames = 0;
@@ -45,6 +49,8 @@ struct SessionStatus {
     std::uint32_t frames_resimulated = 0, longest_rollback = 0;
     double prediction_right_pct = 100;
     double frame_advantage = 0;
+    std::uint32_t correction_depth_p99 = 0;  // frames
+    double correction_ms_p99 = 0;
 };
 
 // The newest `capacity` samples of one quantity, oldest first.

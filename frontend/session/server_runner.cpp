@@ -386,6 +386,11 @@ std::vector<ServerSessionSummary> ServerRunner::summary() const {
         ServerSessionSummary s;
         s.port = session->port;
         s.players = m_config.server.players;
+        s.mode = m_config.server.mode == netplay::SessionMode::kRollback
+                     ? (m_config.server.delay.hybrid ? "hybrid" : "rollback")
+                 : m_config.server.mode == netplay::SessionMode::kNoWait ? "nowait"
+                                                                         : "framelock";
+        s.mode_reason = m_config.mode_reason;
         s.started = session->started;
         s.ended = session->ended;
         s.confirmed_frames = session->server->confirmed_frames();

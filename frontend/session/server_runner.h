@@ -32,6 +32,8 @@ struct ServerRunConfig {
     // stranger can neither end a relay's session for good nor hold it idle.
     bool reuse_sessions = false;
     double idle_reset_s = 600;
+    // Why the session plays its mode (frontend/app/mode_choice.h), for the log and the stats.
+    std::string mode_reason;
 };
 
 class ServerRunner {

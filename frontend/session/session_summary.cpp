@@ -51,6 +51,8 @@ void print_server_summary(std::FILE* out, const std::vector<ServerSessionSummary
                    : s.ended  ? "ended"
                               : "still running at exit",
                    s.confirmed_frames);
+        fmt::print(out, "mode     {}{}\n", s.mode,
+                   s.mode_reason.empty() ? "" : " (" + s.mode_reason + ")");
         if (!s.schedule.empty()) {
             std::string delays;
             for (const auto& entry : s.schedule)
@@ -124,6 +126,8 @@ std::string server_summary_json(const std::vector<ServerSessionSummary>& session
         }
         list.push_back({{"port", s.port},
                         {"players", s.players},
+                        {"mode", s.mode},
+                        {"mode_reason", s.mode_reason},
                         {"started", s.started},
                         {"ended", s.ended},
                         {"confirmed_frames", s.confirmed_frames},
@@ -189,6 +193,11 @@ void print_client_summary(std::FILE* out, const ClientRunSummary& s) {
                    st.predicted_frames ? 100.0 * st.predicted_right / st.predicted_frames : 100.0,
                    st.predicted_frames,
                    st.frames_run ? static_cast<double>(st.advantage_total) / st.frames_run : 0.0);
+        fmt::print(out,
+                   "corrections p99 {} frames deep, p99 {:.1f} ms to re-run (longest {:.1f} "
+                   "ms)\n",
+                   st.correction_depth_p99, static_cast<double>(st.correction_time_p99_us) / 1000.0,
+                   static_cast<double>(st.correction_time_max_us) / 1000.0);
     }
     if (s.desyncs)
         fmt::print(out, "desyncs    {} (first at frame {})\n", s.desyncs, *s.first_desync_frame);
@@ -248,7 +257,10 @@ std::string client_summary_json(const ClientRunSummary& s) {
                             {"longest_rollback", s.stats.longest_rollback},
                             {"predicted_frames", s.stats.predicted_frames},
                             {"predicted_right", s.stats.predicted_right},
-                            {"advantage_total", s.stats.advantage_total}};
+                            {"advantage_total", s.stats.advantage_total},
+                            {"correction_depth_p99", s.stats.correction_depth_p99},
+                            {"correction_time_p99_us", s.stats.correction_time_p99_us},
+                            {"correction_time_max_us", s.stats.correction_time_max_us}};
     }
     return json.dump(2) + "\n";
 }

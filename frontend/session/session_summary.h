@@ -23,6 +23,10 @@ namespace framelock::frontend {
 struct ServerSessionSummary {
     std::uint16_t port = 0;
     int players = 0;
+    // "framelock", "nowait", "rollback" or "hybrid", and why (ServerRunConfig::mode_reason;
+    // empty when the caller gave none).
+    std::string mode;
+    std::string mode_reason;
     bool started = false;
     bool ended = false;  // every player left after the start
     std::uint32_t confirmed_frames = 0;

@@ -212,7 +212,7 @@ TEST_CASE("Lobby API: bad input gets a 4xx with a JSON error, never a 5xx, and c
             {"host_name", "bell\x07", "printable"},
             {"content_hash", "'; DROP TABLE--", "content_hash"},
             {"server_address", "evil host:99999", "host:port"},
-            {"mode", "turbo", "framelock, nowait or rollback"},
+            {"mode", "turbo", "framelock, nowait, rollback or hybrid"},
         };
         for (const BadField& bad : bad_fields) {
             json wrong = room_body("Garou");

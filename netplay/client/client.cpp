@@ -61,6 +61,9 @@ ClientStatsSnapshot Client::stats() const {
     ClientStatsSnapshot s;
     m_frames.fill(s);
     m_rollback.fill(s);
+    s.correction_depth_p99 = m_corrections.depth_quantile(0.99);
+    s.correction_time_p99_us = m_corrections.time_quantile(0.99);
+    s.correction_time_max_us = m_corrections.longest_time();
     m_link.fill(s);
     s.delay = m_state == State::kRunning ? delay_at(m_frames.next_frame()) : 0;
     return s;
@@ -233,7 +236,12 @@ int Client::run_frame_lock(Micros now) {
 int Client::run_rollback(Micros now) {
     const ClientTimeline timeline = this->timeline();
     const bool memory_evidence = m_evidence.newest_is_memory();
-    m_rollback.correct(now, timeline, m_frames, m_emulator, memory_evidence);
+    // What a correction costs is timed on this process's clock: the budget it is held to is
+    // a share of a frame's time (correction_log.h).
+    const Micros before = m_clock.now_us();
+    if (const std::uint32_t depth =
+            m_rollback.correct(now, timeline, m_frames, m_emulator, memory_evidence))
+        m_corrections.add(depth, m_clock.now_us() - before);
     settle_rollback();
     const int ran = m_rollback.run(now, timeline, m_frames, m_emulator,
                                    m_config.max_catch_up_frames, memory_evidence);

@@ -37,6 +37,7 @@
 #include "netplay/client/client_timeline.h"
 #include "netplay/client/client_transfer.h"
 #include "netplay/client/client_types.h"
+#include "netplay/client/correction_log.h"
 #include "netplay/client/frame_lock.h"
 #include "netplay/client/pad_sampler.h"
 #include "netplay/interfaces/clock.h"
@@ -158,6 +159,7 @@ class Client {
     PadSampler m_pad;
     FrameLock m_frames;
     ClientRollback m_rollback;
+    CorrectionLog m_corrections;  // rollback: what the corrections cost
     ClientTransfer m_transfer;
     ClientEvidence m_evidence;
 };

@@ -98,8 +98,9 @@ std::uint32_t ClientRollback::known_end(const FrameLock& frames) const {
     return any ? known : own_end();
 }
 
-void ClientRollback::correct(Micros now, const ClientTimeline& timeline, const FrameLock& frames,
-                             Emulator& emulator, bool memory_evidence) {
+std::uint32_t ClientRollback::correct(Micros now, const ClientTimeline& timeline,
+                                      const FrameLock& frames, Emulator& emulator,
+                                      bool memory_evidence) {
     // Corrections wait for the next frame: everything learned since the last one is then
     // applied in one re-run (several datagrams arrive per frame).
     // A client waiting at the edge of the prediction window shows nothing new, so it does
@@ -110,11 +111,11 @@ void ClientRollback::correct(Micros now, const ClientTimeline& timeline, const F
         now >= timeline.due(next) && next > 0 &&
         Frame(next) - Frame(known_end(frames)) < static_cast<std::int32_t>(window) &&
         Frame(next) < Frame(own_end());
-    if (can_run) resimulate(true, frames, emulator, memory_evidence);
+    return can_run ? resimulate(true, frames, emulator, memory_evidence) : 0;
 }
 
-void ClientRollback::resimulate(bool frame_due_now, const FrameLock& frames, Emulator& emulator,
-                                bool memory_evidence) {
+std::uint32_t ClientRollback::resimulate(bool frame_due_now, const FrameLock& frames,
+                                         Emulator& emulator, bool memory_evidence) {
     // The first frame run with an input that is now known (or predicted) differently.
     const std::uint32_t next = frames.next_frame();
     std::uint32_t first_wrong = next;
@@ -127,7 +128,7 @@ void ClientRollback::resimulate(bool frame_due_now, const FrameLock& frames, Emu
             break;
         }
     }
-    if (first_wrong == next) return;
+    if (first_wrong == next) return 0;
     Speculated& from = m_ring[first_wrong - m_verified_end];
     emulator.load_state(from.state_before);
     emulator.rewind_to(first_wrong);
@@ -143,6 +144,7 @@ void ClientRollback::resimulate(bool frame_due_now, const FrameLock& frames, Emu
         const bool last = Frame(f + 1) == Frame(next);
         emulator.run_frame(s.used, last && !frame_due_now);
     }
+    return length;
 }
 
 void ClientRollback::save_before(Speculated& s, Emulator& emulator, bool memory_evidence) {

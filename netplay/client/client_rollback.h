@@ -53,9 +53,10 @@ class ClientRollback {
 
     // Everything learned since the last frame, applied in one re-run from the first frame
     // whose input is now known differently, when the next frame may run at `now`.
-    // `memory_evidence`: saved states keep their memory's hash (ClientEvidence).
-    void correct(Micros now, const ClientTimeline& timeline, const FrameLock& frames,
-                 Emulator& emulator, bool memory_evidence);
+    // `memory_evidence`: saved states keep their memory's hash (ClientEvidence). Returns the
+    // frames run again (0: nothing to correct).
+    std::uint32_t correct(Micros now, const ClientTimeline& timeline, const FrameLock& frames,
+                          Emulator& emulator, bool memory_evidence);
     // Runs the frames due at `now` (at most `max_frames`) on the best inputs known, within the
     // prediction window. Returns how many ran.
     int run(Micros now, const ClientTimeline& timeline, FrameLock& frames, Emulator& emulator,
@@ -96,8 +97,9 @@ class ClientRollback {
     std::uint32_t own_end() const {
         return m_own_log_base + static_cast<std::uint32_t>(m_own_log.size());
     }
-    void resimulate(bool frame_due_now, const FrameLock& frames, Emulator& emulator,
-                    bool memory_evidence);
+    // Returns the frames run again.
+    std::uint32_t resimulate(bool frame_due_now, const FrameLock& frames, Emulator& emulator,
+                             bool memory_evidence);
     // Saves the machine into `s` (state, and memory hash when memory is the evidence).
     static void save_before(Speculated& s, Emulator& emulator, bool memory_evidence);
 

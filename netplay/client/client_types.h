@@ -87,6 +87,12 @@ struct ClientStatsSnapshot {
     // Frames run ahead of the newest frame with every player's input, summed per frame run
     // (mean frame advantage = this / frames_run).
     std::uint64_t advantage_total = 0;
+    // The corrections' cost (correction_log.h): the 99th percentile of their depth (frames
+    // run again) and of their time (loading the state and running again, to 0.1 ms), and the
+    // longest time.
+    std::uint32_t correction_depth_p99 = 0;
+    Micros correction_time_p99_us = 0;
+    Micros correction_time_max_us = 0;
 };
 
 }  // namespace framelock::netplay

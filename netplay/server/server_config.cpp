@@ -14,8 +14,10 @@ const Limit& players_limit(SessionMode mode) {
     return mode == SessionMode::kRollback ? limits::kRollbackPlayers : limits::kPlayers;
 }
 
+// Once the mode has had its say (normalize): rollback and no-wait fix the delay, the hybrid
+// (rollback over an adaptive delay) does not.
 bool fixed_delay(const ServerConfig& config) {
-    return config.mode != SessionMode::kFrameLock || !config.delay.adaptive;
+    return !config.delay.adaptive;
 }
 
 // A setting outside its range: what it was (the range named) and what is used instead.
@@ -55,16 +57,25 @@ ServerConfig normalize(ServerConfig config, std::vector<Adjustment>& adjusted) {
     bring_inside(limits::kSpectators, config.max_spectators, adjusted);
     bring_inside(limits::kKeyframeInterval, config.keyframe_interval, adjusted);
     bring_inside(limits::kSendInterval, config.send_interval, adjusted);
+    if (config.mode != SessionMode::kRollback) config.delay.hybrid = false;
     if (config.mode != SessionMode::kFrameLock) {
         // Rollback: a datagram a frame, so corrections arrive early. No-wait: inputs meet
         // their deadline a frame sooner.
         config.send_interval = 1;
-        config.delay.adaptive = false;
+        config.delay.adaptive = config.delay.hybrid;
     }
     if (fixed_delay(config))
         bring_inside(delay_limit(config.mode), config.delay.fixed_delay, adjusted);
     if (config.mode == SessionMode::kRollback)
         bring_inside(limits::kPredictionWindow, config.prediction_window, adjusted);
+    if (config.delay.hybrid) {
+        // Prediction covers what the window holds, less a frame of the path's jitter; the
+        // local delay at most what the rollback delay may be.
+        bring_inside(limits::kRollbackDelay, config.delay.hybrid_local_delay, adjusted);
+        if (config.delay.predicted_frames <= 0 ||
+            config.delay.predicted_frames >= config.prediction_window)
+            config.delay.predicted_frames = std::max(config.prediction_window - 1, 0);
+    }
     return config;
 }
 

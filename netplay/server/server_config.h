@@ -18,6 +18,10 @@
 
 namespace framelock::netplay {
 
+// The hybrid's prediction window where its caller chose none: 12 frames (200 ms at 60 fps)
+// keep the local delay at 2 frames up to a round trip of about 200 ms.
+inline constexpr std::uint8_t kHybridPredictionWindow = 12;
+
 struct ServerConfig {
     int players = 2;                       // the session starts when this many have joined
     std::uint16_t hash_interval = 60;      // clients report a state hash every N frames
@@ -43,6 +47,8 @@ struct ServerConfig {
     // No-wait: the server confirms frame g at its deadline, half the (fixed) delay before
     // g is due, with each player's newest input; an input that arrives later applies from
     // the next frame confirmed. A slow player delays only its own inputs.
+    // The hybrid is kRollback with delay.hybrid: the delay adapts as frame lock's does, and
+    // prediction covers what the local delay leaves of the path (delay_controller.h).
     SessionMode mode = SessionMode::kFrameLock;
     std::uint8_t prediction_window = 8;
 

@@ -6,8 +6,11 @@
 namespace framelock::netplay {
 
 int DelayController::frames_for(Micros duration) const {
-    return delay_for_round_trip(duration, m_policy.frame_time, m_policy.margin_us,
-                                m_policy.min_delay, m_policy.max_delay);
+    const int lock = delay_for_round_trip(duration, m_policy.frame_time, m_policy.margin_us,
+                                          m_policy.min_delay, m_policy.max_delay);
+    if (!m_policy.hybrid) return lock;
+    return std::max(std::min(lock, m_policy.hybrid_local_delay),
+                    lock - std::max(m_policy.predicted_frames, 0));
 }
 
 void DelayController::add_round_trip(Micros now, int slot, Micros round_trip) {

@@ -33,6 +33,12 @@
 // keyframe (a worse network stalls everyone at once); a fall waits until the lower target
 // held for `lower_after_us`, then steps a frame per keyframe: a steady delay is worth more
 // than one that changes back and forth.
+//
+// The hybrid (rollback over this delay, `DelayPolicy::hybrid`): the path a frame lock would
+// cover with D frames is covered up to `hybrid_local_delay` frames by delay, and the rest, up
+// to `predicted_frames`, by prediction: a player feels at most that local delay while its
+// corrections stay within the frames prediction may cover; past them the delay rises again,
+// frame for frame. The same measurements, the same rise at once and slow fall.
 #pragma once
 
 #include <array>
@@ -56,6 +62,12 @@ struct DelayPolicy {
     Micros window_us = 30'000'000;             // how long a reported round trip is remembered
     double stall_budget = 0.001;        // share of a client's reports the delay may not cover
     Micros lower_after_us = 1'000'000;  // a lower target must hold this long before a step down
+    // Rollback over the adaptive delay (the class comment): the delay a frame lock would need
+    // is covered up to `hybrid_local_delay` by delay and the rest, up to `predicted_frames`
+    // (less than the prediction window), by prediction.
+    bool hybrid = false;
+    int hybrid_local_delay = 2;
+    int predicted_frames = 0;
 };
 
 class DelayController {
@@ -81,7 +93,8 @@ class DelayController {
     int decide(Micros now, int current, int target);
 
     const DelayPolicy& policy() const { return m_policy; }
-    // The frames of delay that cover `round_trip` (the policy's margin, minimum and maximum).
+    // The frames of delay that cover `round_trip` (the policy's margin, minimum and maximum);
+    // in the hybrid, what of them prediction does not cover.
     int frames_for(Micros round_trip) const;
     long regimes() const { return m_regimes; }
     // The round trip the last target() covered (the slowest client's tail), us.

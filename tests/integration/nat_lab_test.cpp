@@ -529,7 +529,7 @@ TEST_CASE(
     "NAT lab: the lobby puts the room on the relay that suits the worst player, and the "
     "delay shown before the join is the one the session settles at (within a frame, 3 under "
     "sanitizers)",
-    "[integration][natlab][netplay]") {
+    "[integration][natlab][netplay][quiet]") {
     lab_core();  // or skip now, before the first lab
     // Both players 20, 60 and 120 ms from the three relays: the 20 ms one.
     const RelayPick same = play_relay_room("natlab-pick", {20, 60, 120}, {20, 60, 120});

@@ -84,11 +84,25 @@ TEST_CASE("Overlay: text lines of a running session", "[frontend][overlay]") {
     s.longest_rollback = 7;
     s.prediction_right_pct = 61.2;
     s.frame_advantage = 5.68;
+    s.correction_depth_p99 = 6;
+    s.correction_ms_p99 = 0.42;
     lines = overlay_lines(s);
-    REQUIRE(lines.size() == 9);
+    REQUIRE(lines.size() == 10);
     CHECK(lines[5].text == "rollback 12.8/s, 4521 re-run, longest 7");
     CHECK(lines[6].text == "predict 61% right, ahead 5.7 frames");
-    CHECK(lines[7].text == "P1 alice      you       21.0 ms");
+    CHECK(lines[7].text == "corrections p99 6 frames, 0.4 ms");
+    CHECK(lines[8].text == "P1 alice      you       21.0 ms");
+
+    // The mode, and why when this process chose it (a host), under the first line.
+    s.mode = "hybrid";
+    s.mode_reason = "auto: hybrid: savestates checked";
+    lines = overlay_lines(s);
+    REQUIRE(lines.size() == 12);
+    CHECK(lines[1].text == "mode   hybrid");
+    CHECK(lines[2].text == "auto: hybrid: savestates checked");
+    CHECK(lines[2].tone == Tone::kDim);
+    s.mode.clear();
+    s.mode_reason.clear();
 
     s.running = false;
     lines = overlay_lines(s);

@@ -1,0 +1,68 @@
+#include "frontend/app/mode_choice.h"
+
+#include <fmt/format.h>
+
+#include "common/log.h"
+#include "frontend/app/determinism_lab.h"
+
+namespace framelock::frontend {
+namespace {
+
+constexpr std::uint64_t kCheckFrames = 600;
+
+bool predicts(const std::string& mode) {
+    return mode == "rollback" || mode == "hybrid";
+}
+
+}  // namespace
+
+Result<ModeChoice> choose_mode(const ServerArgs& args, const HostConfig& host,
+                               ServerRunConfig& config) {
+    ServerArgs chosen = args;
+    ModeChoice choice;
+    if (args.mode == "auto") {
+        // Prediction only where it may go: at most 4 players, and no late ones.
+        if (args.slot_count() > netplay::kMaxRollbackPlayers || args.slot_count() > args.players) {
+            chosen.mode = "framelock";
+            choice.reason = fmt::format(
+                "auto: frame lock, since {} can predict for at most {} players and takes no "
+                "late ones",
+                "the hybrid", netplay::kMaxRollbackPlayers);
+        } else {
+            chosen.mode = "hybrid";
+        }
+    }
+    if (predicts(chosen.mode)) {
+        // Prediction loads states all the time: only with savestates that reload faithfully,
+        // as far back as the window reaches.
+        chosen.prediction_window = chosen.window_for(chosen.mode);
+        const Status trusted =
+            check_rollback_savestates(host, kCheckFrames, chosen.prediction_window);
+        if (trusted) {
+            choice.reason = fmt::format(
+                "{}{}: savestates checked, {} frames reloaded 1 and {} frames back, every "
+                "reload faithful",
+                args.mode == "auto" ? "auto: " : "", chosen.mode, kCheckFrames,
+                chosen.prediction_window);
+        } else if (args.mode == "auto") {
+            choice.reason = "auto: frame lock, since " + trusted.error().message;
+            chosen.mode = "framelock";
+        } else if (args.fallback_framelock) {
+            choice.reason =
+                "frame lock: playing in frame lock instead (--fallback-framelock), "
+                "since " +
+                trusted.error().message;
+            chosen.mode = "framelock";
+        } else {
+            return trusted.error();
+        }
+    }
+    if (choice.reason.empty()) choice.reason = chosen.mode + ": as asked (--mode)";
+    choice.mode = chosen.mode;
+    if (Status valid = chosen.validate(); !valid) return valid.error();
+    config = chosen.to_config();
+    config.mode_reason = choice.reason;
+    return choice;
+}
+
+}  // namespace framelock::frontend

@@ -1,0 +1,43 @@
+#include "netplay/client/correction_log.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace framelock::netplay {
+namespace {
+
+// The index of the first bucket at which the running count reaches `q` of `total`.
+template <std::size_t N>
+std::size_t quantile_index(const std::array<std::uint32_t, N>& counts, std::uint64_t total,
+                           double q) {
+    const auto needed =
+        static_cast<std::uint64_t>(std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(total)));
+    std::uint64_t seen = 0;
+    for (std::size_t i = 0; i < N; ++i) {
+        seen += counts[i];
+        if (seen >= std::max<std::uint64_t>(needed, 1)) return i;
+    }
+    return N - 1;
+}
+
+}  // namespace
+
+void CorrectionLog::add(std::uint32_t depth, Micros took) {
+    ++m_depths[std::min(depth, kMaxDepth)];
+    const Micros step = std::max<Micros>(took, 0) / kTimeStepUs;
+    ++m_times[static_cast<std::size_t>(std::min<Micros>(step, kTimeSteps - 1))];
+    m_longest = std::max(m_longest, took);
+    ++m_count;
+}
+
+std::uint32_t CorrectionLog::depth_quantile(double q) const {
+    if (m_count == 0) return 0;
+    return static_cast<std::uint32_t>(quantile_index(m_depths, m_count, q));
+}
+
+Micros CorrectionLog::time_quantile(double q) const {
+    if (m_count == 0) return 0;
+    return static_cast<Micros>(quantile_index(m_times, m_count, q) + 1) * kTimeStepUs;
+}
+
+}  // namespace framelock::netplay

@@ -1,0 +1,39 @@
+// What a rollback client's corrections cost: how deep each went (frames run again) and how long
+// it took (loading the state and running those frames again, on the client's clock), kept as
+// histograms so a session of any length costs the same memory. What the hybrid's budget is
+// checked against (docs/netplay.md, "The hybrid"): the 99th percentile of each.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "netplay/interfaces/clock.h"
+
+namespace framelock::netplay {
+
+class CorrectionLog {
+  public:
+    // Depths up to this are counted one by one (a prediction window is at most 60 frames);
+    // times in 0.1 ms steps up to 100 ms, beyond it in the last step.
+    static constexpr std::uint32_t kMaxDepth = 63;
+    static constexpr Micros kTimeStepUs = 100;
+    static constexpr std::size_t kTimeSteps = 1000;
+
+    // One correction: `depth` frames run again (>= 1), taking `took` us.
+    void add(std::uint32_t depth, Micros took);
+
+    std::uint64_t count() const { return m_count; }
+    // The smallest depth (frames) that `q` (0..1) of the corrections did not exceed; 0 before any.
+    std::uint32_t depth_quantile(double q) const;
+    // The same for the time, to its 0.1 ms step (the step's upper end), us.
+    Micros time_quantile(double q) const;
+    Micros longest_time() const { return m_longest; }
+
+  private:
+    std::array<std::uint32_t, kMaxDepth + 1> m_depths{};
+    std::array<std::uint32_t, kTimeSteps> m_times{};
+    std::uint64_t m_count = 0;
+    Micros m_longest = 0;
+};
+
+}  // namespace framelock::netplay

@@ -1,0 +1,119 @@
+// The hybrid on the simulated network: rollback over the frame lock's adaptive delay. The
+// delay a player feels stays at most 2 frames while prediction covers the rest of the path,
+// corrections stay within the frames prediction may cover, and the final frames are
+// identical everywhere; the frame lock on the same trace for comparison.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+
+#include "netplay/server/server_config.h"
+#include "netplay/sim/sim_session.h"
+#include "support/sanitized.h"
+
+using namespace framelock::netplay;
+
+namespace {
+
+SimScenario trace(Micros round_trip_us, Micros jitter_us, double loss, std::uint32_t frames) {
+    SimScenario sc;
+    sc.players = 2;
+    sc.frames = frames;
+    sc.seed = 3200 + static_cast<std::uint64_t>(round_trip_us / 1000);
+    sc.link.latency_us = round_trip_us / 2;
+    sc.link.jitter_us = jitter_us / 2;
+    sc.link.loss = loss;
+    return sc;
+}
+
+SimScenario hybrid(SimScenario sc) {
+    sc.server.mode = SessionMode::kRollback;
+    sc.server.delay.hybrid = true;
+    sc.server.prediction_window = kHybridPredictionWindow;
+    return sc;
+}
+
+struct Figures {
+    double mean_delay = 0;
+    std::uint32_t stalls = 0;  // summed over the clients, after the warm-up
+    std::uint32_t depth_p99 = 0, longest = 0;
+    Micros time_p99_us = 0;
+    double rerun_per_frame = 0;
+};
+
+Figures figures_of(const SimResult& r, std::uint32_t frames) {
+    Figures f;
+    f.mean_delay = r.mean_delay_after_warmup;
+    f.stalls = r.total_stalls_after_warmup;
+    std::uint64_t rerun = 0;
+    for (const auto& c : r.clients) {
+        f.depth_p99 = std::max(f.depth_p99, c.stats.correction_depth_p99);
+        f.longest = std::max(f.longest, c.stats.longest_rollback);
+        f.time_p99_us = std::max(f.time_p99_us, c.stats.correction_time_p99_us);
+        rerun += c.stats.frames_resimulated;
+    }
+    f.rerun_per_frame =
+        static_cast<double>(rerun) / (static_cast<double>(r.clients.size()) * frames);
+    return f;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Hybrid: at 80 and 150 ms round trips with 1% loss the local delay stays at most 2 "
+    "frames, corrections within the window, stalls within 0.1%, final frames identical",
+    "[netplay][rollback][hybrid]") {
+    constexpr std::uint32_t kFrames = framelock::test::full_or_sanitized(7'200u, 3'600u);
+    for (const Micros rtt : {80'000, 150'000}) {
+        INFO(rtt / 1000 << " ms");
+        const SimScenario sc = trace(rtt, 4'000, 0.01, kFrames);
+        const SimResult lock = run_scenario(sc);
+        const SimResult r = run_scenario(hybrid(sc));
+        REQUIRE(lock.hashes_identical);
+        REQUIRE(r.hashes_identical);
+        for (const auto& c : r.clients) CHECK(c.hashes.size() >= kFrames - 60);
+        const Figures h = figures_of(r, kFrames), l = figures_of(lock, kFrames);
+        std::printf(
+            "[figure] hybrid at %lld ms +-2, 1%% loss, %u frames: mean delay %.2f (frame lock "
+            "%.2f, path floor %d), stall frames %u (frame lock %u), corrections p99 %u frames "
+            "deep (longest %u, window %u), %.2f frames re-run per frame\n",
+            static_cast<long long>(rtt / 1000), kFrames, h.mean_delay, l.mean_delay, r.path_floor,
+            h.stalls, l.stalls, h.depth_p99, h.longest, unsigned{kHybridPredictionWindow},
+            h.rerun_per_frame);
+        CHECK(h.mean_delay <= 2.0);
+        CHECK(r.max_delay <= 2);
+        CHECK(l.mean_delay >= r.path_floor - 1);  // the frame lock pays the path
+        // Prediction covers at most the window less a frame: the delay never leaves more.
+        CHECK(h.depth_p99 <= kHybridPredictionWindow - 1u);
+        CHECK(h.longest <= kHybridPredictionWindow);
+        CHECK(h.depth_p99 >= static_cast<std::uint32_t>(r.path_floor) - 3);  // it did predict
+        // Stalls within 0.1 % of the frames each client ran after the warm-up.
+        CHECK(h.stalls <= 2 * kFrames / 1000 + 2);
+    }
+}
+
+TEST_CASE(
+    "Hybrid: on a short path it is the frame lock (a frame of delay, nothing to correct), "
+    "and past what prediction covers the delay rises frame for frame",
+    "[netplay][rollback][hybrid]") {
+    constexpr std::uint32_t kFrames = framelock::test::full_or_sanitized(3'600u, 1'800u);
+    const SimResult near = run_scenario(hybrid(trace(4'000, 500, 0.0, kFrames)));
+    REQUIRE(near.hashes_identical);
+    CHECK(near.max_delay == 1);
+    const Figures n = figures_of(near, kFrames);
+    CHECK(n.rerun_per_frame < 0.05);
+    // 300 ms: a frame lock's 19-20 frames; prediction covers 11 of them, the delay the rest.
+    const SimScenario far_trace = trace(300'000, 4'000, 0.0, kFrames);
+    const SimResult far_lock = run_scenario(far_trace);
+    const SimResult far = run_scenario(hybrid(far_trace));
+    REQUIRE(far.hashes_identical);
+    const Figures f = figures_of(far, kFrames);
+    std::printf(
+        "[figure] hybrid at 4 ms: delay %d..%d, %.3f frames re-run per frame; at 300 ms: "
+        "mean delay %.2f (frame lock %.2f), corrections p99 %u deep\n",
+        near.min_delay, near.max_delay, n.rerun_per_frame, f.mean_delay,
+        figures_of(far_lock, kFrames).mean_delay, f.depth_p99);
+    CHECK(f.mean_delay ==
+          Approx(figures_of(far_lock, kFrames).mean_delay - (kHybridPredictionWindow - 1))
+              .margin(1.0));
+    CHECK(f.depth_p99 <= kHybridPredictionWindow - 1u);
+}
