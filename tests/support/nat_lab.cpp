@@ -352,34 +352,17 @@ void NatLab::add_latency(int router_index, const std::string& server, double rtt
                m_dir.file(name + ".json")});
     const auto port = framelock::wait_for_port_file(port_file, proxy, ready_deadline());
     if (!port) throw std::runtime_error("NAT lab: " + port.error().message + log_of(name));
-    // Only new flows are translated: a flow conntrack already knows keeps its way.
-    run({ip_tool(),
-         "netns",
-         "exec",
-         r,
-         nft_tool(),
-         "add",
-         "rule",
-         "ip",
-         "nat",
-         "prerouting",
-         "iifname",
-         "lan",
-         "ip",
-         "daddr",
-         host_of(to_string(target)),
-         "udp",
-         "dport",
-         std::to_string(ntohs(target.sin_port)),
-         "dnat",
-         "to",
-         "10.0." + n + ".1:" + std::to_string(port.value())});
+    dnat_lan(router_index, to_string(target), "10.0." + n + ".1:" + std::to_string(port.value()));
 }
 
 void NatLab::redirect(int router_index, const std::string& from, const std::string& to) {
+    dnat_lan(router_index, to_string(parse_endpoint(from)), to_string(parse_endpoint(to)));
+}
+
+void NatLab::dnat_lan(int router_index, const std::string& from, const std::string& to) const {
+    // Only new flows are translated: a flow conntrack already knows keeps its way (so a
+    // rule goes in before the home sends).
     const sockaddr_in source = parse_endpoint(from);
-    const sockaddr_in target = parse_endpoint(to);
-    // Only new flows are translated, as in add_latency(): redirect before the home sends.
     run({ip_tool(),
          "netns",
          "exec",
@@ -394,13 +377,13 @@ void NatLab::redirect(int router_index, const std::string& from, const std::stri
          "lan",
          "ip",
          "daddr",
-         host_of(to_string(source)),
+         host_of(from),
          "udp",
          "dport",
          std::to_string(ntohs(source.sin_port)),
          "dnat",
          "to",
-         to_string(target)});
+         to});
 }
 
 void NatLab::forward_port(int router_index, int port) {

@@ -138,6 +138,8 @@ class NatLab {
     void start_watchdog();
     void run(const std::vector<std::string>& args, const std::string& what = {}) const;
     void in_ns(const std::string& ns, const std::vector<std::string>& args) const;
+    // Router `router` sends its home's UDP datagrams to `from` ("IP:PORT") to `to` instead.
+    void dnat_lan(int router, const std::string& from, const std::string& to) const;
     void nft_file(const std::string& ns, const std::string& name, const std::string& rules) const;
     std::uint64_t counter(const std::string& ns, const std::string& table,
                           const std::string& name) const;
