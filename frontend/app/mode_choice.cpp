@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "common/log.h"
 #include "frontend/app/determinism_lab.h"
 
 namespace framelock::frontend {
@@ -25,9 +24,9 @@ Result<ModeChoice> choose_mode(const ServerArgs& args, const HostConfig& host,
         if (args.slot_count() > netplay::kMaxRollbackPlayers || args.slot_count() > args.players) {
             chosen.mode = "framelock";
             choice.reason = fmt::format(
-                "auto: frame lock, since {} can predict for at most {} players and takes no "
-                "late ones",
-                "the hybrid", netplay::kMaxRollbackPlayers);
+                "auto: frame lock, since the hybrid predicts for at most {} players and takes "
+                "no late ones",
+                netplay::kMaxRollbackPlayers);
         } else {
             chosen.mode = "hybrid";
         }

@@ -92,7 +92,7 @@ Result<SealKeys> ClientHandshake::welcomed(const Welcome& welcome,
             "the server that answered holds the key " + server_key_text(welcome.server_key) +
                 ", but this session's server holds " + server_key_text(*pin) +
                 ": another machine answers at that address (a redirect on the way, or an "
-                "impostor); refused, nothing was sent to it");
+                "impostor); refused, and nothing more is sent to it");
     }
     if (!keys) {
         return make_error(ErrorCode::kProtocol,
