@@ -24,7 +24,6 @@
 #include "support/build_paths.h"
 #include "support/lobby_pace.h"
 #include "support/process.h"
-#include "support/sanitized.h"
 #include "support/temp_dir.h"
 #include "support/test_server_keys.h"
 
@@ -290,15 +289,30 @@ TEST_CASE(
         const Answer in =
             post(player, join, {{"password", "s3cret"}, {"client_key", "3b9f0c1d2e4a5b6c"}});
         const double took_s = std::chrono::duration<double>(Clock::now() - sent).count();
+        // The baseline, in the same load: a player at an address no guesser shares joins
+        // the same way while the guesser still runs. A check's time moves with the machine's
+        // load (the workers run at nice 10; under TSan with the suite beside it one check
+        // has taken 1.07 s where the measurement before took 0.18 s).
+        auto elsewhere = lobby.client("127.0.0.77");
+        const auto sent_elsewhere = Clock::now();
+        const Answer in_elsewhere =
+            post(elsewhere, join, {{"password", "s3cret"}, {"client_key", "5c0d1e2f3a4b5c6d"}});
+        const double took_elsewhere_s =
+            std::chrono::duration<double>(Clock::now() - sent_elsewhere).count();
         stop = true;
         guesser.join();
         std::printf(
             "guesser beside the player: %d checked (403), %d refused (429); the player's "
-            "first try: %d in %.3f s (a password check takes %.3f s here)\n",
-            checked.load(), refused.load(), in.status, took_s, work_s);
+            "first try: %d in %.3f s; a player at another address: %d in %.3f s (a password "
+            "check took %.3f s before)\n",
+            checked.load(), refused.load(), in.status, took_s, in_elsewhere.status,
+            took_elsewhere_s, work_s);
         CHECK(in.status == 200);
-        // Issue 31's second: under the sanitizers, three checks' time if that is more.
-        CHECK(took_s < test::full_or_sanitized(1.0, std::max(1.0, 3 * work_s)));
+        CHECK(in_elsewhere.status == 200);
+        // Issue 31's second: the guesser's address costs the player no wait of its own, so
+        // its try takes about what the other address's took: within a second, or three
+        // checks' time at this load if that is more.
+        CHECK(took_s < std::max({1.0, 3 * work_s, 3 * took_elsewhere_s}));
         CHECK(checked.load() <= 3);        // the client's share
         CHECK(wrong_checks(player) == 3);  // as the lobby counted it
     }
