@@ -141,6 +141,7 @@ bench_smoke() {
             --samples 10
     fi
     "$B/bench_bandwidth" --seconds 2 --modes framelock --no-spectator
+    "$B/bench_hybrid_sessions" --core arcade --option farcade_players=2 --frames 400 --networks 80ms
     "$B/bench_server_capacity" --sweep 1,2 --seconds 1 --warmup 0.2 --retries 0 \
         --baseline-sessions 1 --no-relay-per-point
     "$B/bench_lobby_load" --rooms 200 --requests 200 --slow-connections 50 --slow-seconds 3
