@@ -298,6 +298,7 @@ void ServerRunner::log_events(Session& session) {
             case Type::kSpectatorLeft:
             case Type::kStateSent:
             case Type::kEvidence:
+            case Type::kPrediction:
                 log_info("port {}: {}{}", port,
                          event->slot ? fmt::format("slot {}: ", event->slot) : std::string(),
                          event->message);
@@ -397,6 +398,7 @@ std::vector<ServerSessionSummary> ServerRunner::summary() const {
         s.schedule = session->server->schedule();
         s.keyframes = session->server->keyframes();
         s.path_floor = session->server->path_floor();
+        s.predicted_frames = session->server->predicted_frames();
         s.slots = session->server->slot_stats();
         s.rejected = session->rejected;
         s.off_pace = session->off_pace;

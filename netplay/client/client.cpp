@@ -293,7 +293,8 @@ void Client::send_input() {
 }
 
 void Client::send_stats() {
-    m_link.send_stats(m_frames.frames_run(), m_frames.stall_frames());
+    m_link.send_stats(m_frames.frames_run(), m_frames.stall_frames(),
+                      m_corrections.reported_frame_cost());
 }
 
 void Client::handle_message(std::span<const std::uint8_t> bytes) {

@@ -76,6 +76,9 @@ class Server {
     // j, an ideal pipeline needs j's uplink plus i's downlink, so the slowest player's round
     // trip bounds every client's need.
     int path_floor() const { return m_measure.path_floor(); }
+    // The hybrid: the frames prediction covers now, within the players' re-run budget
+    // (DelayMeasurements::decide; 0 outside the hybrid).
+    int predicted_frames() const { return m_measure.predicted_frames(); }
     // The delay from frame 0, then one entry per change: the whole session's delay.
     const std::vector<ScheduleEntry>& schedule() const { return m_schedule.history(); }
     // Keyframes decided so far (one delay decision each, changed or not).

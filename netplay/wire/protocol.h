@@ -37,8 +37,9 @@ inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
 // after the Welcome sealed (key exchange keys in Hello and Welcome, netplay/crypto/
 // session_keys.h); 9: the per-frame messages within the bandwidth budget with the seal (runs
 // without a run count, acknowledgements a byte from the frame beside them, a ServerUpdate's
-// shape in two bytes); 10: the Welcome signed by the server's key (server_identity.h).
-inline constexpr std::uint16_t kProtocolVersion = 10;
+// shape in two bytes); 10: the Welcome signed by the server's key (server_identity.h); 11: a
+// rollback client reports what re-running a frame costs it (ClientStats::rerun_frame_us).
+inline constexpr std::uint16_t kProtocolVersion = 11;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
 // disc-based systems, are a few MiB).
@@ -353,6 +354,9 @@ struct ClientStats {
     // the Welcome and never corrected since (within +-kMaxClockUs). The server checks that it
     // only moves forward and keeps pace with its own (clock_check.h).
     std::int64_t clock_us = 0;
+    // A rollback client: the 99th percentile of what one frame of its corrections cost (their
+    // time over their depth), us; 0 before it has corrected enough to say (PredictionBudget).
+    std::uint16_t rerun_frame_us = 0;
 };
 
 std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes);
