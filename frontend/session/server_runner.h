@@ -100,7 +100,8 @@ class ServerRunner {
     void serve_once(Session& session, netplay::Micros now);
     void log_events(Session& session);
 
-    // Taken by update() and by every public function but wait(): what the loop's thread
+    // Taken by update() and by every public function that reads or changes what it does
+    // (all but wait(), watch_also(), transport() and server_key()): what the loop's thread
     // changes, another thread reads only under it.
     mutable std::mutex m_mutex;
     ServerRunConfig m_config;
