@@ -210,7 +210,7 @@ tests() {
     local fuzz=$!
     configure build-tsan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_TSAN=ON -DFRAMELOCK_BENCH=OFF -DFRAMELOCK_SDL=OFF \
         "${SANITIZED[@]}"
-    cmake --build build-tsan -j "$JOBS" --target test_lobby test_upnp
+    cmake --build build-tsan -j "$JOBS" --target test_lobby test_upnp test_server_thread
     local fuzz_status=0
     wait "$fuzz" || fuzz_status=$?
     cat build-asan/fuzz-pass.log
