@@ -20,12 +20,12 @@ Result<ModeChoice> choose_mode(const ServerArgs& args, const HostConfig& host,
     ServerArgs chosen = args;
     ModeChoice choice;
     if (args.mode == "auto") {
-        // Prediction only where it may go: at most 4 players, and no late ones.
-        if (args.slot_count() > netplay::kMaxRollbackPlayers || args.slot_count() > args.players) {
+        // Prediction only where it may go: at most 4 players (late ones included).
+        if (args.slot_count() > netplay::kMaxRollbackPlayers) {
             chosen.mode = "framelock";
             choice.reason = fmt::format(
-                "auto: frame lock, since the hybrid predicts for at most {} players and takes "
-                "no late ones",
+                "auto: frame lock, since the hybrid predicts for at most {} players (--slots "
+                "included)",
                 netplay::kMaxRollbackPlayers);
         } else {
             chosen.mode = "hybrid";

@@ -109,9 +109,8 @@ void ServerArgs::add_to(CLI::App& app, bool dedicated) {
                                netplay::limits::kRollbackDelay.range(),
                                netplay::limits::kNoWaitDelay.range()))
         ->check(CLI::NonNegativeNumber);
-    // `host` knows its core and can check its savestates: it may choose auto. (Not its
-    // default yet: a running rollback session takes no late or returning player, and a
-    // host's players count on rejoining after a crash.)
+    // `host` knows its core and can check its savestates: it may choose auto (not its
+    // default: the lead's call, docs/netplay.md "The hybrid").
     std::vector<std::string> modes = {"framelock", "nowait", "rollback", "hybrid"};
     if (!dedicated) modes.push_back("auto");
     app.add_option("--mode", mode,
@@ -177,12 +176,6 @@ Status ServerArgs::validate() const {
                                                  " players (--players/--slots " +
                                                  std::to_string(slot_count()) +
                                                  "); use --mode framelock for more");
-    }
-    if (predicting && slot_count() > players) {
-        return make_error(ErrorCode::kUsage,
-                          mode +
-                              " sessions take no late players, only late spectators: "
-                              "--slots must equal --players (or use --mode framelock)");
     }
     if (kick_speed_hack && mode != "nowait")
         log_warn(

@@ -67,10 +67,9 @@ struct ServerArgs {
     // (rollback 8 frames, the hybrid netplay::kHybridPredictionWindow).
     unsigned window_for(const std::string& mode) const;
 
-    // Rollback sessions take at most four players, and no late players (the engine only
-    // sends a running rollback session's state to spectators); every value within the
-    // engine's range (netplay/server/session_limits.h). Logs a warning for a flag that does nothing
-    // in the chosen mode. Called once, before the session starts.
+    // Rollback sessions take at most four players (late ones included); every value within
+    // the engine's range (netplay/server/session_limits.h). Logs a warning for a flag that
+    // does nothing in the chosen mode. Called once, before the session starts.
     Status validate() const;
 
     // The runner's config these flags ask for (and a warning for a flag that cannot act in

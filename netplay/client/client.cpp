@@ -215,9 +215,13 @@ Micros Client::next_wakeup() const {
 
 void Client::sample_next(InputWord pad) {
     const std::uint32_t frame = m_pad.next_sample_frame();
+    const int delay = m_frames.delay_at(frame);
     const PadSampler::Sampled sampled =
-        m_pad.sample(pad, m_frames.delay_at(frame), timeline().due(frame), m_clock.now_us());
-    if (m_welcome.mode == SessionMode::kRollback) m_rollback.add_own(sampled.word, sampled.frames);
+        m_pad.sample(pad, delay, timeline().due(frame), m_clock.now_us());
+    // The frames it filled end with frame + delay (PadSampler).
+    if (m_welcome.mode == SessionMode::kRollback)
+        m_rollback.add_own(sampled.word, sampled.frames,
+                           frame + static_cast<std::uint32_t>(delay) + 1);
 }
 
 int Client::run_frame_lock(Micros now) {

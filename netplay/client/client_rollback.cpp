@@ -21,13 +21,17 @@ void ClientRollback::start(std::uint8_t delay) {
 }
 
 void ClientRollback::join(std::uint32_t frame) {
-    // Frames before the state are final. (Rollback players never join late, but a server
-    // saying so must not leave the rollback bookkeeping at frame 0.)
+    // Frames before the state are final; what the others relayed ahead is learned again.
     m_verified_end = frame;
     m_ring.clear();
+    for (auto& tail : m_tails) tail.clear();
+    m_own_log.clear();
+    m_own_log_base = frame;
 }
 
-void ClientRollback::add_own(InputWord word, std::uint32_t frames) {
+void ClientRollback::add_own(InputWord word, std::uint32_t frames, std::uint32_t end) {
+    // A joiner's first sample says where its own inputs start (or an empty log its next).
+    if (m_own_log.empty() && frames > 0) m_own_log_base = end - frames;
     for (std::uint32_t i = 0; i < frames; ++i) m_own_log.push_back(word);
 }
 
@@ -62,12 +66,13 @@ bool ClientRollback::inputs(std::uint32_t frame, const FrameLock& frames, InputF
         out = frames.confirmed(frame);
         return true;
     }
-    const std::uint32_t own_index = frame - m_own_log_base;
     if (!(Frame(frame) < Frame(own_end()))) return false;
     const std::size_t ahead = frame - frames.confirmed_end();
     for (int p = 0; p < m_players; ++p) {
         if (p == m_slot - 1) {
-            out.pads[p] = m_own_log[own_index];
+            // Before a joiner's first own input its slot is neutral (the server's filler).
+            out.pads[p] = Frame(frame) < Frame(m_own_log_base) ? InputWord{0}
+                                                               : m_own_log[frame - m_own_log_base];
             continue;
         }
         const auto& tail = m_tails[p];

@@ -39,10 +39,12 @@ class ClientRollback {
     void start(std::uint8_t delay);
     // A joiner's state is of `frame`: the frames before it are final.
     void join(std::uint32_t frame);
-    // A joiner's own inputs start again where its first sample puts them.
+    // A joiner's own inputs start where its first sample puts them (add_own()); the frames
+    // before are neutral for its slot (the server's filler while it joins).
     void forget_own() { m_own_log.clear(); }
-    // This player's input `word` for its next `frames` frames (PadSampler::Sampled).
-    void add_own(InputWord word, std::uint32_t frames);
+    // This player's input `word` for its next `frames` frames (PadSampler::Sampled), the
+    // last of them `end` - 1.
+    void add_own(InputWord word, std::uint32_t frames, std::uint32_t end);
     // Takes the other players' inputs the server relays ahead of confirmation from `update`,
     // whose frames FrameLock filed from `first` on (the book ended at `confirmed_before`).
     void merge_tails(const ServerUpdate& update, Frame first, std::uint32_t confirmed_before,
@@ -110,7 +112,8 @@ class ClientRollback {
     std::uint32_t m_verified_end = 0;
     // Each slot's inputs the server holds beyond the confirmed frames (index = slot - 1).
     std::array<std::deque<InputWord>, kMaxPlayers> m_tails;
-    // This player's own inputs from m_verified_end on (known before the server has them).
+    // This player's own inputs from m_own_log_base on (known before the server has them);
+    // a joiner's start after m_verified_end, where its first sample put them.
     std::deque<InputWord> m_own_log;
     std::uint32_t m_own_log_base = 0;
 

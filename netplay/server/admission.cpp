@@ -300,12 +300,6 @@ Admission::Admit Admission::admit_spectator(PeerId peer, const Hello& hello, con
 
 Admission::Admit Admission::admit_running(PeerId peer, const Hello& hello, int proven,
                                           const Roster& roster) {
-    if (m_config.mode == SessionMode::kRollback) {
-        reject(peer, RejectReason::kNotSupported,
-               "joining a running rollback session as a player is not supported; watch it as a "
-               "spectator (--spectate)");
-        return {};
-    }
     int s = proven;  // its own slot, proven by its token: a rejoin
     if (s == 0 && hello.requested_slot > 0) {
         s = hello.requested_slot;  // checked against the slot count by admit()

@@ -20,12 +20,14 @@ struct AutoRun {
     nlohmann::json server;
 };
 
-AutoRun host_auto(const CoreCase& core, const std::string& name) {
+AutoRun host_auto(const CoreCase& core, const std::string& name,
+                  const std::vector<std::string>& extra = {}) {
     Session session("mode-auto-" + name);
     const std::string stats = session.dir().file("server.json");
-    framelock::ChildProcess& host = session.start_host(
-        name, core, 1, 7, 120,
-        {"--mode", "auto", "--video", "none", "--audio", "none", "--server-stats-json", stats});
+    std::vector<std::string> args = {
+        "--mode", "auto", "--video", "none", "--audio", "none", "--server-stats-json", stats};
+    args.insert(args.end(), extra.begin(), extra.end());
+    framelock::ChildProcess& host = session.start_host(name, core, 1, 7, 120, args);
     session.require_success(host, name, after(std::chrono::seconds(90)));
     return {read_text(session.dir().file(name + ".log")), read_json(stats)};
 }
@@ -64,4 +66,22 @@ TEST_CASE(
                     session["mode"].get<std::string>().c_str(),
                     session["mode_reason"].get<std::string>().c_str());
     }
+}
+
+TEST_CASE(
+    "mode auto: the hybrid with late slots too (a running hybrid session takes late players), "
+    "the frame lock past 4 slots",
+    "[integration][hybrid]") {
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
+    const AutoRun late = host_auto(core, "arcade-slots", {"--slots", "3"});
+    INFO(late.log);
+    REQUIRE(late.server["sessions"].size() == 1);
+    CHECK(late.server["sessions"][0]["mode"] == "hybrid");
+    const AutoRun many = host_auto(core, "arcade-many", {"--slots", "5"});
+    INFO(many.log);
+    REQUIRE(many.server["sessions"].size() == 1);
+    CHECK(many.server["sessions"][0]["mode"] == "framelock");
+    CHECK_THAT(many.server["sessions"][0]["mode_reason"].get<std::string>(),
+               Catch::Contains("at most 4 players"));
 }

@@ -1,5 +1,6 @@
 // Joining running sessions end to end, with real processes on 127.0.0.1: a player killed
-// with SIGKILL rejoins its slot from a new process, a spectator joins a running session,
+// with SIGKILL rejoins its slot from a new process (in a hybrid session too, beside a late
+// player), a spectator joins a running session,
 // the server refuses a stranger asking for a dropped player's slot and a wrong password,
 // and a desynced player is repaired with the reference state. Every wait is bounded; the figures a
 // reviewer wants are printed as
@@ -236,6 +237,81 @@ TEST_CASE("netplay: a player killed with SIGKILL rejoins its slot from a new pro
     // for a round trip, the half-second wait made it 30 frames). A loaded machine's own
     // scheduling jitter moves it a few frames.
     CHECK(survivor["delay"]["max"].get<int>() < 15);
+}
+
+TEST_CASE(
+    "netplay: a third player joins a running hybrid session and a player killed with SIGKILL "
+    "rejoins it, both frame-identical from their first frame",
+    "[integration][netplay][join][rollback]") {
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
+    // 12 s: the joiner comes at frame 240, player 2 dies at frame 420 and comes back.
+    constexpr int kFrames = 720;
+    const auto limit = session_time(kFrames);
+    const Deadline deadline = after(limit);
+    Session session("netplay-hybrid-join");
+    session.start_server(2, limit, {"--mode", "hybrid", "--slots", "3"});
+    ChildProcess& one = session.start_client("client1", core, 1, 61, kFrames);
+    ChildProcess& two = session.start_client("client2", core, 2, 62, kFrames);
+    wait_for_lines(session, "client1", 240, one, deadline);
+    ChildProcess& three = session.start_client("client3", core, 3, 63, kFrames);
+    wait_for_lines(session, "client2", 420, two, deadline);
+    two.send_signal(SIGKILL);
+    const auto killed = two.wait_until(after(5s));
+    REQUIRE(killed);
+    CHECK(killed->signal == SIGKILL);
+    const auto before_kill = read_lines(session.hashes("client2"));
+    // Back once the server called it away (so its log's "is away" precedes "rejoins").
+    session.wait_for_log("server", "client2 is away", session.server(), deadline);
+    ChildProcess& again = session.restart("client2", "client2-again");
+
+    session.require_success(one, "client1", deadline);
+    session.require_success(three, "client3", deadline);
+    session.require_success(again, "client2-again", deadline);
+    session.require_server_success(after(15s));
+
+    const auto full = read_lines(session.hashes("client1"));
+    REQUIRE(full.size() == static_cast<std::size_t>(kFrames));
+    REQUIRE(before_kill.size() >= 420);
+    for (std::size_t i = 0; i + 1 < before_kill.size(); ++i) {
+        INFO("frame " << i);
+        REQUIRE(before_kill[i] == full[i]);
+    }
+    const auto joined = read_lines(session.hashes("client3"));
+    const std::uint32_t joined_at = require_same_from_first_frame(joined, full);
+    CHECK(joined_at + joined.size() == static_cast<std::size_t>(kFrames));
+    const auto rejoined = read_lines(session.hashes("client2"));
+    const std::uint32_t rejoined_at = require_same_from_first_frame(rejoined, full);
+    // A state the players confirmed: a newer one, or the joiner's while it is recent.
+    CHECK(rejoined_at >= joined_at);
+    CHECK(rejoined_at + rejoined.size() == static_cast<std::size_t>(kFrames));
+
+    for (const char* name : {"client1", "client2", "client3"}) {
+        const auto stats = read_json(session.stats(name));
+        INFO(name << ": " << stats.dump());
+        CHECK(stats["desyncs"].get<int>() == 0);
+        REQUIRE(stats.contains("rollback"));
+        if (std::string(name) != "client1") {
+            CHECK(stats["late_join"].get<bool>());
+            std::printf("[figure] hybrid %s: %s at frame %u, %.1f ms from connecting\n",
+                        std::string(name) == "client2" ? "rejoin" : "late join",
+                        std::string(name) == "client2" ? "rejoined" : "joined",
+                        stats["first_frame"].get<std::uint32_t>(),
+                        stats["join_seconds"].get<double>() * 1000);
+        }
+    }
+    // Player 1 stalls while the server waits for the killed player (0.5 s, less the frames
+    // prediction covers: 16-17 here, 30-33 in the frame lock); the joiner, there by then,
+    // stalls as much, give or take its catch-up on a loaded machine (17-21 here).
+    const auto stalls = [&](const char* name) {
+        return read_json(session.stats(name))["stall_frames"].get<unsigned>();
+    };
+    std::printf("[figure] hybrid join and rejoin: stall frames: player 1 %u, the joiner %u\n",
+                stalls("client1"), stalls("client3"));
+    std::fflush(stdout);
+    CHECK(stalls("client3") <= stalls("client1") + 10);
+    CHECK_THAT(session.log_of("server"), Catch::Contains("client3 joins the running session"));
+    CHECK_THAT(session.log_of("server"), Catch::Contains("client2 rejoins"));
 }
 
 TEST_CASE("netplay: a spectator joins a running session and sees the players' game",

@@ -306,29 +306,32 @@ TEST_CASE("A 2-player tie on the host's own server follows the host: the tie rul
 
 TEST_CASE(
     "Honest uploads, late join: a core that does not save the same machine the same way twice "
-    "still gives the joiner (a player, or a rollback session's spectator) the state the players "
-    "agreed on, and nobody is named",
+    "still gives the joiner (a player, or a rollback session's spectator or player) the state "
+    "the players agreed on, and nobody is named",
     "[netplay][join][cheat]") {
-    for (const SessionMode mode : {SessionMode::kFrameLock, SessionMode::kRollback}) {
+    struct Case {
+        SessionMode mode;
+        bool spectator;
+    };
+    for (const Case c : {Case{SessionMode::kFrameLock, false}, Case{SessionMode::kRollback, true},
+                         Case{SessionMode::kRollback, false}}) {
+        const SessionMode mode = c.mode;
         SimScenario sc = session(2, 1800, 109);
         sc.server.mode = mode;
         sc.slots = 3;
-        sc.joiners = {{600, false, 3}};
-        if (mode == SessionMode::kRollback) {
-            // Only spectators join a running rollback session.
-            sc.server.delay.fixed_delay = 1;
-            sc.joiners = {{600, true, 0}};
-        }
+        sc.joiners = {{600, c.spectator, c.spectator ? 0 : 3}};
+        if (mode == SessionMode::kRollback) sc.server.delay.fixed_delay = 1;
         every_core_saves_twice_differently(sc);
         const SimResult r = run_scenario(sc);
         print_events(r);
         REQUIRE(r.clients.size() == 3);
         const auto& joiner = r.clients[2];
         std::printf(
-            "[figure] honest uploads, late join (%s): joiner first frame %u, %zu frames run; "
+            "[figure] honest uploads, late join (%s, %s): joiner first frame %u, %zu frames run; "
             "states refused %d\n",
-            mode == SessionMode::kRollback ? "rollback" : "frame lock", joiner.first_frame,
-            joiner.hashes.size(), states_refused(r));
+            mode == SessionMode::kRollback ? "rollback" : "frame lock",
+            c.spectator ? "spectator" : "player", joiner.first_frame, joiner.hashes.size(),
+            states_refused(r));
         CHECK(joiner.first_frame > 0);  // the newest snapshot the players agreed on
         CHECK(joiner.first_frame <= 900);
         CHECK(joiner.hashes.size() >= 1700);
