@@ -118,7 +118,7 @@ class DelayMeasurements {
     // the server measures it moved by a quarter starts its own reports anew), never below the
     // frames that cover the shortest round trip the server measured itself lately to the
     // slowest player present.
-    int decide(Micros now, int current, std::span<const ServerSlot> players, FrameTime frame_time);
+    int decide(Micros now, int current, std::span<ServerSlot> players, FrameTime frame_time);
     // The path floor estimated at the last keyframe with players (0 before any): see
     // Server::path_floor().
     int path_floor() const { return m_path_floor; }
@@ -150,8 +150,12 @@ class DelayMeasurements {
     // The shortest round trip the server measured itself to each player present over the last
     // kCheckWindowUs, the largest of those (0: none): no frame's input comes back sooner.
     Micros shortest_worst(std::span<const ServerSlot> players, Micros now) const;
-    int estimate_path_floor(std::span<const ServerSlot> players, Micros now,
-                            FrameTime frame_time) const;
+    // Each player's path floor (LinkRecord::m_path_floor): the slowest player's way up plus
+    // its own way down, from the one-way trips the players measured (one_way_trips.h); the
+    // largest (0: no round trip measured yet).
+    int estimate_path_floor(std::span<ServerSlot> players, Micros now, FrameTime frame_time) const;
+    // A client's one-way trips count this long after its last ClientStats (sent every second).
+    static constexpr Micros kTripsFreshUs = 3'000'000;
 
     const ServerConfig& m_config;
     ServerEvents& m_events;
