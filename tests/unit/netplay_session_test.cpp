@@ -389,7 +389,7 @@ TEST_CASE("A 5 s blackout of one player's link: the others play on, it comes bac
 
 TEST_CASE(
     "A player back from 3 s away gets every keyframe decision it missed, however many (an "
-    "update carries 8): with keyframes every 1, 15 and 30 frames it plays on",
+    "update carries 15): with keyframes every 1, 15 and 30 frames it plays on",
     "[netplay][session][blackout]") {
     for (const std::uint16_t interval : {1, 15, 30}) {
         INFO("keyframe interval " << interval);
