@@ -24,16 +24,18 @@
 #include <vector>
 
 #include "bench/bench_json.h"
+#include "bench/session_processes.h"
 #include "bench/sibling_exe.h"
 #include "common/child_process.h"
 #include "netplay/interfaces/transport.h"
-#include "support/temp_dir.h"
 
 namespace {
 
 using namespace std::chrono_literals;
 using framelock::ChildProcess;
 using framelock::bench::Json;
+using framelock::bench::SessionProcesses;
+using framelock::bench::tail_of;
 using Clock = std::chrono::steady_clock;
 
 constexpr double kLinkReference = 144;           // B/frame, both directions (RetroArch 1.14)
@@ -69,11 +71,6 @@ struct ClientFigures {
 std::string read_text(const std::string& path) {
     std::ifstream in(path);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string tail(const std::string& path) {
-    const std::string text = read_text(path);
-    return text.size() > 2000 ? text.substr(text.size() - 2000) : text;
 }
 
 std::optional<ClientFigures> read_client(const std::string& path) {
@@ -160,100 +157,29 @@ std::optional<Json> cross_check(const std::string& netem_json,
         {"clients_received_datagrams", received}, {"clients_received_wire_bytes", wire_received}};
 }
 
-// The processes of one measured session, their logs and statistics in one temporary
-// directory; every one still running is killed when this goes (any early return).
-class Processes {
-  public:
-    explicit Processes(const std::string& name) : m_dir(name) { m_children.reserve(8); }
+// The impairment proxy's flags for `options`' round trip and jitter.
+std::vector<std::string> impairment(const Options& options) {
+    return {"--delay", std::to_string(options.rtt_ms / 2), "--jitter",
+            std::to_string(options.jitter_ms)};
+}
 
-    std::string file(const std::string& name) const { return m_dir.file(name); }
-
-    ChildProcess* spawn(const std::string& name, const std::vector<std::string>& args) {
-        auto child = ChildProcess::spawn(args, file(name + ".log"), file(name + ".log"));
-        if (!child) {
-            std::fprintf(stderr, "bandwidth: %s\n", child.error().message.c_str());
-            return nullptr;
-        }
-        m_children.push_back(std::move(child).value());
-        return &m_children.back();
-    }
-
-    // "127.0.0.1:PORT" once `child` wrote NAME.port, or nothing after saying why.
-    std::optional<std::string> address_of(const std::string& name, ChildProcess& child) {
-        auto port = framelock::wait_for_port_file(file(name + ".port"), child, Clock::now() + 10s);
-        if (!port) {
-            std::fprintf(stderr, "bandwidth: %s\n%s", port.error().message.c_str(),
-                         tail(file(name + ".log")).c_str());
-            return std::nullopt;
-        }
-        return "127.0.0.1:" + std::to_string(port.value());
-    }
-
-    // The impairment proxy in front of `address` (80 ms RTT by default): its address.
-    std::optional<std::string> proxy(const std::string& address, const Options& options,
-                                     const std::string& seconds_arg) {
-        ChildProcess* proxy = spawn(
-            "netem", {framelock::bench::sibling_exe("framelock_netem"), "--listen", "127.0.0.1:0",
-                      "--forward", address, "--delay", std::to_string(options.rtt_ms / 2),
-                      "--jitter", std::to_string(options.jitter_ms), "--duration", seconds_arg,
-                      "--port-file", file("netem.port"), "--stats-file", file("netem.json")});
-        if (!proxy) return std::nullopt;
-        m_proxy = proxy;
-        return address_of("netem", *proxy);
-    }
-    ChildProcess* proxy_process() const { return m_proxy; }
-
-    // The bundled arcade game's arguments for a player or spectator named `name`.
-    std::vector<std::string> game_args(const std::string& name) const {
-        return {"--core",  "arcade", "--option",     "farcade_players=2", "--ports",
-                "2",       "--name", name,           "--video",           "none",
-                "--audio", "none",   "--stats-json", file(name + ".json")};
-    }
-
-    ChildProcess* join(const std::string& address, const std::string& name,
-                       const std::vector<std::string>& extra) {
-        std::vector<std::string> args = {framelock::bench::sibling_exe("framelock"), "join",
-                                         address};
-        const auto game = game_args(name);
-        args.insert(args.end(), game.begin(), game.end());
-        args.insert(args.end(), extra.begin(), extra.end());
-        return spawn(name, args);
-    }
-
-    // Waits for `child` until `deadline`: true on a clean exit, else false after saying why.
-    bool finished(ChildProcess& child, const std::string& name, Clock::time_point deadline) {
-        const auto status = child.wait_until(deadline);
-        if (status && status->success()) return true;
-        std::fprintf(stderr, "bandwidth: %s %s\n%s", name.c_str(),
-                     status ? status->describe().c_str() : "timed out",
-                     tail(file(name + ".log")).c_str());
-        return false;
-    }
-
-  private:
-    framelock::test::TempDir m_dir;
-    std::vector<ChildProcess> m_children;
-    ChildProcess* m_proxy = nullptr;
-};
+// The bundled arcade game for two players.
+const std::vector<std::string> kGame = {"--core",  "arcade", "--option", "farcade_players=2",
+                                        "--ports", "2"};
 
 // One session in `mode`: the figures, or nothing after printing what went wrong.
 std::optional<Json> measure(const Options& options, const std::string& mode) {
-    Processes run("bench-bandwidth-" + mode);
+    SessionProcesses run("bandwidth", "bench-bandwidth-" + mode, kGame);
     const int frames = static_cast<int>(options.seconds * kFrameRate);
     const double limit_s = options.seconds + 40;
     const auto deadline =
         Clock::now() + std::chrono::milliseconds(static_cast<long>(limit_s * 1e3));
-    const std::string seconds_arg = std::to_string(static_cast<int>(limit_s));
-    ChildProcess* server =
-        run.spawn("server", {framelock::bench::sibling_exe("framelock"), "server", "--bind",
-                             "127.0.0.1", "--port", "0", "--players", "2", "--mode", mode,
-                             "--port-file", run.file("server.port"), "--duration", seconds_arg,
-                             "--stats-json", run.file("server.json")});
-    if (!server) return std::nullopt;
-    auto address = run.address_of("server", *server);
+    const int seconds = static_cast<int>(limit_s);
+    auto address = run.server(2, mode, seconds);
     if (!address) return std::nullopt;
+    ChildProcess* server = run.server_process();
     if (options.rtt_ms > 0) {
-        address = run.proxy(*address, options, seconds_arg);
+        address = run.proxy(*address, impairment(options), seconds);
         if (!address) return std::nullopt;
     }
     ChildProcess* proxy = run.proxy_process();
@@ -273,7 +199,7 @@ std::optional<Json> measure(const Options& options, const std::string& mode) {
         while (read_text(log).find("joined ") == std::string::npos) {
             if (!one->running() || Clock::now() > deadline) {
                 std::fprintf(stderr, "bandwidth: bot1 never joined in %s mode\n%s", mode.c_str(),
-                             tail(log).c_str());
+                             tail_of(log).c_str());
                 return std::nullopt;
             }
             std::this_thread::sleep_for(20ms);
@@ -286,7 +212,7 @@ std::optional<Json> measure(const Options& options, const std::string& mode) {
         if (!status || !status->success()) {
             std::fprintf(stderr, "bandwidth: %s %s in %s mode\n%s", name,
                          status ? status->describe().c_str() : "timed out", mode.c_str(),
-                         tail(dir.file(std::string(name) + ".log")).c_str());
+                         tail_of(dir.file(std::string(name) + ".log")).c_str());
             return std::nullopt;
         }
     }
@@ -346,14 +272,14 @@ std::optional<Json> measure(const Options& options, const std::string& mode) {
 std::optional<Json> host_vs_dedicated(const Options& options) {
     const int frames = static_cast<int>(options.seconds * kFrameRate);
     const double limit_s = options.seconds + 40;
-    const std::string seconds_arg = std::to_string(static_cast<int>(limit_s));
+    const int seconds = static_cast<int>(limit_s);
     const std::string frames_arg = std::to_string(frames);
     Json out = Json::object();
     std::printf("  host vs dedicated server (frame lock; the remote player through the proxy):\n");
     double medians[2] = {0, 0};
     for (const bool host : {false, true}) {
         const char* kind = host ? "host" : "dedicated";
-        Processes run(std::string("bench-host-latency-") + kind);
+        SessionProcesses run("bandwidth", std::string("bench-host-latency-") + kind, kGame);
         const auto deadline =
             Clock::now() + std::chrono::milliseconds(static_cast<long>(limit_s * 1e3));
         ChildProcess* local = nullptr;
@@ -376,17 +302,13 @@ std::optional<Json> host_vs_dedicated(const Options& options) {
             if (!local) return std::nullopt;
             address = run.address_of("bot1", *local);
         } else {
-            server =
-                run.spawn("server", {framelock::bench::sibling_exe("framelock"), "server", "--bind",
-                                     "127.0.0.1", "--port", "0", "--players", "2", "--port-file",
-                                     run.file("server.port"), "--duration", seconds_arg});
-            if (!server) return std::nullopt;
-            address = run.address_of("server", *server);
+            address = run.server(2, "framelock", seconds);
             if (!address) return std::nullopt;
+            server = run.server_process();
             local = run.join(*address, "bot1", bot1);
         }
         if (!address || !local) return std::nullopt;
-        const auto remote_address = run.proxy(*address, options, seconds_arg);
+        const auto remote_address = run.proxy(*address, impairment(options), seconds);
         if (!remote_address) return std::nullopt;
         ChildProcess* remote =
             run.join(*remote_address, "bot2", {"--random", "22", "--frames", frames_arg});

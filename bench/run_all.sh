@@ -35,22 +35,27 @@ mkdir -p "$OUT"
 # A stale file from an earlier run must not reach this run's report (only the files this
 # script writes are removed: --out may name a directory that holds other things).
 rm -f "$OUT"/{run,results,netplay_delay,state_transfer,bandwidth,server_capacity}.json \
-    "$OUT"/host_overhead_*.json "$OUT"/rollback_*.json
+    "$OUT"/host_overhead_*.json "$OUT"/rollback_*.json "$OUT"/hybrid_sessions_*.json
 # The machine's load says how far to trust the timings (the report prints it).
 LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
 STARTED=$(date -u '+%Y-%m-%d %H:%M')
+# The commit measured (with "+changes" when the tree differs from it), for the report's header.
+COMMIT=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+if [ "$COMMIT" != unknown ] && ! git diff --quiet HEAD -- 2>/dev/null; then COMMIT="$COMMIT+changes"; fi
 if [ "$QUICK" = 1 ]; then
     HOST_FRAMES=(--frames 1000 --rounds 3)
     ROLLBACK_SAMPLES=(--samples 100)
     DELAY=(--quick)
     BANDWIDTH=(--seconds 5)
     CAPACITY=(--sweep 1,2,4,8,16,32,64 --seconds 2 --warmup 0.5 --retries 0)
+    HYBRID=(--frames 600 --networks 80ms)
 else
     HOST_FRAMES=(--frames 3000 --rounds 7)
     ROLLBACK_SAMPLES=()
     DELAY=()
     BANDWIDTH=(--seconds 20)
     CAPACITY=()
+    HYBRID=()
 fi
 
 "$B/bench_netplay_delay" "${DELAY[@]}" --json "$OUT/netplay_delay.json"
@@ -84,6 +89,14 @@ if [ -f "$ROMS/framelock_test.pce" ]; then
 fi
 # Bandwidth per player in each mode: real processes on 127.0.0.1 through the proxy.
 "$B/bench_bandwidth" "${BANDWIDTH[@]}" --json "$OUT/bandwidth.json"
+# The hybrid on real processes through the proxy, on the acceptance's networks (80 and 150 ms
+# with 1% loss, 40 ms with bursts): what a player feels and what its corrections cost.
+"$B/bench_hybrid_sessions" --core arcade --option farcade_players=2 "${HYBRID[@]}" \
+    --json "$OUT/hybrid_sessions_arcade.json"
+if [ -f "$ROMS/framelock_test.pce" ]; then
+    "$B/bench_hybrid_sessions" --core mednafen_pce_fast --content "$ROMS/framelock_test.pce" \
+        --ports 5 "${HYBRID[@]}" --json "$OUT/hybrid_sessions_pce.json"
+fi
 # Server capacity: one framelock server process with N two-player sessions at 60 fps,
 # loaded from a second process over ENet on loopback: CPU per session and the added
 # forwarding latency (bench_server_capacity --help). The full sweep goes to 256 sessions;
@@ -94,8 +107,8 @@ fi
 "$B/bench_lobby_load"
 
 LOAD_END=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
-printf '{"bench": "run", "started_utc": "%s", "quick": %s, "loadavg_1min_start": %s, "loadavg_1min_end": %s}\n' \
-    "$STARTED" "$([ "$QUICK" = 1 ] && echo true || echo false)" "$LOAD_START" "$LOAD_END" >"$OUT/run.json"
+printf '{"bench": "run", "started_utc": "%s", "commit": "%s", "quick": %s, "loadavg_1min_start": %s, "loadavg_1min_end": %s}\n' \
+    "$STARTED" "$COMMIT" "$([ "$QUICK" = 1 ] && echo true || echo false)" "$LOAD_START" "$LOAD_END" >"$OUT/run.json"
 
 # The report: results.json, bench.png and bench.md in $OUT (and docs/, README when asked).
 # Debian's matplotlib lives in the system python3, which may not be the first on PATH.

@@ -63,6 +63,7 @@ def merge(results_dir):
         or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
         "machine": f"{cpu_model()}, {os.cpu_count()} logical CPUs",
         "loadavg_1min": [run.get("loadavg_1min_start"), run.get("loadavg_1min_end")],
+        "commit": run.get("commit"),
         "quick": quick,
         "benches": benches,
     }
@@ -173,6 +174,24 @@ def summary_table(results):
                 f"{r['state_handling_ratio']:.2f}× the plain frames",
             ]
         )
+    for _, h in of_kind(results, "hybrid_sessions"):
+        nets = h["networks"]
+        if not nets:
+            continue
+        rows.append(
+            [
+                f"hybrid, {os.path.basename(h['core']).replace('_libretro.so', '')}, real processes "
+                f"({', '.join(n['network'] for n in nets)})",
+                "mean delay " + ", ".join(f"{n['mean_delay']:.2f}" for n in nets)
+                + " (path floor " + ", ".join(str(n["path_floor"]) for n in nets) + "); stall "
+                f"frames at most {max(max(n['stall_frames']) for n in nets)} in "
+                f"{nets[0]['frames']:,}",
+                f"corrections p99 at most {max(n['correction_depth_p99'] for n in nets)} deep, "
+                f"{max(n['correction_time_p99_ms'] for n in nets):.2f} ms (budget 11, 8.3 ms); "
+                + ("hash logs identical" if all(n["hash_logs_identical"] for n in nets)
+                   else "HASH LOGS DIFFER"),
+            ]
+        )
     nd = one(results, "netplay_delay")
     if nd:
         pts = nd["rtt_sweep"]["points"]
@@ -215,6 +234,24 @@ def detail_tables(results):
                          "never stalls on the same trace; the fixed-delay columns give stall "
                          "frames per client after 2 s on that trace (>10×: ten times the 0.1% "
                          "budget, cut short).\n\n" + table(rows))
+    for _, h in of_kind(results, "hybrid_sessions"):
+        rows = [["network", "mean delay", "highest", "path floor (frame lock)", "stall frames",
+                 "corrections p99 deep", "re-run p99 ms", "hash logs identical", "within budget"]]
+        for n in h["networks"]:
+            rows.append([f"{n['network']}: {n['what']}", f"{n['mean_delay']:.2f}", n["max_delay"],
+                         n["path_floor"], ", ".join(str(s) for s in n["stall_frames"]),
+                         n["correction_depth_p99"], f"{n['correction_time_p99_ms']:.2f}",
+                         "yes" if n["hash_logs_identical"] else "NO",
+                         "yes" if n["within_budget"] else "NO"])
+        core = os.path.basename(h["core"]).replace("_libretro.so", "")
+        content = f" on {os.path.basename(h['content'])}" if h.get("content") else ""
+        frames = h["networks"][0]["frames"] if h["networks"] else 0
+        parts.append(f"### The hybrid on real processes, {core}\n\n`bench_hybrid_sessions`: "
+                     f"`framelock server --mode hybrid` and two `framelock join` bots{content}, "
+                     f"{frames:,} frames per network, through `framelock_netem`; the delay from "
+                     f"frame {h['settled_from_frame']} on. Budget: mean delay ≤ 2, corrections "
+                     "p99 ≤ 11 frames deep and re-run within 8.3 ms, stall frames ≤ 0.1%, hash "
+                     "logs identical.\n\n" + table(rows))
     capacity = one(results, "server_capacity")
     if capacity:
         rows = [["sessions", "clients", "sustained", "stall frames", "server CPU %",
@@ -280,7 +317,8 @@ def render_markdown(results, details=""):
     start, end = results["loadavg_1min"]
     load = (f" (1-minute load average {start} at the start, {end} at the end)"
             if start is not None and end is not None else "")
-    head = (f"Measured {when}{load}, {kind} of `bash bench/run_all.sh build`; every ratio "
+    commit = f" at commit `{results['commit']}`" if results.get("commit") else ""
+    head = (f"Measured {when}{load}, {kind} of `bash bench/run_all.sh build`{commit}; every ratio "
             f"compares with a figure measured in the same run.{details}\n\n")
     return head + summary_table(results)
 
@@ -300,6 +338,24 @@ def plot(results, path):
     fig.suptitle(title)
 
     ax = axes[0]
+    for _, h in of_kind(results, "hybrid_sessions"):
+        nets = h["networks"]
+        if not nets:
+            continue
+        rows.append(
+            [
+                f"hybrid, {os.path.basename(h['core']).replace('_libretro.so', '')}, real processes "
+                f"({', '.join(n['network'] for n in nets)})",
+                "mean delay " + ", ".join(f"{n['mean_delay']:.2f}" for n in nets)
+                + " (path floor " + ", ".join(str(n["path_floor"]) for n in nets) + "); stall "
+                f"frames at most {max(max(n['stall_frames']) for n in nets)} in "
+                f"{nets[0]['frames']:,}",
+                f"corrections p99 at most {max(n['correction_depth_p99'] for n in nets)} deep, "
+                f"{max(n['correction_time_p99_ms'] for n in nets):.2f} ms (budget 11, 8.3 ms); "
+                + ("hash logs identical" if all(n["hash_logs_identical"] for n in nets)
+                   else "HASH LOGS DIFFER"),
+            ]
+        )
     nd = one(results, "netplay_delay")
     if nd:
         pts = nd["rtt_sweep"]["points"]

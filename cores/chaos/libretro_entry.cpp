@@ -3,7 +3,10 @@
 // libretro entry points carry no user pointer, so the machine and the host's callbacks are
 // globals of this shared object; two independent instances in one process need two copies of
 // the .so at different paths.
+#include <time.h>
+
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -25,6 +28,7 @@ retro_input_state_t g_input_state = nullptr;
 retro_log_printf_t g_log = nullptr;
 
 chaos::ChaosMachine g_machine;
+std::uint32_t g_cpu_ms = 0;  // chaos_cpu_ms_per_frame
 
 void log_stderr(enum retro_log_level level, const char* format, ...) {
     (void)level;
@@ -63,6 +67,40 @@ chaos::FaultConfig read_options(const chaos::FaultConfig& current) {
         }
     }
     return config;
+}
+
+// chaos_cpu_ms_per_frame, `current` when unset or not one of the offered values.
+std::uint32_t read_cpu_ms(std::uint32_t current) {
+    retro_variable cpu{chaos::kCpuMsKey, nullptr};
+    if (!environment(RETRO_ENVIRONMENT_GET_VARIABLE, &cpu) || cpu.value == nullptr) return current;
+    if (const auto parsed = chaos::parse_cpu_ms(cpu.value)) return *parsed;
+    logger()(RETRO_LOG_WARN, "chaos: ignoring %s=\"%s\"\n", chaos::kCpuMsKey, cpu.value);
+    return current;
+}
+
+void apply_cpu_ms(std::uint32_t ms) {
+    if (ms != g_cpu_ms) logger()(RETRO_LOG_INFO, "chaos: %u ms of CPU time per frame\n", ms);
+    g_cpu_ms = ms;
+}
+
+std::int64_t thread_cpu_ns() {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+// Busy work until this thread has spent `ms` of CPU time: a heavy core's frame. CPU time, not
+// wall time, so a loaded machine makes the frame longer, as it would a real core's.
+void spend_cpu(std::uint32_t ms) {
+    if (ms == 0) return;
+    const std::int64_t until = thread_cpu_ns() + static_cast<std::int64_t>(ms) * 1'000'000;
+    volatile std::uint64_t sink = 0;
+    std::uint64_t x = 0x9e3779b97f4a7c15u;
+    while (thread_cpu_ns() < until) {
+        for (int i = 0; i < 1000; ++i) x = x * 6364136223846793005u + 1442695040888963407u;
+        sink = x;
+    }
+    (void)sink;
 }
 
 void apply_options(const chaos::FaultConfig& config) {
@@ -181,6 +219,7 @@ RETRO_API void retro_run(void) {
     bool updated = false;
     if (environment(RETRO_ENVIRONMENT_GET_VARIABLE_UPDATE, &updated) && updated) {
         apply_options(read_options(g_machine.faults()));
+        apply_cpu_ms(read_cpu_ms(g_cpu_ms));
     }
 
     if (g_input_poll != nullptr) g_input_poll();
@@ -204,6 +243,7 @@ RETRO_API void retro_run(void) {
         std::fflush(stderr);
     }
     g_machine.run_frame(pads);
+    spend_cpu(g_cpu_ms);
 
     if (g_video != nullptr) {
         g_video(g_machine.video().data(), chaos::kWidth, chaos::kHeight,
@@ -259,6 +299,8 @@ RETRO_API bool retro_load_game(const struct retro_game_info* game) {
     g_machine.set_faults(config);
     logger()(RETRO_LOG_INFO, "chaos: fault %s from frame %u\n", chaos::fault_name(config.fault),
              static_cast<unsigned>(config.frame));
+    g_cpu_ms = 0;
+    apply_cpu_ms(read_cpu_ms(0));
     g_machine.power_on();
 
     if (g_machine.faults().fault == chaos::Fault::kVarsize) {

@@ -1,4 +1,4 @@
-// The chaos core's two core options and the faults they select.
+// The chaos core's core options: the faults they select, and the CPU time a frame spends.
 //
 // Options are declared through the v0 interface (RETRO_ENVIRONMENT_SET_VARIABLES) on purpose:
 // it is the oldest and simplest path, and a real core using it keeps the host's v0 code tested.
@@ -39,10 +39,15 @@ struct FaultConfig {
 
 inline constexpr const char* kFaultKey = "chaos_fault";
 inline constexpr const char* kFaultFrameKey = "chaos_fault_frame";
+// Milliseconds of CPU time each retro_run spends on busy work before it returns (0: none):
+// a heavy core's emulation time, for the tests that must see what it costs the netplay path.
+// The work touches nothing of the machine, so determinism is unchanged.
+inline constexpr const char* kCpuMsKey = "chaos_cpu_ms_per_frame";
 
 // The option values exactly as offered to the host; nullopt for anything else.
 std::optional<Fault> parse_fault(std::string_view value);
 std::optional<std::uint32_t> parse_fault_frame(std::string_view value);
+std::optional<std::uint32_t> parse_cpu_ms(std::string_view value);
 
 // The option value naming the fault, e.g. "wallclock". Static storage.
 const char* fault_name(Fault fault);

@@ -74,7 +74,12 @@ void LobbyFeed::after_step() {
         if (const std::string mapped = upnp->external_address(); !mapped.empty())
             keeper->set_address(mapped);
     }
-    if (rendezvous && rendezvous_socket) rendezvous->step(*rendezvous_socket, now);
+    if (rendezvous && rendezvous_server) {
+        rendezvous_server->with_socket(
+            0, [&](netplay::EnetTransport& socket) { rendezvous->step(socket, now); });
+    } else if (rendezvous && rendezvous_socket) {
+        rendezvous->step(*rendezvous_socket, now);
+    }
     if (now >= m_next_move_check && (rendezvous || keeper)) {
         m_next_move_check = now + 50'000;
         std::string move = rendezvous ? rendezvous->move_to() : std::string();

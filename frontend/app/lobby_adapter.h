@@ -39,8 +39,11 @@ class LobbyFeed : public RealtimeObserver {
     ClientRunner* client = nullptr;
     lobby_client::ServerAnnouncer* announcer = nullptr;
     const ServerRunner* server = nullptr;
-    // A host's rendezvous with the lobby (hole punching, moves), stepped on `rendezvous_socket`.
+    // A host's rendezvous with the lobby (hole punching, moves), stepped on the first session's
+    // socket of `rendezvous_server` (under its lock: a host's server runs on a thread of its
+    // own) when given, else on `rendezvous_socket`.
     HostRendezvous* rendezvous = nullptr;
+    ServerRunner* rendezvous_server = nullptr;
     netplay::EnetTransport* rendezvous_socket = nullptr;
     // The session the player is in now ("host:port"): a move to elsewhere ends the loop
     // while the session has not started (moved_to() then says where).

@@ -192,10 +192,6 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
             return fail(created.error());
         }
         client = std::move(created).value();
-        if (server) {
-            if (auto watched = server->watch_also(client->socket_fd()); !watched)
-                return fail(watched.error());
-        }
         if (window) {
             view = std::make_unique<NetplayView>(*window, *client, server.get(), clock,
                                                  emulator.value()->frames_per_second());
@@ -204,7 +200,9 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
         feed.keeper = keeper.get();
         feed.client = client.get();
         feed.rendezvous = rendezvous.get();
-        feed.rendezvous_socket = server ? &server->transport(0) : &client->transport();
+        // On the host's own server's socket (its thread serves it meanwhile), else the player's.
+        feed.rendezvous_server = server.get();
+        feed.rendezvous_socket = server ? nullptr : &client->transport();
         feed.playing_on = playing_on;
         feed.upnp = upnp.get();
         run_realtime(server.get(), client.get(), clock, 0,

@@ -375,10 +375,6 @@ bool ClientRunner::wait(Micros max_wait) {
     return m_transport->wait(max_wait);
 }
 
-int ClientRunner::socket_fd() const {
-    return m_transport->socket_fd();
-}
-
 Status ClientRunner::finish() {
     m_summary.frames_run = m_summary.stats.frames_run;
     m_summary.frames_logged = m_recording->logged();

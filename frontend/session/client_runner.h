@@ -71,8 +71,6 @@ class ClientRunner {
     netplay::Micros next_wakeup() const;
     // Sleeps up to `max_wait` or until traffic arrives.
     bool wait(netplay::Micros max_wait);
-    // The socket wait() sleeps on (for a host's loop that sleeps on its server's too).
-    int socket_fd() const;
     // The session's socket, for the datagrams beside ENet (frontend/reach/host_rendezvous.h).
     netplay::EnetTransport& transport() { return *m_transport; }
     // Leaves the session now (SIGINT), if still in it.

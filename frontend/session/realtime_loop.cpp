@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "common/log.h"
 #include "common/stop_signal.h"
 #include "frontend/session/client_runner.h"
 #include "frontend/session/server_runner.h"
+#include "frontend/session/server_thread.h"
 
 namespace framelock::frontend {
 
@@ -15,6 +17,11 @@ using netplay::Micros;
 
 void run_realtime(ServerRunner* server, ClientRunner* client, const netplay::Clock& clock,
                   Micros deadline_us, RealtimeObserver* observer) {
+    // A host: its server runs on a thread of its own, serving the remote players' datagrams as
+    // they arrive, not when the player's emulation and drawing leave time for it. Stopped
+    // (joined) when the loop returns.
+    std::unique_ptr<ServerThread> server_thread;
+    if (server && client) server_thread = std::make_unique<ServerThread>(*server, clock);
     bool stopping = false;
     for (;;) {
         if (stop_requested() && !stopping) {
@@ -22,7 +29,7 @@ void run_realtime(ServerRunner* server, ClientRunner* client, const netplay::Clo
             log_info("stopping (signal)");
             if (client) client->leave("interrupted");
         }
-        if (server) server->update();
+        if (server && !server_thread) server->update();
         if (observer && observer->before_step() && !stopping) {
             stopping = true;
             log_info("stopping ({})", observer->stop_reason());
@@ -43,8 +50,13 @@ void run_realtime(ServerRunner* server, ClientRunner* client, const netplay::Clo
         Micros wake = deadline_us > 0 ? deadline_us : now + 1'000'000;
         if (observer) wake = std::min(wake, observer->next_wakeup(now));
         if (!client_done) wake = std::min(wake, client->next_wakeup());
-        if (server && !server_done) wake = std::min(wake, server->next_wakeup());
+        if (server && !server_done && !server_thread) wake = std::min(wake, server->next_wakeup());
         const Micros wait = wake - clock.now_us();
+        if (client_done && server_thread) {
+            // A host whose player is done: its server goes on serving the others.
+            server_thread->wait_finished(std::max<Micros>(wait, 1000));
+            continue;
+        }
         if (client_done) {
             // A server alone: its timers are a polling tick, not deadlines, so it sleeps on
             // its socket for at least ENet's 1 ms granularity (a datagram wakes it at once).
@@ -52,13 +64,6 @@ void run_realtime(ServerRunner* server, ClientRunner* client, const netplay::Clo
             continue;
         }
         if (wait <= 0) continue;
-        if (server && !server_done) {
-            // A host: one sleep on both sockets (ServerRunner::watch_also), to the
-            // microsecond, so neither the remote players' inputs nor the local player's
-            // next frame waits on the other's timer.
-            server->wait(wait);
-            continue;
-        }
         // ENet sleeps in whole milliseconds (rounding down); the rest of a millisecond is
         // slept here, without servicing the socket, so the loop never spins until a frame.
         if (wait < 1000) {

@@ -7,11 +7,13 @@
 //                 InputSource, an optional hash log, replay and screenshot
 //                 (frontend/session/client_runner.h)
 //   run_realtime  sleeps until the next thing is due (a frame, a datagram, a timer) and
-//                 drives either or both; `framelock host` runs a server and a client in it
+//                 drives either or both; `framelock host` runs a server and a client in it,
+//                 the server on a thread of its own (frontend/session/server_thread.h)
 //
 // Events come out as log lines on stderr (common/log.h); summaries go to stdout and, as
-// JSON, to a file (frontend/session/session_summary.h). Threading: none; everything runs on the
-// caller's thread.
+// JSON, to a file (frontend/session/session_summary.h). Threading: the client, a server alone
+// and the observer run on the caller's thread; a host's server runs on its own thread for the
+// loop's duration (ServerRunner's public functions may be called from the observer meanwhile).
 #pragma once
 
 #include <string>
@@ -45,8 +47,9 @@ class RealtimeObserver {
 // Drives `server` and/or `client` (either may be null) until both are finished, stop_signal
 // reports SIGINT/SIGTERM (the client then leaves; the server stops), the observer's player
 // asks to leave, or `deadline_us` (clock time; 0: none) passes. Sleeps on the client's
-// socket when there is a client, else on the server's. `observer` (may be null) runs
-// around every client step.
+// socket when there is a client, else on the server's; with both, the server is served on a
+// thread of its own, sleeping on its sockets. `observer` (may be null) runs around every
+// client step.
 void run_realtime(ServerRunner* server, ClientRunner* client, const netplay::Clock& clock,
                   netplay::Micros deadline_us, RealtimeObserver* observer = nullptr);
 

@@ -203,13 +203,21 @@ netplay::EnetTransport& ServerRunner::transport(std::size_t index) {
     return *m_sessions.at(index)->transport;
 }
 
+void ServerRunner::with_socket(std::size_t index,
+                               const std::function<void(netplay::EnetTransport&)>& use) {
+    std::lock_guard lock(m_mutex);
+    use(*m_sessions.at(index)->transport);
+}
+
 std::vector<std::uint16_t> ServerRunner::ports() const {
+    std::lock_guard lock(m_mutex);
     std::vector<std::uint16_t> ports;
     for (const auto& session : m_sessions) ports.push_back(session->port);
     return ports;
 }
 
 void ServerRunner::update() {
+    std::lock_guard lock(m_mutex);
     const Micros now = m_clock.now_us();
     const bool selective = m_after_wait;
     m_after_wait = false;
@@ -298,6 +306,7 @@ void ServerRunner::log_events(Session& session) {
             case Type::kSpectatorLeft:
             case Type::kStateSent:
             case Type::kEvidence:
+            case Type::kPrediction:
                 log_info("port {}: {}{}", port,
                          event->slot ? fmt::format("slot {}: ", event->slot) : std::string(),
                          event->message);
@@ -328,6 +337,7 @@ void ServerRunner::log_events(Session& session) {
 }
 
 bool ServerRunner::finished() const {
+    std::lock_guard lock(m_mutex);
     const Micros now = m_clock.now_us();
     if (m_config.duration_s > 0 &&
         static_cast<double>(now - m_opened_at) / 1e6 >= m_config.duration_s)
@@ -338,6 +348,7 @@ bool ServerRunner::finished() const {
 }
 
 Micros ServerRunner::next_wakeup() const {
+    std::lock_guard lock(m_mutex);
     Micros wake = m_clock.now_us() + 1'000'000;
     for (const auto& session : m_sessions) wake = std::min(wake, session->wake);
     if (m_config.duration_s > 0) {
@@ -381,6 +392,7 @@ Status ServerRunner::watch_also(int fd) {
 }
 
 std::vector<ServerSessionSummary> ServerRunner::summary() const {
+    std::lock_guard lock(m_mutex);
     std::vector<ServerSessionSummary> out;
     for (const auto& session : m_sessions) {
         ServerSessionSummary s;
@@ -397,6 +409,7 @@ std::vector<ServerSessionSummary> ServerRunner::summary() const {
         s.schedule = session->server->schedule();
         s.keyframes = session->server->keyframes();
         s.path_floor = session->server->path_floor();
+        s.predicted_frames = session->server->predicted_frames();
         s.slots = session->server->slot_stats();
         s.rejected = session->rejected;
         s.off_pace = session->off_pace;
@@ -414,7 +427,13 @@ std::vector<ServerSessionSummary> ServerRunner::summary() const {
     return out;
 }
 
+std::optional<netplay::ServerEvent> ServerRunner::poll_view_event() {
+    std::lock_guard lock(m_mutex);
+    return m_view_events.poll();
+}
+
 std::vector<bool> ServerRunner::sessions_busy() const {
+    std::lock_guard lock(m_mutex);
     std::vector<bool> out;
     for (const auto& session : m_sessions) {
         bool busy = session->started || session->ended;

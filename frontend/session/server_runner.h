@@ -1,11 +1,18 @@
 // `framelock server` and the server half of `framelock host`: one netplay::Server per
 // session port, all in one process and one loop (run by run_realtime,
 // frontend/session/realtime_loop.h), each session's events logged, its statistics summarized at the
-// end (frontend/session/session_summary.h). Threading: none.
+// end (frontend/session/session_summary.h).
+//
+// Threading: one thread runs the loop (update() and wait(): the caller's, or for a host a
+// thread of its own, frontend/session/server_thread.h); every other public function may be
+// called from another thread meanwhile: they and update() take one lock. transport() is for
+// before and after the loop only (with_socket() while it runs).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +58,9 @@ class ServerRunner {
     // Session `index`'s socket, for the datagrams beside ENet (hole punching,
     // frontend/reach/host_rendezvous.h). The runner keeps servicing it.
     netplay::EnetTransport& transport(std::size_t index);
+    // Runs `use` on session `index`'s socket under the runner's lock: the rendezvous of a host
+    // whose server runs on a thread of its own, stepped from the player's loop.
+    void with_socket(std::size_t index, const std::function<void(netplay::EnetTransport&)>& use);
 
     // Runs every session's timers and traffic once and logs their events. Never blocks.
     void update();
@@ -64,8 +74,7 @@ class ServerRunner {
     // server with hundreds of sessions does not service every socket on every datagram);
     // an update() without a wait() before it serves every session.
     bool wait(netplay::Micros max_wait);
-    // Also wakes wait() when `fd` is readable (a host's own player's socket, so one sleep
-    // serves both: a remote player's input is forwarded the moment it arrives).
+    // Also wakes wait() when `fd` is readable (ServerThread's eventfd, which stops it).
     Status watch_also(int fd);
 
     std::vector<ServerSessionSummary> summary() const;
@@ -74,7 +83,7 @@ class ServerRunner {
     std::vector<bool> sessions_busy() const;
 
     // The events update() logged, for a player's window (the newest 64 are kept).
-    std::optional<netplay::ServerEvent> poll_view_event() { return m_view_events.poll(); }
+    std::optional<netplay::ServerEvent> poll_view_event();
 
   private:
     struct Session;
@@ -91,13 +100,19 @@ class ServerRunner {
     void serve_once(Session& session, netplay::Micros now);
     void log_events(Session& session);
 
+    // Taken by update() and by every public function that reads or changes what it does
+    // (all but wait(), watch_also(), transport() and server_key()): what the loop's thread
+    // changes, another thread reads only under it.
+    mutable std::mutex m_mutex;
     ServerRunConfig m_config;
     const netplay::Clock& m_clock;
     netplay::Micros m_opened_at = 0;
     std::vector<std::unique_ptr<Session>> m_sessions;
     ViewEvents<netplay::ServerEvent> m_view_events;
-    int m_epoll = -1;           // every session's socket, readable = traffic
-    bool m_after_wait = false;  // wait() ran since the last update(): its readiness counts
+    int m_epoll = -1;  // every session's socket, readable = traffic
+    // wait() ran since the last update(): its readiness counts. Session::readable and this
+    // are the loop thread's alone (wait() writes them without the lock).
+    bool m_after_wait = false;
 };
 
 }  // namespace framelock::frontend

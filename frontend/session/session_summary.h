@@ -32,7 +32,8 @@ struct ServerSessionSummary {
     std::uint32_t confirmed_frames = 0;
     std::vector<netplay::ScheduleEntry> schedule;  // frame 0's delay, then each change
     std::uint64_t keyframes = 0;                   // delay decisions made
-    int path_floor = 0;  // netplay::Server::path_floor() at the end (0: unknown)
+    int path_floor = 0;        // netplay::Server::path_floor() at the end (0: unknown)
+    int predicted_frames = 0;  // netplay::Server::predicted_frames() at the end (the hybrid)
     std::vector<netplay::SlotStats> slots;
     std::uint64_t rejected = 0, malformed = 0, desyncs = 0;
     std::uint64_t off_pace = 0;  // players named for a clock off pace (no-wait)

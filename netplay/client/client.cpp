@@ -174,10 +174,19 @@ int Client::tick(InputWord local_pad) {
     // ahead are already on their way, and catching up is limited by emulation speed
     // alone. A frame's sample needs the delay of its keyframe; it waits for it if needed.
     const std::uint32_t scheduled = timeline().scheduled_frame(now);
+    bool sent = false;
     while (Frame(m_pad.next_sample_frame()) <= Frame(scheduled) && may_sample_next()) {
         sample_next(local_pad);
-        if (m_link.count_sample(send_interval())) send_input();
+        if (m_link.count_sample(send_interval())) {
+            send_input();
+            sent = true;
+        }
     }
+    // The input leaves the moment it is sampled, before the frame is emulated: a core that
+    // takes 8 ms a frame would add them to every trip. What rides with it (the reliable
+    // reports queued before, the acknowledgements of what just arrived, a copy due) goes in
+    // the same flush, so it is still one datagram; a tick that sent nothing flushes once, below.
+    if (sent) m_link.flush();
     const int ran = m_welcome.mode == SessionMode::kRollback && !spectator() ? run_rollback(now)
                                                                              : run_frame_lock(now);
     // Keep inputs, acknowledgements and round-trip samples flowing while stalled too. A
@@ -293,7 +302,8 @@ void Client::send_input() {
 }
 
 void Client::send_stats() {
-    m_link.send_stats(m_frames.frames_run(), m_frames.stall_frames());
+    m_link.send_stats(m_frames.frames_run(), m_frames.stall_frames(),
+                      m_corrections.reported_frame_cost());
 }
 
 void Client::handle_message(std::span<const std::uint8_t> bytes) {

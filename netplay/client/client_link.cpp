@@ -91,10 +91,12 @@ bool ClientLink::stats_due(Micros now) const {
     return now - m_last_stats >= kStatsIntervalUs;
 }
 
-void ClientLink::send_stats(std::uint32_t frames_run, std::uint32_t stall_frames) {
+void ClientLink::send_stats(std::uint32_t frames_run, std::uint32_t stall_frames,
+                            Micros rerun_frame_us) {
     ClientStats stats;
     stats.frames_run = frames_run;
     stats.stall_frames = stall_frames;
+    stats.rerun_frame_us = static_cast<std::uint16_t>(std::clamp<Micros>(rerun_frame_us, 0, 65535));
     // RFC 6298 starts RTTVAR at half the first sample; a few samples in, the RTT means
     // something. Until then the server hears "unknown" and waits (briefly) to start.
     if (m_rtt.samples() >= kMinRttSamples) {

@@ -74,7 +74,9 @@ class ClientLink {
     bool heartbeat_due(Micros now, Micros period);
     bool stats_due(Micros now) const;
     // The statistics report, with the counts of frames run and stalled.
-    void send_stats(std::uint32_t frames_run, std::uint32_t stall_frames);
+    // `rerun_frame_us`: what re-running a frame costs this client (0: not a rollback client, or
+    // not known yet).
+    void send_stats(std::uint32_t frames_run, std::uint32_t stall_frames, Micros rerun_frame_us);
     // The queued control messages, then `input` (this client's part filled in: confirmations,
     // own inputs, latencies) numbered and carrying the echo. When `running` on a lossy link its
     // copy follows kCopySpacingUs later (send_copy()).

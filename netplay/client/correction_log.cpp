@@ -26,6 +26,9 @@ void CorrectionLog::add(std::uint32_t depth, Micros took) {
     ++m_depths[std::min(depth, kMaxDepth)];
     const Micros step = std::max<Micros>(took, 0) / kTimeStepUs;
     ++m_times[static_cast<std::size_t>(std::min<Micros>(step, kTimeSteps - 1))];
+    const Micros per_frame = std::max<Micros>(took, 0) / std::max<std::uint32_t>(depth, 1);
+    ++m_frame_costs[static_cast<std::size_t>(
+        std::min<Micros>(per_frame / kFrameCostStepUs, kFrameCostSteps - 1))];
     m_longest = std::max(m_longest, took);
     ++m_count;
 }
@@ -38,6 +41,11 @@ std::uint32_t CorrectionLog::depth_quantile(double q) const {
 Micros CorrectionLog::time_quantile(double q) const {
     if (m_count == 0) return 0;
     return static_cast<Micros>(quantile_index(m_times, m_count, q) + 1) * kTimeStepUs;
+}
+
+Micros CorrectionLog::frame_cost_quantile(double q) const {
+    if (m_count == 0) return 0;
+    return static_cast<Micros>(quantile_index(m_frame_costs, m_count, q) + 1) * kFrameCostStepUs;
 }
 
 }  // namespace framelock::netplay

@@ -1,7 +1,10 @@
 // What a rollback client's corrections cost: how deep each went (frames run again) and how long
 // it took (loading the state and running those frames again, on the client's clock), kept as
 // histograms so a session of any length costs the same memory. What the hybrid's budget is
-// checked against (docs/netplay.md, "The hybrid"): the 99th percentile of each.
+// checked against (docs/netplay.md, "The hybrid"): the 99th percentile of each. And what one
+// frame of a correction costs (its time over its depth: the state's load shared out), which
+// the client reports to the server: the hybrid predicts no more frames than fit in half a
+// frame's time (PredictionBudget).
 #pragma once
 
 #include <array>
@@ -18,6 +21,9 @@ class CorrectionLog {
     static constexpr std::uint32_t kMaxDepth = 63;
     static constexpr Micros kTimeStepUs = 100;
     static constexpr std::size_t kTimeSteps = 1000;
+    // A frame's cost in 10 us steps up to 10 ms, beyond it in the last step.
+    static constexpr Micros kFrameCostStepUs = 10;
+    static constexpr std::size_t kFrameCostSteps = 1000;
 
     // One correction: `depth` frames run again (>= 1), taking `took` us.
     void add(std::uint32_t depth, Micros took);
@@ -28,10 +34,20 @@ class CorrectionLog {
     // The same for the time, to its 0.1 ms step (the step's upper end), us.
     Micros time_quantile(double q) const;
     Micros longest_time() const { return m_longest; }
+    // The same for a correction's time per frame run again, to its 10 us step (its upper end).
+    Micros frame_cost_quantile(double q) const;
+    // What the client reports to the server (ClientStats::rerun_frame_us): the 99th
+    // percentile of a frame's cost once kReportAfter corrections were counted (the first
+    // few say little: caches are cold), else 0.
+    static constexpr std::uint64_t kReportAfter = 30;
+    Micros reported_frame_cost() const {
+        return m_count >= kReportAfter ? frame_cost_quantile(0.99) : 0;
+    }
 
   private:
     std::array<std::uint32_t, kMaxDepth + 1> m_depths{};
     std::array<std::uint32_t, kTimeSteps> m_times{};
+    std::array<std::uint32_t, kFrameCostSteps> m_frame_costs{};
     std::uint64_t m_count = 0;
     Micros m_longest = 0;
 };

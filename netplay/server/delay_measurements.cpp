@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "netplay/server/server_tuning.h"
+#include "netplay/timing/prediction_budget.h"
 
 namespace framelock::netplay {
 
@@ -292,6 +293,7 @@ std::optional<std::string> DelayMeasurements::note_stats(LinkRecord& link, int s
     link.m_frames_run = stats.frames_run;
     link.m_stall_frames = stats.stall_frames;
     link.m_down_loss_permille = stats.down_loss_permille;
+    link.m_rerun_frame_us = stats.rerun_frame_us;
     link.m_client_srtt = static_cast<Micros>(stats.srtt_100us) * 100;
     link.m_client_rttvar = static_cast<Micros>(stats.rttvar_100us) * 100;
     if (stats.up_100us || stats.down_100us) {
@@ -510,6 +512,12 @@ int DelayMeasurements::estimate_path_floor(std::span<ServerSlot> players, Micros
     return floor;
 }
 
+int DelayMeasurements::initial_delay(Micros safe_rtt_worst, std::span<const ServerSlot> players,
+                                     FrameTime frame_time) {
+    if (m_delay.policy().hybrid) fit_prediction(players, frame_time);
+    return m_delay.initial(safe_rtt_worst);
+}
+
 int DelayMeasurements::decide(Micros now, int current, std::span<ServerSlot> players,
                               FrameTime frame_time) {
     // Each player's own regime: one player's round trip moving (or a client making it seem to)
@@ -520,10 +528,43 @@ int DelayMeasurements::decide(Micros now, int current, std::span<ServerSlot> pla
     }
     if (const int floor = estimate_path_floor(players, now, frame_time); floor > 0)
         m_path_floor = floor;
+    if (m_delay.policy().hybrid) fit_prediction(players, frame_time);
     // Whatever the reports say (or leave out), never below the round trip the server measured
     // itself to the slowest player present: below its shortest lately, every frame stalls.
     const int measured = m_delay.frames_for(shortest_worst(players, now));
     return m_delay.decide(now, current, std::max(m_delay.target(now), measured));
+}
+
+void DelayMeasurements::fit_prediction(std::span<const ServerSlot> players, FrameTime frame_time) {
+    Micros costliest = 0;
+    int slowest = 0;
+    for (std::size_t i = 0; i < players.size(); ++i) {
+        const ServerSlot& slot = players[i];
+        if (!slot.in_session() || slot.away() || slot.link.m_rerun_frame_us <= costliest) continue;
+        costliest = slot.link.m_rerun_frame_us;
+        slowest = static_cast<int>(i) + 1;
+    }
+    const Micros budget = correction_budget_us(frame_time);
+    const int before = m_delay.predicted_frames();
+    const int fit = predicted_frames_within(m_delay.policy().predicted_frames, costliest, budget);
+    if (fit == before) return;
+    m_delay.limit_prediction(fit);
+    char text[320];
+    if (fit < m_delay.policy().predicted_frames) {
+        std::snprintf(text, sizeof text,
+                      "the hybrid predicts at most %d frames (was %d): %s re-runs a frame of a "
+                      "correction in %.2f ms (p99), and a correction must fit in half a frame "
+                      "(%.1f ms); the delay covers the rest of the path",
+                      fit, before, players[static_cast<std::size_t>(slowest - 1)].name.c_str(),
+                      static_cast<double>(costliest) / 1000.0,
+                      static_cast<double>(budget) / 1000.0);
+    } else {
+        std::snprintf(text, sizeof text,
+                      "the hybrid predicts up to %d frames again (was %d): every player's "
+                      "corrections fit in half a frame (%.1f ms)",
+                      fit, before, static_cast<double>(budget) / 1000.0);
+    }
+    m_events.emit({ServerEvent::Type::kPrediction, slowest, 0, 0, 0, text});
 }
 
 void DelayMeasurements::fill(const LinkRecord& link, SlotStats& stats, Micros now) const {

@@ -111,14 +111,20 @@ class DelayMeasurements {
     // deviation); the first delay for it.
     bool measured(std::span<const ServerSlot> players) const;
     Micros safe_rtt_worst(std::span<const ServerSlot> players) const;
-    int initial_delay(Micros safe_rtt_worst) const { return m_delay.initial(safe_rtt_worst); }
+    // In the hybrid, within the re-run costs the players reported so far (decide()).
+    int initial_delay(Micros safe_rtt_worst, std::span<const ServerSlot> players,
+                      FrameTime frame_time);
     // At the start: every report covers frames from `confirmed_end` on.
     void start(std::span<ServerSlot> players, std::uint32_t confirmed_end);
     // A keyframe's delay, from `current`: each player's reports (a player whose round trip as
     // the server measures it moved by a quarter starts its own reports anew), never below the
     // frames that cover the shortest round trip the server measured itself lately to the
-    // slowest player present.
+    // slowest player present. In the hybrid, first the frames prediction may cover: as many
+    // as the slowest player's corrections fit in half a frame (prediction_budget.h; a change
+    // is said in the log, kPrediction, naming that player).
     int decide(Micros now, int current, std::span<ServerSlot> players, FrameTime frame_time);
+    // The hybrid: the frames prediction covers now (0 outside it).
+    int predicted_frames() const { return m_delay.predicted_frames(); }
     // The path floor estimated at the last keyframe with players (0 before any): see
     // Server::path_floor().
     int path_floor() const { return m_path_floor; }
@@ -156,6 +162,8 @@ class DelayMeasurements {
     int estimate_path_floor(std::span<ServerSlot> players, Micros now, FrameTime frame_time) const;
     // A client's one-way trips count this long after its last ClientStats (sent every second).
     static constexpr Micros kTripsFreshUs = 3'000'000;
+    // The hybrid's prediction for the players' re-run costs (decide()), said when it changes.
+    void fit_prediction(std::span<const ServerSlot> players, FrameTime frame_time);
 
     const ServerConfig& m_config;
     ServerEvents& m_events;

@@ -149,8 +149,15 @@ std::optional<Roster::Silence> Roster::silent(const ServerSlot& slot, Micros now
 
 std::optional<Micros> Roster::quorum_since(Micros now) {
     int joined = 0;
-    for (const ServerSlot& slot : players()) joined += slot.taken() ? 1 : 0;
-    if (joined < m_config.start_players) {
+    bool silent = false;
+    for (const ServerSlot& slot : players()) {
+        joined += slot.taken() ? 1 : 0;
+        // A player silent this long (a process that stood still after its Welcome) would be
+        // away at frame 0 and the session played on neutral input for it: the start waits
+        // until it speaks again, and the wait for round trips starts again from then.
+        silent |= slot.taken() && now - slot.last_heard > m_config.link_lost_us;
+    }
+    if (joined < m_config.start_players || silent) {
         m_quorum_since = -1;
         return std::nullopt;
     }

@@ -81,7 +81,8 @@ class Roster {
     };
     std::optional<Silence> silent(const ServerSlot& slot, Micros now) const;
 
-    // Before the start: since when at least start_players have joined (nullopt: fewer now).
+    // Before the start: since when at least start_players have joined and every player has
+    // been heard within link_lost_us (nullopt: fewer now, or one is silent).
     std::optional<Micros> quorum_since(Micros now);
     // Removes the spectator on this connection: its name (nullopt: none is).
     std::optional<std::string> remove_spectator(PeerId peer);

@@ -359,7 +359,7 @@ void Server::maybe_start() {
     const Micros worst = m_measure.safe_rtt_worst(m_roster.players());
     if (!all_measured && now - *quorum_since < m_config.max_lobby_rtt_wait_us) return;
 
-    const int delay = m_measure.initial_delay(worst);
+    const int delay = m_measure.initial_delay(worst, m_roster.players(), m_config.delay.frame_time);
     Start start;
     start.start_time_us = now + std::max(m_config.start_lead_us, 2 * worst);
     start.frame_time_ns = m_config.delay.frame_time.ns();

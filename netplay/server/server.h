@@ -77,6 +77,9 @@ class Server {
     // trip to that client; half that round trip each way until a client reported. The
     // largest of the players' floors (each player's: slot_stats(), and its updates).
     int path_floor() const { return m_measure.path_floor(); }
+    // The hybrid: the frames prediction covers now, within the players' re-run budget
+    // (DelayMeasurements::decide; 0 outside the hybrid).
+    int predicted_frames() const { return m_measure.predicted_frames(); }
     // The delay from frame 0, then one entry per change: the whole session's delay.
     const std::vector<ScheduleEntry>& schedule() const { return m_schedule.history(); }
     // Keyframes decided so far (one delay decision each, changed or not).

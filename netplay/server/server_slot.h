@@ -113,6 +113,7 @@ class LinkRecord {
     int m_path_floor = 0;
     std::uint32_t m_frames_run = 0, m_stall_frames = 0;
     std::uint16_t m_down_loss_permille = 0;
+    Micros m_rerun_frame_us = 0;  // a rollback client's cost of re-running a frame (0: unknown)
     std::uint64_t m_datagrams = 0;
     LossCounter m_up_loss;
     // The server's own round trip to the client, its recent worst and best, and the earliest

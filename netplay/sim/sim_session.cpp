@@ -293,15 +293,23 @@ SimResult run_scenario(const SimScenario& sc) {
             own_clock = peer.clock.get();
         }
         peer.client = std::make_unique<Client>(*peer.transport, *own_clock, *emulator, config);
-        if (number == sc.tamper_client && (sc.tamper || sc.tamper_upload)) {
-            // A modified client rewrites its ClientInput datagrams, or the states it uploads,
-            // before they are sealed.
+        if (number == sc.tamper_client && (sc.tamper || sc.tamper_upload || sc.tamper_stats)) {
+            // A modified client rewrites its ClientInput datagrams, its ClientStats, or the
+            // states it uploads, before they are sealed.
             auto uploads =
                 sc.tamper_upload ? std::make_shared<UploadRewriter>(sc.tamper_upload) : nullptr;
             peer.client->own_transport().rewrite_sends(
-                [tamper = sc.tamper, uploads](Channel,
-                                              std::vector<std::vector<std::uint8_t>>& messages) {
+                [tamper = sc.tamper, tamper_stats = sc.tamper_stats, uploads](
+                    Channel, std::vector<std::vector<std::uint8_t>>& messages) {
                     auto& bytes = messages.front();
+                    if (peek_id(bytes) == MsgId::kClientStats) {
+                        if (!tamper_stats) return;
+                        if (auto stats = decode_client_stats(bytes)) {
+                            tamper_stats(*stats);
+                            bytes = encode(*stats);
+                        }
+                        return;
+                    }
                     if (peek_id(bytes) == MsgId::kClientInput) {
                         if (!tamper) return;
                         if (auto input = decode_client_input(bytes)) {

@@ -126,6 +126,10 @@ struct SimScenario {
     // by `tamper_upload` (given the state's frame and its bytes): the client hashes and keeps
     // one state, and sends another.
     std::function<void(std::uint32_t frame, std::vector<std::uint8_t>& state)> tamper_upload;
+    // And its ClientStats, by `tamper_stats`: what a client reports of itself, such as what
+    // re-running a frame costs it (the simulator's emulators run in no time, so a heavy core
+    // is a client that says what it would measure), or a client that lies about it.
+    std::function<void(ClientStats&)> tamper_stats;
     Micros rejoin_after_us = -1;    // >= 0: the dropped client restarts this long after
     bool rejoin_with_token = true;  // false: the restarted process lost its rejoin token
     // Per client (index = client - 1): its clock's rate against the server's (1.05: 5 %

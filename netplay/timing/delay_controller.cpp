@@ -9,8 +9,13 @@ int DelayController::frames_for(Micros duration) const {
     const int lock = delay_for_round_trip(duration, m_policy.frame_time, m_policy.margin_us,
                                           m_policy.min_delay, m_policy.max_delay);
     if (!m_policy.hybrid) return lock;
-    return std::max(std::min(lock, m_policy.hybrid_local_delay),
-                    lock - std::max(m_policy.predicted_frames, 0));
+    return std::max(std::min(lock, m_policy.hybrid_local_delay), lock - predicted_frames());
+}
+
+int DelayController::predicted_frames() const {
+    if (!m_policy.hybrid) return 0;
+    const int configured = std::max(m_policy.predicted_frames, 0);
+    return m_prediction_limit < 0 ? configured : std::min(configured, m_prediction_limit);
 }
 
 void DelayController::add_round_trip(Micros now, int slot, Micros round_trip) {

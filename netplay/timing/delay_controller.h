@@ -95,6 +95,13 @@ class DelayController {
     int decide(Micros now, int current, int target);
 
     const DelayPolicy& policy() const { return m_policy; }
+    // The hybrid: prediction covers at most `frames` (at most the policy's predicted_frames)
+    // from the next decision on, when the players' corrections would not fit otherwise
+    // (prediction_budget.h). Fewer predicted frames raise the delay at once; more lower it
+    // as any fall does.
+    void limit_prediction(int frames) { m_prediction_limit = frames; }
+    // The frames prediction covers now (0 outside the hybrid).
+    int predicted_frames() const;
     // The frames of delay that cover `round_trip` (the policy's margin, minimum and maximum);
     // in the hybrid, what of them prediction does not cover.
     int frames_for(Micros round_trip) const;
@@ -114,7 +121,8 @@ class DelayController {
     Micros m_covered = 0;
     bool m_evidence_thin = true;
     long m_regimes = 0;
-    Micros m_lower_since = -1;  // since when the target has been below the delay
+    Micros m_lower_since = -1;    // since when the target has been below the delay
+    int m_prediction_limit = -1;  // limit_prediction's (-1: the policy's)
     // When a client's SRTT rises into a new regime, its reports of this last span stay.
     static constexpr Micros kKeptOnRiseUs = 1'000'000;
 };

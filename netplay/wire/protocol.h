@@ -37,10 +37,11 @@ inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
 // after the Welcome sealed (key exchange keys in Hello and Welcome, netplay/crypto/
 // session_keys.h); 9: the per-frame messages within the bandwidth budget with the seal (runs
 // without a run count, acknowledgements a byte from the frame beside them, a ServerUpdate's
-// shape in two bytes); 10: the Welcome signed by the server's key (server_identity.h); 11: up to
-// 15 schedule entries in a ServerUpdate (keyframes every 15 frames), the client's one-way trips
-// in its ClientStats (the path floor measured, one_way_trips.h).
-inline constexpr std::uint16_t kProtocolVersion = 11;
+// shape in two bytes); 10: the Welcome signed by the server's key (server_identity.h); 11: a
+// rollback client reports what re-running a frame costs it (ClientStats::rerun_frame_us); 12: up
+// to 15 schedule entries in a ServerUpdate (keyframes every 15 frames), the client's one-way
+// trips in its ClientStats (the path floor measured, one_way_trips.h).
+inline constexpr std::uint16_t kProtocolVersion = 12;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
 // disc-based systems, are a few MiB).
@@ -357,6 +358,9 @@ struct ClientStats {
     // the Welcome and never corrected since (within +-kMaxClockUs). The server checks that it
     // only moves forward and keeps pace with its own (clock_check.h).
     std::int64_t clock_us = 0;
+    // A rollback client: the 99th percentile of what one frame of its corrections cost (their
+    // time over their depth), us; 0 before it has corrected enough to say (PredictionBudget).
+    std::uint16_t rerun_frame_us = 0;
     // The client's worst one-way trips of the last 10 s, up (its datagrams to the server) and
     // down (the server's updates to it), on the synchronised clocks (one_way_trips.h), 0.1 ms;
     // 0: none measured yet.

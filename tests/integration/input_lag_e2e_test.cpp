@@ -1,5 +1,6 @@
 // Input lag with real processes: a `framelock server` and two `framelock join` bots on the
-// bundled arcade game, on 127.0.0.1 directly or through the impairment proxy. The delay the
+// bundled arcade game (and, as a heavy core, the chaos core spending 8 ms of CPU a frame), on
+// 127.0.0.1 directly or through the impairment proxy. The delay the
 // server chose (its --stats-json schedule) is held against the path those links give.
 #include <catch2/catch.hpp>
 
@@ -29,13 +30,19 @@ struct LagFigures {
     int max_delay = 0;      // from `from` on
     int path_floor = 0;     // the server's measure at the end (the largest player's)
     std::vector<unsigned> stall_frames;
+    // The slower client's input round trip (its pad sampled to its frame confirmed), median
+    // over the session, in ms: what a frame's trip costs, emulation time included.
+    double round_trip_ms = 0;
+    // The slower client's smoothed round trip to the server (a datagram queued to its echo
+    // read), in ms: the link as the client measures it, its own waits included.
+    double srtt_ms = 0;
     // Rollback and hybrid: the worse client's 99th percentiles of its corrections.
     unsigned correction_depth_p99 = 0;
     double correction_ms_p99 = 0;
 };
 
 // The mean and the highest delay of the server's schedule over frames [from, frames).
-LagFigures figures_of(const Session& session, std::uint32_t from) {
+LagFigures figures_of(const Session& session, std::uint32_t from, int frames) {
     const auto server = read_json(session.dir().file("server.json"));
     const auto& s = server["sessions"][0];
     std::vector<std::pair<std::uint32_t, int>> schedule;
@@ -44,7 +51,7 @@ LagFigures figures_of(const Session& session, std::uint32_t from) {
     REQUIRE_FALSE(schedule.empty());
     LagFigures out;
     double sum = 0;
-    for (std::uint32_t f = from; f < kFrames; ++f) {
+    for (std::uint32_t f = from; f < static_cast<std::uint32_t>(frames); ++f) {
         int delay = schedule.front().second;
         for (const auto& [frame, d] : schedule) {
             if (frame > f) break;
@@ -53,11 +60,14 @@ LagFigures figures_of(const Session& session, std::uint32_t from) {
         sum += delay;
         out.max_delay = std::max(out.max_delay, delay);
     }
-    out.mean_delay = sum / (kFrames - from);
+    out.mean_delay = sum / (frames - from);
     out.path_floor = s["delay"]["path_floor"].get<int>();
     for (const char* name : {"client1", "client2"}) {
         const auto stats = read_json(session.stats(name));
         out.stall_frames.push_back(stats["stall_frames"].get<unsigned>());
+        out.round_trip_ms =
+            std::max(out.round_trip_ms, stats["input_round_trip_ms"]["median"].get<double>());
+        out.srtt_ms = std::max(out.srtt_ms, stats["srtt_us"].get<double>() / 1000.0);
         if (stats.contains("rollback")) {
             const auto& r = stats["rollback"];
             out.correction_depth_p99 =
@@ -69,23 +79,33 @@ LagFigures figures_of(const Session& session, std::uint32_t from) {
     return out;
 }
 
-// Two bots for kFrames frames, through the proxy when `one_way_ms` >= 0; hash logs identical.
-// With `freeze_at` > 0, client 2's process is stopped for 100 ms once it ran that many frames.
-// `server_extra`: more flags for the server (its mode).
-LagFigures play(const std::string& name, double one_way_ms, double jitter_ms,
-                const std::vector<std::string>& proxy_extra, std::uint32_t from,
-                std::size_t freeze_at = 0, const std::vector<std::string>& server_extra = {}) {
-    const CoreCase core = two_player_arcade();
+void print_figures(const std::string& name, std::uint32_t from, const LagFigures& f) {
+    std::printf(
+        "[figure] input lag, %s: mean delay from frame %u on %.2f, highest %d, path floor %d "
+        "(server's estimate); stall frames %u, %u; input round trip median %.1f ms, SRTT "
+        "%.1f ms\n",
+        name.c_str(), from, f.mean_delay, f.max_delay, f.path_floor, f.stall_frames[0],
+        f.stall_frames[1], f.round_trip_ms, f.srtt_ms);
+    std::fflush(stdout);
+}
+
+// Two bots on `core` with `options` (--option ...) for `frames` frames, through the proxy when
+// `one_way_ms` >= 0; hash logs identical. With `freeze_at` > 0, client 2's process is stopped
+// for 100 ms once it ran that many frames. `server_extra`: more flags for the server (its mode).
+LagFigures play_on(const CoreCase& core, const std::vector<std::string>& options, int frames,
+                   const std::string& name, double one_way_ms, double jitter_ms,
+                   const std::vector<std::string>& proxy_extra, std::uint32_t from,
+                   std::size_t freeze_at = 0, const std::vector<std::string>& server_extra = {}) {
     require_core_case(core);
     if (one_way_ms >= 0)
         FRAMELOCK_SKIP_UNLESS_FILE(netem_exe(), "build the framelock_netem target");
-    const auto limit = session_time(kFrames);
+    const auto limit = session_time(frames);
     const Deadline deadline = after(limit);
     Session session("input-lag-" + name);
     session.start_server(2, limit, server_extra);
     if (one_way_ms >= 0) session.start_proxy(one_way_ms, jitter_ms, limit, proxy_extra);
-    ChildProcess& one = session.start_client("client1", core, 1, 31, kFrames);
-    ChildProcess& two = session.start_client("client2", core, 2, 32, kFrames);
+    ChildProcess& one = session.start_client("client1", core, 1, 31, frames, options);
+    ChildProcess& two = session.start_client("client2", core, 2, 32, frames, options);
     if (freeze_at > 0) {
         wait_for_lines(session, "client2", freeze_at, two, deadline);
         two.send_signal(SIGSTOP);
@@ -95,14 +115,53 @@ LagFigures play(const std::string& name, double one_way_ms, double jitter_ms,
     session.require_success(one, "client1", deadline);
     session.require_success(two, "client2", deadline);
     session.require_server_success(after(15s));
-    require_identical_logs(session, "client1", "client2", kFrames);
-    const LagFigures f = figures_of(session, from);
-    std::printf(
-        "[figure] input lag, %s: mean delay from frame %u on %.2f, highest %d, path floor %d "
-        "(server's estimate); stall frames %u, %u\n",
-        name.c_str(), from, f.mean_delay, f.max_delay, f.path_floor, f.stall_frames[0],
-        f.stall_frames[1]);
-    std::fflush(stdout);
+    require_identical_logs(session, "client1", "client2", frames);
+    const LagFigures f = figures_of(session, from, frames);
+    print_figures(name, from, f);
+    return f;
+}
+
+// The bundled arcade game (a light core: well under a millisecond a frame).
+LagFigures play(const std::string& name, double one_way_ms, double jitter_ms,
+                const std::vector<std::string>& proxy_extra, std::uint32_t from,
+                std::size_t freeze_at = 0, const std::vector<std::string>& server_extra = {}) {
+    return play_on(two_player_arcade(), {}, kFrames, name, one_way_ms, jitter_ms, proxy_extra, from,
+                   freeze_at, server_extra);
+}
+
+// A heavy core: the chaos core spending 8 ms of CPU time on every frame it runs (4 under the
+// sanitizers, whose processes are slower at everything else), half as many frames.
+constexpr int kHeavyFrames = full_or_sanitized(900, 600);
+std::vector<std::string> heavy_options() {
+    return {"--option", std::string("chaos_cpu_ms_per_frame=") + (kSanitized ? "4" : "8")};
+}
+LagFigures play_heavy(const std::string& name, double one_way_ms, std::uint32_t from) {
+    return play_on(core_case("chaos"), heavy_options(), kHeavyFrames, name, one_way_ms, 0, {},
+                   from);
+}
+
+// The same on `framelock host` (client1, the frame lock's server in its process) and a remote
+// `join` (client2, through the proxy when `one_way_ms` >= 0): the remote player's inputs are
+// served by the host's server thread while the host emulates.
+LagFigures play_heavy_host(const std::string& name, double one_way_ms, std::uint32_t from) {
+    const CoreCase core = core_case("chaos");
+    require_core_case(core);
+    if (one_way_ms >= 0)
+        FRAMELOCK_SKIP_UNLESS_FILE(netem_exe(), "build the framelock_netem target");
+    const auto limit = session_time(kHeavyFrames);
+    const Deadline deadline = after(limit);
+    Session session("input-lag-" + name);
+    std::vector<std::string> host_extra = heavy_options();
+    host_extra.insert(host_extra.end(), {"--mode", "framelock", "--server-stats-json",
+                                         session.dir().file("server.json")});
+    ChildProcess& one = session.start_host("client1", core, 2, 31, kHeavyFrames, host_extra);
+    if (one_way_ms >= 0) session.start_proxy(one_way_ms, 0, limit);
+    ChildProcess& two = session.start_client("client2", core, 2, 32, kHeavyFrames, heavy_options());
+    session.require_success(one, "client1", deadline);
+    session.require_success(two, "client2", deadline);
+    require_identical_logs(session, "client1", "client2", kHeavyFrames);
+    const LagFigures f = figures_of(session, from, kHeavyFrames);
+    print_figures(name, from, f);
     return f;
 }
 
@@ -179,4 +238,32 @@ TEST_CASE(
     CHECK(f.max_delay <= 2 + kSlack);
     CHECK(f.path_floor >= 5);  // the frame lock would have paid it
     for (const unsigned stalls : f.stall_frames) CHECK(stalls <= kFrames / 1000 + 1 + kSlack);
+}
+
+TEST_CASE(
+    "input lag: a heavy core (8 ms of CPU a frame) on a quiet loopback keeps the delay at 1-2 "
+    "frames from frame 120 on, as the light core (4 ms, 600 frames and a frame more under "
+    "sanitizers)",
+    "[integration][netplay][lag][heavy]") {
+    const LagFigures f = play_heavy("heavy-loopback", -1, 120);
+    CHECK(f.mean_delay <= 2.0 + kSlack);
+    CHECK(f.max_delay <= 3 + kSlack);
+}
+
+TEST_CASE(
+    "input lag: a heavy core (8 ms of CPU a frame) through the proxy at 80 ms RTT keeps the delay "
+    "at most 6 frames from frame 300, as the light core (4 ms, 600 frames and a frame more "
+    "under sanitizers)",
+    "[integration][netplay][lag][heavy]") {
+    const LagFigures f = play_heavy("heavy-80ms", 40, 300);
+    CHECK(f.mean_delay <= 6.0 + kSlack);
+}
+
+TEST_CASE(
+    "input lag: a host playing a heavy core (8 ms of CPU a frame) serves a remote player through "
+    "the proxy at 80 ms RTT at once: the delay is at most 6 frames from frame 300 (4 ms, 600 "
+    "frames and a frame more under sanitizers)",
+    "[integration][netplay][lag][heavy][host]") {
+    const LagFigures f = play_heavy_host("heavy-host-80ms", 40, 300);
+    CHECK(f.mean_delay <= 6.0 + kSlack);
 }

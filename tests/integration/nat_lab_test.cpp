@@ -286,6 +286,9 @@ TEST_CASE(
                                  {"join", "--lobby", internet.url, code}));
         const auto deadline = after(session_time(kFrames));
         require_lab_success(lab, host, host_name, deadline);
+        // The host's log holds its server's side of the session: a joiner that failed is
+        // explained there ("is away (no data for 2.0 s)"), not in its own log.
+        INFO(lab.log_of(host_name));
         require_lab_success(lab, joiner, joiner_name, deadline);
         require_identical_logs(session, host_name, joiner_name, kFrames);
         const std::string log = read_text(lab.file(joiner_name + ".log"));

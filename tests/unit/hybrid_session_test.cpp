@@ -117,3 +117,46 @@ TEST_CASE(
               .margin(1.0));
     CHECK(f.depth_p99 <= kHybridPredictionWindow - 1u);
 }
+
+TEST_CASE(
+    "Hybrid: a player whose corrections cost 2 ms a frame gets at most 4 predicted frames (a "
+    "correction within half a frame) and the delay covers the rest; one claiming 100 ms gets "
+    "the frame lock's delay, no more",
+    "[netplay][rollback][hybrid][budget]") {
+    constexpr std::uint32_t kFrames = framelock::test::full_or_sanitized(3'600u, 1'800u);
+    const SimScenario base = hybrid(trace(150'000, 4'000, 0.01, kFrames));
+    const SimResult light = run_scenario(base);
+    const SimResult lock = run_scenario(trace(150'000, 4'000, 0.01, kFrames));
+    // Client 2 says what re-running a frame costs it (the simulator's emulators take no time).
+    const auto costing = [&](std::uint16_t frame_cost_us) {
+        SimScenario sc = base;
+        sc.tamper_client = 2;
+        sc.tamper_stats = [frame_cost_us](ClientStats& stats) {
+            stats.rerun_frame_us = frame_cost_us;
+        };
+        return run_scenario(sc);
+    };
+    const SimResult heavy = costing(2'000);
+    const SimResult liar = costing(50'000);
+    REQUIRE(heavy.hashes_identical);
+    REQUIRE(liar.hashes_identical);
+    const Figures l = figures_of(light, kFrames), h = figures_of(heavy, kFrames),
+                  x = figures_of(liar, kFrames), f = figures_of(lock, kFrames);
+    std::printf(
+        "[figure] hybrid at 150 ms, 1%% loss: light core mean delay %.2f, corrections p99 %u "
+        "deep; a core re-running a frame in 2 ms: mean delay %.2f, p99 %u deep, %u prediction "
+        "changes said; a client claiming 50 ms: %.2f, p99 %u deep; the frame lock %.2f\n",
+        l.mean_delay, l.depth_p99, h.mean_delay, h.depth_p99,
+        heavy.server_events_of(ServerEvent::Type::kPrediction), x.mean_delay, x.depth_p99,
+        f.mean_delay);
+    // 8.3 ms of budget at 2 ms a frame: 4 frames predicted, the delay 4 below the lock's.
+    CHECK(h.depth_p99 <= 4);
+    CHECK(h.mean_delay == Approx(f.mean_delay - 4).margin(0.6));
+    CHECK(heavy.server_events_of(ServerEvent::Type::kPrediction) >= 1);
+    // The light core's session predicts the whole path, as before.
+    CHECK(l.mean_delay <= 2.0);
+    // A claim of any cost makes the hybrid wait as long as the frame lock: no longer.
+    CHECK(x.depth_p99 <= 1);
+    CHECK(x.mean_delay <= f.mean_delay + 0.6);
+    CHECK(x.mean_delay >= f.mean_delay - 0.6);
+}

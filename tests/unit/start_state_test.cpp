@@ -4,9 +4,15 @@
 // identical everywhere instead of raising a desync alarm at frame 0.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "netplay/client/client.h"
+#include "netplay/server/server.h"
+#include "netplay/sim/sim_network.h"
 #include "netplay/sim/sim_session.h"
 #include "unit/sim_events.h"
 
@@ -141,4 +147,87 @@ TEST_CASE(
         CHECK(seconds > 0.2);
         CHECK(seconds < 1.0);
     }
+}
+
+TEST_CASE(
+    "Start: a player that stalls in the lobby right after its Welcome (a process frozen for "
+    "3 s) is waited for: the session starts once it speaks again, and it plays every frame",
+    "[netplay][start]") {
+    // Found in CI (the NAT lab's hole punch, on a loaded machine): the joiner's process
+    // stood still after its Welcome; the server started anyway once the round-trip wait
+    // (2 s) was over, took the silent player for away at frame 0, and the host played its
+    // 120 frames alone, on neutral input for the joiner, which ran none of them.
+    ManualClock clock(1'000'000);
+    SimNetwork net(7, clock);
+    net.set_default_link({10'000, 500, 0.0, 0.0, 0});
+    auto server_endpoint = net.create_endpoint("server");
+    Server server(*server_endpoint, clock, ServerConfig{});
+    std::vector<std::unique_ptr<Transport>> endpoints;
+    std::vector<std::unique_ptr<HashingEmulator>> emulators;
+    std::vector<std::unique_ptr<Client>> clients;
+    for (int c = 1; c <= 2; ++c) {
+        endpoints.push_back(net.create_endpoint("client" + std::to_string(c)));
+        emulators.push_back(std::make_unique<HashingEmulator>());
+        ClientConfig config;
+        config.server_address = "server";
+        config.requested_slot = static_cast<std::uint8_t>(c);
+        config.player_name = "client" + std::to_string(c);
+        config.identity = {"sim", "1", 1, 2, 60000, 0};
+        clients.push_back(
+            std::make_unique<Client>(*endpoints.back(), clock, *emulators.back(), config));
+        clients.back()->start();
+    }
+    constexpr Micros kFreezeUs = 3'000'000;
+    constexpr std::uint32_t kFrames = 300;
+    Micros frozen_at = -1;
+    std::uint32_t frames_while_frozen = 0;
+    std::vector<ServerEvent> events;
+    // Every pad pressed: a neutral word in a slot's lane is a frame it did not play.
+    const auto pad = [](int c, std::uint32_t frame) {
+        return static_cast<InputWord>(0x100u * c | (frame % 255 + 1));
+    };
+    for (Micros t = 0; t < 20'000'000; t += 1000) {
+        server.update();
+        for (int c = 1; c <= 2; ++c) {
+            Client& client = *clients[c - 1];
+            const bool frozen = c == 2 && frozen_at >= 0 && clock.now_us() < frozen_at + kFreezeUs;
+            if (frozen) continue;
+            client.tick(pad(c, client.next_sample_frame()));
+            // The process stands still right after the Welcome, before anything of the start.
+            if (c == 2 && frozen_at < 0 && client.state() == Client::State::kLobby)
+                frozen_at = clock.now_us();
+        }
+        if (frozen_at >= 0 && clock.now_us() < frozen_at + kFreezeUs)
+            frames_while_frozen = clients[0]->next_frame();
+        server.update();
+        while (auto e = server.poll_event()) events.push_back(*e);
+        for (auto& client : clients) {
+            while (client->poll_event()) {
+            }
+        }
+        if (clients[0]->next_frame() >= kFrames && clients[1]->next_frame() >= kFrames) break;
+        clock.advance(1000);
+    }
+    REQUIRE(frozen_at >= 0);
+    INFO([&] {
+        std::string all;
+        for (const ServerEvent& e : events) all += "\n  " + e.message;
+        return "server events:" + all;
+    }());
+    // Nobody played while a player stood still in the lobby, and nobody was taken for away.
+    CHECK(frames_while_frozen == 0);
+    for (const ServerEvent& e : events) CHECK(e.type != ServerEvent::Type::kPlayerAway);
+    const auto& host = emulators[0]->hash_log();
+    const auto& joiner = emulators[1]->hash_log();
+    REQUIRE(host.size() >= kFrames);
+    REQUIRE(joiner.size() >= kFrames);
+    CHECK(std::equal(host.begin(), host.begin() + kFrames, joiner.begin()));
+    // Both players' pads in every frame after the first delay's neutral ones.
+    const int delay = clients[0]->delay_at(0);
+    int neutral = 0;
+    for (std::uint32_t f = static_cast<std::uint32_t>(delay); f < kFrames; ++f) {
+        const InputFrame& inputs = emulators[0]->input_log()[f];
+        neutral += (inputs.pads[0] == 0) + (inputs.pads[1] == 0);
+    }
+    CHECK(neutral == 0);
 }
