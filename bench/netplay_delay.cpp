@@ -10,13 +10,17 @@
 //    floor, every fixed delay 1..12 on the same trace and Kaillera's LAN setting.
 // 2. 2, 4 and 8 clients at 100 ms +- 20 ms and 2% loss: the same against the floor.
 // 3. A trace that alternates 15 s of a good link (40 +- 10 ms) and 15 s of a bad one
-//    (110 +- 30 ms, 1% loss): the adaptive delay against every fixed delay 1..10 (figures).
+//    (110 +- 30 ms, 1% loss): the adaptive delay against every fixed delay 1..10 and the
+//    hybrid, next to the adaptive delay's figures of 2026-11-28 (issue 32).
 //
 // Bounds (sections 1 and 2): mean delay <= floor + 1, stall frames after 2 s <= 0.1% of the
-// frames per client, hash logs identical. --check makes a point out of bounds exit 1.
-// --quick runs only section 1 at 1% loss on 2-minute traces; --json FILE writes the figures.
+// frames per client, hash logs identical. Section 3: the adaptive delay's stall frames at
+// most a third of 2026-11-28's, its mean delay at most half a frame above. --check makes a
+// point out of bounds exit 1. --quick runs only section 1 at 1% loss on 2-minute traces,
+// --alternating only section 3; --json FILE writes the figures.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -24,6 +28,7 @@
 #include <vector>
 
 #include "bench/bench_json.h"
+#include "netplay/server/server_config.h"
 #include "netplay/sim/sim_session.h"
 
 using namespace framelock::netplay;
@@ -89,7 +94,12 @@ Json clients_section(bool& within) {
     return rows;
 }
 
-Json alternating_section() {
+// The alternating trace's adaptive figures on 2026-11-28 (issue 32), and the bounds held
+// against them: stall frames at most a third, the mean delay at most half a frame more.
+constexpr double kAlternatingStallsBefore = 344;
+constexpr double kAlternatingDelayBefore = 6.90;
+
+Json alternating_section(bool& within) {
     SimScenario sc;
     sc.players = 4;
     sc.frames = 60 * 120;
@@ -114,13 +124,42 @@ Json alternating_section() {
                         {"stall_frames", x.stalls},
                         {"frames_not_shown", x.hidden}});
     };
-    print("adaptive", row(run_scenario(sc)));
+    const Row adaptive = row(run_scenario(sc));
+    print("adaptive", adaptive);
+    // Rollback over the same adaptive delay: the delay a player feels, and what prediction
+    // covered (a stall only past the window).
+    SimScenario hybrid = sc;
+    hybrid.server.mode = SessionMode::kRollback;
+    hybrid.server.delay.hybrid = true;
+    hybrid.server.prediction_window = kHybridPredictionWindow;
+    const SimResult h = run_scenario(hybrid);
+    print("hybrid", row(h));
     for (int d = 1; d <= 10; ++d) {
         char name[16];
         std::snprintf(name, sizeof name, "fixed %d", d);
         print(name, row(with_fixed(sc, d)));
     }
-    return rows;
+    std::uint32_t depth_p99 = 0, longest = 0;
+    for (const auto& c : h.clients) {
+        depth_p99 = std::max(depth_p99, c.stats.correction_depth_p99);
+        longest = std::max(longest, c.stats.longest_rollback);
+    }
+    const bool ok = adaptive.stalls <= kAlternatingStallsBefore / 3 &&
+                    adaptive.delay <= kAlternatingDelayBefore + 0.5;
+    within &= ok;
+    std::printf(
+        "  hybrid: corrections p99 %u frames deep (longest %u, window %u), logs %s\n"
+        "  adaptive against 2026-11-28 (mean delay %.2f, %.0f stall frames): mean delay %.2f "
+        "(at most %.2f), %.0f stall frames (at most %.0f)%s\n",
+        depth_p99, longest, unsigned{kHybridPredictionWindow},
+        h.hashes_identical ? "identical" : "DIFFER", kAlternatingDelayBefore,
+        kAlternatingStallsBefore, adaptive.delay, kAlternatingDelayBefore + 0.5, adaptive.stalls,
+        kAlternatingStallsBefore / 3, ok ? "" : "  OUT OF BOUNDS");
+    return {{"rows", rows},
+            {"before",
+             {{"mean_delay", kAlternatingDelayBefore}, {"stall_frames", kAlternatingStallsBefore}}},
+            {"hybrid_correction_depth_p99", depth_p99},
+            {"within_bounds", ok}};
 }
 
 // The RTT sweep: for each RTT, the adaptive delay on a trace with jitter and `loss`, next to
@@ -199,10 +238,12 @@ int main(int argc, char** argv) {
     CLI::App app{
         "adaptive input delay against the path floor and fixed delays (simulated network)"};
     std::string json_path;
-    bool quick = false, check = false, smoke = false;
+    bool quick = false, check = false, smoke = false, alternating = false;
     app.add_option("--json", json_path, "also write the figures to this JSON file");
     app.add_flag("--quick", quick, "only the RTT sweep at 1% loss, on 2-minute traces");
     app.add_flag("--smoke", smoke, "0 and 80 ms at 1% loss for 20 s each (the test suite's run)");
+    app.add_flag("--alternating", alternating,
+                 "only the trace alternating a good and a bad link (section 3)");
     app.add_flag("--check", check,
                  "exit 1 when a point is out of its bounds (floor + 1, 0.1% stalls)");
     CLI11_PARSE(app, argc, argv);
@@ -214,12 +255,18 @@ int main(int argc, char** argv) {
         std::printf("\nnetplay_delay: %s\n", within ? "within bounds" : "OUT OF BOUNDS");
         return check && !within ? 1 : 0;
     }
+    if (alternating) {
+        json["alternating"] = alternating_section(within);
+        std::printf("\nnetplay_delay: %s\n", within ? "within bounds" : "OUT OF BOUNDS");
+        if (!json_path.empty() && !framelock::bench::write_json(json_path, json)) return 2;
+        return check && !within ? 1 : 0;
+    }
     json["rtt_sweep"] = rtt_sweep(quick ? 7'200 : 36'000, 0.01, within);
     if (!quick) {
         json["rtt_sweep_no_loss"] = rtt_sweep(36'000, 0.0, within);
         std::printf("\n");
         json["clients"] = clients_section(within);
-        json["alternating"] = alternating_section();
+        json["alternating"] = alternating_section(within);
     }
     std::printf("\nnetplay_delay: %s\n",
                 within ? "every point within its bounds" : "SOME POINT OUT OF ITS BOUNDS");

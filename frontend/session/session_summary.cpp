@@ -108,6 +108,8 @@ std::string server_summary_json(const std::vector<ServerSessionSummary>& session
                  {"states_refused", slot.states_refused},
                  {"server_srtt_us", slot.server_srtt},
                  {"server_rttvar_us", slot.server_rttvar},
+                 {"path_floor", slot.path_floor},
+                 {"one_way_us", {{"up", slot.one_way_up}, {"down", slot.one_way_down}}},
                  {"round_trip_reports",
                   {{"used", slot.reports_used},
                    {"inflated", slot.reports_inflated},
@@ -171,9 +173,10 @@ void print_client_summary(std::FILE* out, const ClientRunSummary& s) {
     fmt::print(out, "rtt        {:.1f} ms (rttvar {:.1f} ms)\n", s.stats.srtt / 1000.0,
                s.stats.rttvar / 1000.0);
     fmt::print(out,
-               "delay      {} frames at the end ({}..{}, {} changes; path floor {}); frames ran "
-               "{:.1f} ms late on average\n",
+               "delay      {} frames at the end ({}..{}, {} changes; path floor {}: {:.1f} ms up, "
+               "{:.1f} ms down at worst); frames ran {:.1f} ms late on average\n",
                s.delay_final, s.delay_min, s.delay_max, s.delay_changes, s.stats.path_floor,
+               s.stats.one_way_up / 1000.0, s.stats.one_way_down / 1000.0,
                mean_lateness_ms(s.stats));
     fmt::print(out,
                "upstream   {:.0f} B/s, {:.1f} datagrams/s ({} B, {} datagrams, wire incl. "
@@ -235,6 +238,7 @@ std::string client_summary_json(const ClientRunSummary& s) {
           {"final", s.delay_final},
           {"changes", s.delay_changes},
           {"path_floor", s.stats.path_floor}}},
+        {"one_way_us", {{"up", s.stats.one_way_up}, {"down", s.stats.one_way_down}}},
         {"input_round_trip_ms",
          {{"median", s.round_trip_median / 1000.0}, {"p99", s.round_trip_p99 / 1000.0}}},
         {"updates_received", s.stats.updates_received},

@@ -434,7 +434,8 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
 
 void Client::handle_update(const ServerUpdate& update) {
     const Micros now = m_clock.now_us();
-    if (m_link.on_update(update, now, m_state == State::kLobby)) m_present = update.present;
+    if (m_link.on_update(update, now, m_state == State::kLobby, m_tick_late))
+        m_present = update.present;
     if (m_state != State::kRunning &&
         !(m_state == State::kJoining && m_transfer.join_frame_known()))
         return;

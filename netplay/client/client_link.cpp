@@ -36,7 +36,8 @@ void ClientLink::seed_clock(Micros server_time, Micros now) {
     m_welcome_offset = server_time - now;
 }
 
-bool ClientLink::on_update(const ServerUpdate& update, Micros now, bool answer_at_once) {
+bool ClientLink::on_update(const ServerUpdate& update, Micros now, bool answer_at_once,
+                           bool late_tick) {
     // A second copy (or a late one) is no news, and no measure of the round trip either.
     const bool newest = m_update_loss.record(update.seq);
     if (newest) {
@@ -63,6 +64,9 @@ bool ClientLink::on_update(const ServerUpdate& update, Micros now, bool answer_a
             if (m_sync.synced()) {
                 const Micros t2 = expand_time(update.server_time, m_sync.to_server(now));
                 m_sync.add_sample(t0, t2 - hold, t2, now);
+                // Each way on the synchronised clocks (one_way_trips.h).
+                if (!late_tick)
+                    m_trips.add(now, t2 - hold - m_sync.to_server(t0), m_sync.to_server(now) - t2);
             }
         }
     }
@@ -108,6 +112,11 @@ void ClientLink::send_stats(std::uint32_t frames_run, std::uint32_t stall_frames
     stats.down_lost = static_cast<std::uint32_t>(lost);
     stats.clock_us =
         std::clamp<Micros>(m_clock.now_us() + m_welcome_offset, -kMaxClockUs, kMaxClockUs);
+    const Micros now = m_clock.now_us();
+    stats.up_100us = static_cast<std::uint16_t>(
+        std::clamp<Micros>((m_trips.worst_up(now) + 99) / 100, 0, 65535));
+    stats.down_100us = static_cast<std::uint16_t>(
+        std::clamp<Micros>((m_trips.worst_down(now) + 99) / 100, 0, 65535));
     m_transport.send(m_server, Channel::kControl, encode(stats));
     m_last_stats = m_clock.now_us();
 }
@@ -160,6 +169,9 @@ void ClientLink::fill(ClientStatsSnapshot& stats) const {
     stats.rttvar = m_rtt.rttvar();
     stats.safe_rtt = m_rtt.safe();
     stats.clock_offset = m_sync.offset();
+    const Micros now = m_clock.now_us();
+    stats.one_way_up = m_trips.worst_up(now);
+    stats.one_way_down = m_trips.worst_down(now);
     stats.path_floor = m_path_floor;
     stats.updates_received = m_update_loss.received();
     stats.updates_lost = m_update_loss.lost();

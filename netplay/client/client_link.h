@@ -23,6 +23,7 @@
 #include "netplay/interfaces/transport.h"
 #include "netplay/timing/clock_sync.h"
 #include "netplay/timing/loss_counter.h"
+#include "netplay/timing/one_way_trips.h"
 #include "netplay/timing/rtt_estimator.h"
 #include "netplay/wire/protocol.h"
 #include "netplay/wire/sealed_transport.h"
@@ -52,8 +53,11 @@ class ClientLink {
     // Takes an update's measurements: its seq (loss), the echo of this client's datagram
     // (round trip, clock offset), the copies the server asks for. True when it is the newest
     // update so far (a second copy, or a late one, is no news). `answer_at_once`: before the
-    // start, where each update is echoed right away (heartbeat_due()).
-    bool on_update(const ServerUpdate& update, Micros now, bool answer_at_once);
+    // start, where each update is echoed right away (heartbeat_due()). `late_tick`: this
+    // process was stalled (a late tick), so the update waited on it, not on the network: its
+    // echo measures no one-way trip.
+    bool on_update(const ServerUpdate& update, Micros now, bool answer_at_once,
+                   bool late_tick = false);
 
     // A message that goes now (control or bulk channel).
     void send(Channel channel, std::span<const std::uint8_t> message);
@@ -86,8 +90,8 @@ class ClientLink {
     // Says goodbye (reliable) and closes.
     void close(const std::string& reason);
 
-    // The link's share of the statistics: round trip, clock offset, update loss, copies,
-    // the path floor the server last said, traffic.
+    // The link's share of the statistics: round trip, one-way trips, clock offset, update
+    // loss, copies, the path floor the server last said, traffic.
     void fill(ClientStatsSnapshot& stats) const;
 
   private:
@@ -98,6 +102,7 @@ class ClientLink {
 
     RttEstimator m_rtt;
     ClockSync m_sync;
+    OneWayTrips m_trips;  // the echoes' ways up and down, on the synchronised clocks
     // The server clock minus this one's as the Welcome said, never corrected: what
     // ClientStats::clock_us reports this clock in.
     Micros m_welcome_offset = 0;

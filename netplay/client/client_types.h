@@ -72,7 +72,11 @@ struct ClientStatsSnapshot {
     Micros srtt = 0, rttvar = 0, safe_rtt = 0;
     Micros clock_offset = 0;
     int delay = 0;
-    int path_floor = 0;  // as the server last said (ServerUpdate::path_floor), frames
+    // This player's path floor as the server last said (ServerUpdate::path_floor), frames.
+    int path_floor = 0;
+    // The worst one-way trips of this client's link over the last 10 s, up and down, on the
+    // synchronised clocks (one_way_trips.h); 0: none measured.
+    Micros one_way_up = 0, one_way_down = 0;
     std::uint64_t updates_received = 0, updates_lost = 0;
     // Redundancy on a lossy link: second copies of input datagrams sent, and server updates
     // received that were not news (the server's second copies, or a late one).

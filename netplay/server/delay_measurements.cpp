@@ -4,6 +4,7 @@
 #include "netplay/server/delay_measurements.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -295,6 +296,11 @@ std::optional<std::string> DelayMeasurements::note_stats(LinkRecord& link, int s
     link.m_rerun_frame_us = stats.rerun_frame_us;
     link.m_client_srtt = static_cast<Micros>(stats.srtt_100us) * 100;
     link.m_client_rttvar = static_cast<Micros>(stats.rttvar_100us) * 100;
+    if (stats.up_100us || stats.down_100us) {
+        link.m_client_up = static_cast<Micros>(stats.up_100us) * 100;
+        link.m_client_down = static_cast<Micros>(stats.down_100us) * 100;
+        link.m_client_trips_at = now;
+    }
     if (stats.down_lost > link.m_down_lost_seen) note_loss(link, now);
     link.m_down_lost_seen = stats.down_lost;
     // The clock reading (clock_check.h). A state on its way to or from the client delays what
@@ -384,7 +390,8 @@ void DelayMeasurements::stamp(LinkRecord& link, ServerUpdate& update, Micros now
                                 : static_cast<std::uint16_t>(std::clamp<Micros>(
                                       (now - link.m_last_client_seq_at) / 10, 0, kEchoHoldUnknown));
     update.copies = redundant(link, now) ? 2 : 1;
-    update.path_floor = static_cast<std::uint8_t>(m_path_floor);
+    update.path_floor =
+        static_cast<std::uint8_t>(link.m_path_floor > 0 ? link.m_path_floor : m_path_floor);
 }
 
 void DelayMeasurements::sent(LinkRecord& link, const ServerUpdate& update,
@@ -456,21 +463,53 @@ Micros DelayMeasurements::shortest_worst(std::span<const ServerSlot> players, Mi
     return worst;
 }
 
-int DelayMeasurements::estimate_path_floor(std::span<const ServerSlot> players, Micros now,
+int DelayMeasurements::estimate_path_floor(std::span<ServerSlot> players, Micros now,
                                            FrameTime frame_time) const {
-    Micros worst = 0;
-    for (const ServerSlot& slot : players) {
+    if (!frame_time.known()) return 0;
+    const auto frames = [&](Micros trip) {
+        return static_cast<int>(std::clamp<std::int64_t>(frame_time.frames_covering(trip), 1, 255));
+    };
+    // Each player's one-way trips as it measured them (ClientStats, lately), each way no
+    // longer than the round trip the server measured itself to it (the worst of the window):
+    // a client's claim cannot raise another's floor beyond what its link does. Without them
+    // (not reported yet), half the server's round trip each way.
+    struct Trips {
+        Micros up = 0, down = 0;
+    };
+    std::array<Trips, kMaxPlayers> trips{};
+    Micros slowest_up = 0, worst_rtt = 0;
+    for (std::size_t i = 0; i < players.size(); ++i) {
+        const ServerSlot& slot = players[i];
         if (!slot.active()) continue;
+        Micros rtt = 0;
         // The window's maximum is its front, once the expired ones are skipped.
-        for (const auto& [at, rtt] : slot.link.m_rtt_max) {
+        for (const auto& [at, r] : slot.link.m_rtt_max) {
             if (at >= now - kCheckWindowUs) {
-                worst = std::max(worst, rtt);
+                rtt = r;
                 break;
             }
         }
+        const LinkRecord& link = slot.link;
+        Trips& t = trips[i];
+        if (link.m_client_trips_at >= 0 && now - link.m_client_trips_at < kTripsFreshUs &&
+            rtt > 0) {
+            t.up = std::min(link.m_client_up, rtt);
+            t.down = std::min(link.m_client_down, rtt);
+        } else {
+            t.up = rtt / 2;
+            t.down = rtt - rtt / 2;
+        }
+        slowest_up = std::max(slowest_up, t.up);
+        worst_rtt = std::max(worst_rtt, rtt);
     }
-    if (worst <= 0 || !frame_time.known()) return 0;
-    return static_cast<int>(std::clamp<std::int64_t>(frame_time.frames_covering(worst), 1, 255));
+    if (worst_rtt <= 0) return 0;
+    int floor = 0;
+    for (std::size_t i = 0; i < players.size(); ++i) {
+        if (!players[i].active()) continue;
+        players[i].link.m_path_floor = frames(slowest_up + trips[i].down);
+        floor = std::max(floor, players[i].link.m_path_floor);
+    }
+    return floor;
 }
 
 int DelayMeasurements::initial_delay(Micros safe_rtt_worst, std::span<const ServerSlot> players,
@@ -479,7 +518,7 @@ int DelayMeasurements::initial_delay(Micros safe_rtt_worst, std::span<const Serv
     return m_delay.initial(safe_rtt_worst);
 }
 
-int DelayMeasurements::decide(Micros now, int current, std::span<const ServerSlot> players,
+int DelayMeasurements::decide(Micros now, int current, std::span<ServerSlot> players,
                               FrameTime frame_time) {
     // Each player's own regime: one player's round trip moving (or a client making it seem to)
     // drops that player's reports only.
@@ -538,6 +577,9 @@ void DelayMeasurements::fill(const LinkRecord& link, SlotStats& stats, Micros no
     stats.datagrams_lost_up = link.m_up_loss.lost();
     stats.server_srtt = link.m_rtt.srtt();
     stats.server_rttvar = link.m_rtt.rttvar();
+    stats.one_way_up = link.m_client_trips_at >= 0 ? link.m_client_up : 0;
+    stats.one_way_down = link.m_client_trips_at >= 0 ? link.m_client_down : 0;
+    stats.path_floor = link.m_path_floor;
     stats.reports_used = link.m_reports_used;
     stats.reports_inflated = link.m_reports_inflated;
     stats.reports_hiccup = link.m_reports_hiccup;

@@ -122,7 +122,7 @@ class DelayMeasurements {
     // slowest player present. In the hybrid, first the frames prediction may cover: as many
     // as the slowest player's corrections fit in half a frame (prediction_budget.h; a change
     // is said in the log, kPrediction, naming that player).
-    int decide(Micros now, int current, std::span<const ServerSlot> players, FrameTime frame_time);
+    int decide(Micros now, int current, std::span<ServerSlot> players, FrameTime frame_time);
     // The hybrid: the frames prediction covers now (0 outside it).
     int predicted_frames() const { return m_delay.predicted_frames(); }
     // The path floor estimated at the last keyframe with players (0 before any): see
@@ -156,8 +156,12 @@ class DelayMeasurements {
     // The shortest round trip the server measured itself to each player present over the last
     // kCheckWindowUs, the largest of those (0: none): no frame's input comes back sooner.
     Micros shortest_worst(std::span<const ServerSlot> players, Micros now) const;
-    int estimate_path_floor(std::span<const ServerSlot> players, Micros now,
-                            FrameTime frame_time) const;
+    // Each player's path floor (LinkRecord::m_path_floor): the slowest player's way up plus
+    // its own way down, from the one-way trips the players measured (one_way_trips.h); the
+    // largest (0: no round trip measured yet).
+    int estimate_path_floor(std::span<ServerSlot> players, Micros now, FrameTime frame_time) const;
+    // A client's one-way trips count this long after its last ClientStats (sent every second).
+    static constexpr Micros kTripsFreshUs = 3'000'000;
     // The hybrid's prediction for the players' re-run costs (decide()), said when it changes.
     void fit_prediction(std::span<const ServerSlot> players, FrameTime frame_time);
 

@@ -157,6 +157,16 @@ InputBook::Step InputBook::confirm(std::span<ServerSlot> players, std::uint8_t a
                 m_blocked_since = -1;
                 return {Step::Kind::kStuck, g, missing, why};
             }
+            // Clients sample a keyframe's frame only with its decision. Blocked past the time
+            // the next keyframe's would have been taken (its inputs' arrival, about half its
+            // delay before it is due), the server takes it now: the waiting players' samplers
+            // would stop there too, and cost everyone a round trip after the wait.
+            const std::uint32_t interval = m_config.keyframe_interval;
+            const std::uint32_t key = g + (interval - g % interval) % interval;
+            const Micros due = schedule.start().start_time_us + schedule.frame_time().span_us(key);
+            if (schedule.undecided(key, m_config.keyframe_interval) &&
+                now >= due - schedule.frame_time().span_us(schedule.current_delay()) / 2)
+                return {Step::Kind::kKeyframe, key, 0, {}};
             return {};
         }
         m_blocked_since = -1;
@@ -194,15 +204,24 @@ std::pair<std::uint32_t, std::uint32_t> InputBook::write(
     std::uint8_t absent, const DelaySchedule& schedule, bool started) const {
     update.input_ack = static_cast<std::uint16_t>(member.inputs.m_inputs_end - 1);
     if (!started || member.awaiting_state()) return {0, 0};
-    // Frames and decisions the client may not hold yet, oldest first.
+    // Frames and decisions the client may not hold yet, oldest first. A client runs and
+    // samples a frame only once it holds its keyframe's decision: frames from the first
+    // decision that does not fit wait for a later update, or the client would acknowledge
+    // them and never be sent the decisions between (a player back from 3 s away, with
+    // keyframes every 15 frames: 12 decisions behind, stuck at the 9th).
     const std::uint32_t from = std::max(member.inputs.m_client_ack_end, m_confirmed_base);
+    std::uint32_t end = m_confirmed_end;
     for (const auto& entry : schedule.entries()) {
-        if (Frame(entry.frame) >= Frame(from) && update.schedule.size() < kMaxScheduleEntries)
-            update.schedule.push_back(entry);
+        if (Frame(entry.frame) < Frame(from)) continue;
+        if (update.schedule.size() == kMaxScheduleEntries) {
+            end = Frame(entry.frame) < Frame(end) ? entry.frame : end;
+            break;
+        }
+        update.schedule.push_back(entry);
     }
     update.first_frame = static_cast<std::uint16_t>(from);
     for (std::uint32_t f = from;
-         Frame(f) < Frame(m_confirmed_end) && update.frames.size() < kMaxFramesPerMessage; ++f) {
+         Frame(f) < Frame(end) && update.frames.size() < kMaxFramesPerMessage; ++f) {
         update.frames.push_back(m_confirmed[f - m_confirmed_base]);
     }
     const auto carried = static_cast<std::uint32_t>(update.frames.size());

@@ -70,11 +70,12 @@ class Server {
         return m_book.confirmed_end();
     }  // frames [0, this) confirmed
     int current_delay() const { return m_schedule.current_delay(); }
-    // The path floor in frames, from the server's own round trips, as estimated at the last
-    // keyframe with players (0 before any): the slowest playing client's worst round trip of
-    // the last 10 s, each of its one-way paths taken as half of it. For client i and players
-    // j, an ideal pipeline needs j's uplink plus i's downlink, so the slowest player's round
-    // trip bounds every client's need.
+    // The path floor in frames as estimated at the last keyframe with players (0 before any):
+    // for client i and players j, an ideal pipeline needs the slowest j's way up plus i's way
+    // down. Each way is the worst of the last 10 s as the clients measured it on the
+    // synchronised clocks (one_way_trips.h), neither longer than the server's own worst round
+    // trip to that client; half that round trip each way until a client reported. The
+    // largest of the players' floors (each player's: slot_stats(), and its updates).
     int path_floor() const { return m_measure.path_floor(); }
     // The hybrid: the frames prediction covers now, within the players' re-run budget
     // (DelayMeasurements::decide; 0 outside the hybrid).

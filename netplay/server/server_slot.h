@@ -107,6 +107,10 @@ class LinkRecord {
     std::uint8_t m_next_update_seq = 0;
     // The client's own measurement (ClientStats), 0 = unknown, and what else it reports.
     Micros m_client_srtt = 0, m_client_rttvar = 0;
+    // Its worst one-way trips lately, up and down (ClientStats, one_way_trips.h), when they
+    // came (-1: never), and this player's path floor from them (frames, 0: not estimated).
+    Micros m_client_up = 0, m_client_down = 0, m_client_trips_at = -1;
+    int m_path_floor = 0;
     std::uint32_t m_frames_run = 0, m_stall_frames = 0;
     std::uint16_t m_down_loss_permille = 0;
     Micros m_rerun_frame_us = 0;  // a rollback client's cost of re-running a frame (0: unknown)

@@ -24,6 +24,11 @@ struct SlotStats {
     PeerStats traffic;
     // The server's own measurement of the round trip to this client (echoes of its updates).
     Micros server_srtt = 0, server_rttvar = 0;
+    // Its worst one-way trips of the last 10 s as it measured them (ClientStats, 0: none),
+    // and its path floor: the slowest player's way up plus its own way down, frames (0: not
+    // estimated yet).
+    Micros one_way_up = 0, one_way_down = 0;
+    int path_floor = 0;
     // Round-trip reports left out of the delay: beyond what the server measured of this
     // client's link (inflated), or covering frames a stalled process held up (hiccups).
     std::uint64_t reports_used = 0, reports_inflated = 0, reports_hiccup = 0;

@@ -30,9 +30,17 @@ void DelayController::observe_srtt(int slot, Micros srtt) {
     const auto index = static_cast<std::size_t>(slot - 1);
     Micros& regime = m_regime_srtt[index];
     const Micros tolerance = std::max(regime / 4, m_policy.frame_time.us());
-    if (regime == 0 || srtt > regime + tolerance || srtt < regime - tolerance) {
+    const bool rose = regime != 0 && srtt > regime + tolerance;
+    if (regime == 0 || rose || srtt < regime - tolerance) {
         regime = srtt;
-        m_samples[index].clear();
+        auto& samples = m_samples[index];
+        // A rise keeps the last reports (the class comment); a fall drops them all.
+        if (!rose || samples.empty()) {
+            samples.clear();
+        } else {
+            const Micros keep_from = samples.back().time - kKeptOnRiseUs;
+            while (samples.front().time < keep_from) samples.pop_front();
+        }
         ++m_regimes;
     }
 }

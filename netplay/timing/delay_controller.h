@@ -27,12 +27,14 @@
 // Each client's window belongs to a regime of its link: when the round trip the server
 // measures itself to that client (its SRTT) moves away from the one the regime began with by
 // more than a quarter (and at least a frame), that client's old reports no longer describe
-// its link and are dropped, whichever way it moved. The others' stay: one client, honest or
-// not, cannot reset everyone's measurements (a network that changes for everyone moves every
-// client's round trip, and drops every client's reports). A rise takes effect at the next
-// keyframe (a worse network stalls everyone at once); a fall waits until the lower target
-// held for `lower_after_us`, then steps a frame per keyframe: a steady delay is worth more
-// than one that changes back and forth.
+// its link and are dropped when it fell. When it rose, the reports of the last second stay:
+// they are the new link's first (and lower ones never raise the tail), and dropping them left
+// the keyframe after a worse link showed with nothing to rise on. The others' stay: one
+// client, honest or not, cannot reset everyone's measurements (a network that changes for
+// everyone moves every client's round trip, and drops every client's reports). A rise takes
+// effect at the next keyframe (a worse network stalls everyone at once); a fall waits until
+// the lower target held for `lower_after_us`, then steps a frame per keyframe: a steady delay
+// is worth more than one that changes back and forth.
 //
 // The hybrid (rollback over this delay, `DelayPolicy::hybrid`): the path a frame lock would
 // cover with D frames is covered up to `hybrid_local_delay` frames by delay, and the rest, up
@@ -121,6 +123,8 @@ class DelayController {
     long m_regimes = 0;
     Micros m_lower_since = -1;    // since when the target has been below the delay
     int m_prediction_limit = -1;  // limit_prediction's (-1: the policy's)
+    // When a client's SRTT rises into a new regime, its reports of this last span stay.
+    static constexpr Micros kKeptOnRiseUs = 1'000'000;
 };
 
 }  // namespace framelock::netplay

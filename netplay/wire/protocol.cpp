@@ -375,7 +375,7 @@ void fields(auto& io, Is<ClientStats> auto& m) {
     io.u16(m.srtt_100us, m.rttvar_100us, m.down_loss_permille);
     io.u32(m.down_lost);
     io.i64(m.clock_us).within(-kMaxClockUs, kMaxClockUs);
-    io.u16(m.rerun_frame_us);
+    io.u16(m.rerun_frame_us, m.up_100us, m.down_100us);
 }
 
 void fields(auto& io, Is<StateRequest> auto& m) {

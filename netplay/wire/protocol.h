@@ -38,8 +38,10 @@ inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
 // session_keys.h); 9: the per-frame messages within the bandwidth budget with the seal (runs
 // without a run count, acknowledgements a byte from the frame beside them, a ServerUpdate's
 // shape in two bytes); 10: the Welcome signed by the server's key (server_identity.h); 11: a
-// rollback client reports what re-running a frame costs it (ClientStats::rerun_frame_us).
-inline constexpr std::uint16_t kProtocolVersion = 11;
+// rollback client reports what re-running a frame costs it (ClientStats::rerun_frame_us); 12: up
+// to 15 schedule entries in a ServerUpdate (keyframes every 15 frames), the client's one-way
+// trips in its ClientStats (the path floor measured, one_way_trips.h).
+inline constexpr std::uint16_t kProtocolVersion = 12;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
 // disc-based systems, are a few MiB).
@@ -50,7 +52,9 @@ inline constexpr std::size_t kMaxNameBytes = 40;
 // A player's Bye reason as the server keeps it and relays it to the others (bytes of safe
 // text, netplay/base/safe_text.h): the wire carries up to 1 KiB, a reason needs a line.
 inline constexpr std::size_t kMaxReasonBytes = 120;
-inline constexpr std::size_t kMaxScheduleEntries = 8;
+// Schedule entries a ServerUpdate carries at most (its shape holds the count in 4 bits): with
+// keyframes every 15 frames, 225 frames' decisions, about what it carries of frames (240).
+inline constexpr std::size_t kMaxScheduleEntries = 15;
 inline constexpr std::uint8_t kMaxCopies = 2;  // ServerUpdate::copies
 // The second copy of a datagram leaves this long after the first: late enough not to share a
 // burst of loss with it, early enough to cost next to nothing when the first is lost.
@@ -357,6 +361,11 @@ struct ClientStats {
     // A rollback client: the 99th percentile of what one frame of its corrections cost (their
     // time over their depth), us; 0 before it has corrected enough to say (PredictionBudget).
     std::uint16_t rerun_frame_us = 0;
+    // The client's worst one-way trips of the last 10 s, up (its datagrams to the server) and
+    // down (the server's updates to it), on the synchronised clocks (one_way_trips.h), 0.1 ms;
+    // 0: none measured yet.
+    std::uint16_t up_100us = 0;
+    std::uint16_t down_100us = 0;
 };
 
 std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes);

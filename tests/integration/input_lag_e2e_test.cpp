@@ -28,7 +28,7 @@ constexpr int kSlack = full_or_sanitized(0, 1);
 struct LagFigures {
     double mean_delay = 0;  // frames, from `from` on
     int max_delay = 0;      // from `from` on
-    int path_floor = 0;     // the server's estimate at the end
+    int path_floor = 0;     // the server's measure at the end (the largest player's)
     std::vector<unsigned> stall_frames;
     // The slower client's input round trip (its pad sampled to its frame confirmed), median
     // over the session, in ms: what a frame's trip costs, emulation time included.
@@ -209,8 +209,13 @@ TEST_CASE(
     // (DelayController, thin evidence). Measured from 5 s later.
     const std::uint32_t stop = full_or_sanitized(1200u, 300u);
     const LagFigures f = play("sigstop", 20, 0, {}, stop + 300, stop);
-    CHECK(f.max_delay <= f.path_floor + 1 + kSlack);
-    CHECK(f.mean_delay <= f.path_floor + 1 + kSlack);
+    // Held to the path the proxy gives (40 ms and the 1 ms margin: 3 frames), not to a floor
+    // the session measured, which the stop itself could raise: at most a frame above it.
+    constexpr int kPathFloor = 3;
+    std::printf("[figure] sigstop: the measured floor %d against the path's %d\n", f.path_floor,
+                kPathFloor);
+    CHECK(f.max_delay <= kPathFloor + 1 + kSlack);
+    CHECK(f.mean_delay <= kPathFloor + 1 + kSlack);
 }
 
 TEST_CASE(

@@ -388,6 +388,33 @@ TEST_CASE("A 5 s blackout of one player's link: the others play on, it comes bac
 }
 
 TEST_CASE(
+    "A player back from 3 s away gets every keyframe decision it missed, however many (an "
+    "update carries 15): with keyframes every 1, 15 and 30 frames it plays on",
+    "[netplay][session][blackout]") {
+    for (const std::uint16_t interval : {1, 15, 30}) {
+        INFO("keyframe interval " << interval);
+        SimScenario sc;
+        sc.players = 3;
+        sc.frames = 1800;
+        sc.seed = 29;
+        sc.link = LinkParams{30'000, 3'000, 0.0, 0.0, 0};
+        sc.server.keyframe_interval = interval;
+        sc.freeze_client = 3;
+        sc.freeze_frame = 1000;
+        sc.freeze_for_us = 3'000'000;
+        const SimResult r = run_scenario(sc);
+        for (const auto& e : r.server_events) {
+            INFO(e.message);
+            CHECK(e.type != ServerEvent::Type::kPlayerLeft);
+        }
+        for (const auto& c : r.clients) {
+            CHECK(c.hashes.size() == sc.frames);
+            CHECK(SimResult::first_difference(c, r.clients[0]) == -1);
+        }
+    }
+}
+
+TEST_CASE(
     "A player's process stalled for 100 ms costs it a catch-up: nobody's delay rises, and every "
     "player is at the path floor again within 5 s",
     "[netplay][session][delay]") {

@@ -159,9 +159,13 @@ TEST_CASE("Control messages round trip and refuse truncation", "[netplay][protoc
     check_truncation_and_trailing(encode(ds), decode_desync);
 
     ClientStats cs{100, 3, 1000, 50, 12, 70'000, 0, 2'430};
+    cs.up_100us = 412;
+    cs.down_100us = 65535;
     CHECK(decode_client_stats(encode(cs))->down_loss_permille == 12);
     CHECK(decode_client_stats(encode(cs))->rerun_frame_us == 2'430);
     CHECK(decode_client_stats(encode(cs))->down_lost == 70'000u);
+    CHECK(decode_client_stats(encode(cs))->up_100us == 412);
+    CHECK(decode_client_stats(encode(cs))->down_100us == 65535);
     check_truncation_and_trailing(encode(cs), decode_client_stats);
 }
 

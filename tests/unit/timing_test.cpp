@@ -102,6 +102,37 @@ TEST_CASE("Delay target covers each client's recent tail within the stall budget
     CHECK(controller.initial(1'000) == 1);
 }
 
+TEST_CASE(
+    "A client's round trip rising keeps its reports of the last second (the worse link's "
+    "first), drops the older ones; falling drops them all",
+    "[netplay][delay]") {
+    DelayPolicy policy;
+    policy.frame_time = FrameTime(16'667'000);
+    policy.margin_us = 1'000;
+    DelayController controller(policy);
+    controller.observe_srtt(1, 40'000);
+    // 20 s at 40 ms, three tails of 200 ms 5 s before the end, then 0.3 s at 110 ms.
+    Micros now = 0;
+    for (int i = 0; i < 2000; ++i) {
+        controller.add_round_trip(now += 10'000, 1, 40'000);
+        if (i == 1500) {
+            for (int t = 0; t < 3; ++t) controller.add_round_trip(now, 1, 200'000);
+        }
+    }
+    for (int i = 0; i < 30; ++i) controller.add_round_trip(now += 10'000, 1, 110'000);
+    CHECK(controller.target(now) == 13);  // the third tail: (200000 + 1000) / 16667 -> 13
+    // The server's SRTT shows the worse link: a new regime, which keeps the last second.
+    controller.observe_srtt(1, 100'000);
+    CHECK(controller.regimes() == 2);
+    CHECK(controller.target(now) == 7);  // (110000 + 1000) / 16667 = 6.7 -> 7
+    CHECK(controller.evidence_thin());   // 101 reports
+    // Before, every report went: the keyframe that saw the worse link first had none.
+    // Falling back drops them all.
+    controller.observe_srtt(1, 40'000);
+    CHECK(controller.regimes() == 3);
+    CHECK(controller.target(now) == 1);
+}
+
 TEST_CASE("One client's round trip moving drops that client's reports only", "[netplay][delay]") {
     DelayPolicy policy;
     policy.frame_time = FrameTime(16'667'000);
