@@ -153,11 +153,18 @@ Json impaired_trace(const char* title, const SimScenario& sc, bool& bound_ok) {
     const SimResult hyb = run_scenario(hybrid_of(sc));
     std::uint32_t depth_p99 = 0;
     for (const auto& c : hyb.clients) depth_p99 = std::max(depth_p99, c.stats.correction_depth_p99);
+    // The wire bytes of a client's link, both directions, per frame (the copies included).
+    double link_bytes = 0;
+    for (const auto& c : lock.clients)
+        link_bytes += static_cast<double>(c.stats.traffic.wire_bytes_sent +
+                                          c.stats.traffic.wire_bytes_received) /
+                      std::max(1u, c.stats.frames_run);
+    link_bytes /= clients;
     std::printf("  policy         mean delay  stall frames/client after 2 s\n");
     std::printf("  path floor     %10d  (never stalls; %d within the stall budget)\n",
                 lock.path_floor, lock.path_floor_budget);
-    std::printf("  adaptive       %10.2f  %29.1f%s\n", lock.mean_delay_after_warmup,
-                lock.total_stalls_after_warmup / clients,
+    std::printf("  adaptive       %10.2f  %29.1f  (link %.0f B/frame both ways)%s\n",
+                lock.mean_delay_after_warmup, lock.total_stalls_after_warmup / clients, link_bytes,
                 lock.hashes_identical ? "" : "  (logs DIFFER)");
     std::printf("  hybrid         %10.2f  %29.1f  (corrections p99 %u deep, window %u)%s\n",
                 hyb.mean_delay_after_warmup, hyb.total_stalls_after_warmup / clients, depth_p99,
@@ -189,6 +196,7 @@ Json impaired_trace(const char* title, const SimScenario& sc, bool& bound_ok) {
             {"adaptive_mean_delay", lock.mean_delay_after_warmup},
             {"adaptive_stall_frames_per_client", lock.total_stalls_after_warmup / clients},
             {"adaptive_identical", lock.hashes_identical},
+            {"adaptive_link_bytes_per_frame", link_bytes},
             {"hybrid_mean_delay", hyb.mean_delay_after_warmup},
             {"hybrid_stall_frames_per_client", hyb.total_stalls_after_warmup / clients},
             {"hybrid_correction_depth_p99", depth_p99},

@@ -38,7 +38,7 @@ void DelayMeasurements::new_connection(LinkRecord& link) const {
     link.m_up_lost_seen = link.m_down_lost_seen = 0;
     link.m_copy_at = -1;
     link.m_up_loss = LossCounter{};
-    link.m_loss_seen_at = link.m_loss_gap = -1;
+    link.m_loss_seen_at = link.m_loss_gap = link.m_burst_seen_at = -1;
     link.m_last_client_seq_at = -1;
     link.m_updates_sent = 0;
     link.m_echo_newest = link.m_echo_hold = -1;
@@ -53,7 +53,14 @@ bool DelayMeasurements::note_datagram(LinkRecord& link, int slot_number, const s
                                       bool transfer_on_link) {
     ++link.m_datagrams;
     const bool newest = link.m_up_loss.record(input.seq);
-    if (link.m_up_loss.lost() > link.m_up_lost_seen) note_loss(link, now);
+    if (link.m_up_loss.lost() > link.m_up_lost_seen) {
+        // Copies share their datagram's seq: two in a row missing while copies were on lost
+        // every copy of both, which independent losses do not do (at 2 %, both copies of one
+        // datagram once in 2,500; of two in a row, once in six million) and a burst does.
+        if (redundant(link, now) && link.m_up_loss.lost() - link.m_up_lost_seen >= 2)
+            link.m_burst_seen_at = now;
+        note_loss(link, now);
+    }
     link.m_up_lost_seen = link.m_up_loss.lost();
     if (newest) {
         const Micros previous_at = link.m_last_client_seq_at;
@@ -368,6 +375,12 @@ void DelayMeasurements::note_loss(LinkRecord& link, Micros now) {
     link.m_loss_seen_at = now;
 }
 
+std::uint8_t DelayMeasurements::copies(const LinkRecord& link, Micros now) const {
+    if (!redundant(link, now)) return 1;
+    const bool bursty = link.m_burst_seen_at >= 0 && now - link.m_burst_seen_at < kBurstMemoryUs;
+    return bursty ? 3 : 2;
+}
+
 bool DelayMeasurements::redundant(const LinkRecord& link, Micros now) const {
     const bool lossy = link.m_loss_gap >= 0 && link.m_loss_gap < kLossyGapUs;
     const Micros memory = lossy ? kLossyMemoryUs : kLossMemoryUs;
@@ -383,7 +396,7 @@ void DelayMeasurements::stamp(LinkRecord& link, ServerUpdate& update, Micros now
                                 ? kEchoHoldUnknown
                                 : static_cast<std::uint16_t>(std::clamp<Micros>(
                                       (now - link.m_last_client_seq_at) / 10, 0, kEchoHoldUnknown));
-    update.copies = redundant(link, now) ? 2 : 1;
+    update.copies = copies(link, now);
     update.path_floor = static_cast<std::uint8_t>(m_path_floor);
 }
 
@@ -394,11 +407,15 @@ void DelayMeasurements::sent(LinkRecord& link, const ServerUpdate& update,
     link.m_update_frames[update.seq] = carried;
     link.m_update_echoed[update.seq] = false;
     link.m_last_update_sent = now;
-    // On a lossy link the same datagram goes again a moment later, unless a newer one
-    // replaces it first: a lost update then costs a couple of milliseconds, not a frame.
+    // On a lossy link the same datagram goes again, copies - 1 times, at kCopyOffsetsUs after
+    // it, unless a newer one replaces it first: a lost update then costs a couple of
+    // milliseconds, and on a bursty link one lost in a burst half a frame, not a frame.
+    link.m_copies = update.copies;
     if (update.copies > 1) {
         link.m_copy = std::move(bytes);
-        link.m_copy_at = now + kCopySpacingUs;
+        link.m_copy_sent_at = now;
+        link.m_copy_next = 0;
+        link.m_copy_at = now + kCopyOffsetsUs[0];
     } else {
         link.m_copy_at = -1;
     }
@@ -406,7 +423,9 @@ void DelayMeasurements::sent(LinkRecord& link, const ServerUpdate& update,
 
 const std::vector<std::uint8_t>* DelayMeasurements::due_copy(LinkRecord& link, Micros now) {
     if (link.m_copy_at < 0 || now < link.m_copy_at) return nullptr;
-    link.m_copy_at = -1;
+    link.m_copy_at = ++link.m_copy_next + 1 < link.m_copies
+                         ? link.m_copy_sent_at + kCopyOffsetsUs[link.m_copy_next]
+                         : -1;
     return &link.m_copy;
 }
 

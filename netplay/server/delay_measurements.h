@@ -135,6 +135,8 @@ class DelayMeasurements {
   private:
     static void note_loss(LinkRecord& link, Micros now);
     bool redundant(const LinkRecord& link, Micros now) const;
+    // ServerUpdate::copies for this link now: 1, 2 when redundant, 3 when bursty lately.
+    std::uint8_t copies(const LinkRecord& link, Micros now) const;
     void note_echo(LinkRecord& link, int slot_number, const std::string& name,
                    const ClientInput& input, std::optional<std::uint32_t> ack_end, Micros now,
                    Micros previous_at, bool transfer_on_link);
