@@ -234,6 +234,26 @@ def detail_tables(results):
                          "never stalls on the same trace; the fixed-delay columns give stall "
                          "frames per client after 2 s on that trace (>10×: ten times the 0.1% "
                          "budget, cut short).\n\n" + table(rows))
+        for t in nd.get("impaired", []):
+            rows = [["policy", "mean delay", "stall frames/client after 2 s"],
+                    ["path floor (never stalls / within the budget)",
+                     f"{t['path_floor_frames']} / {t['path_floor_within_budget_frames']}", ""],
+                    ["adaptive", f"{t['adaptive_mean_delay']:.2f}",
+                     f"{t['adaptive_stall_frames_per_client']:.1f}"],
+                    ["hybrid", f"{t['hybrid_mean_delay']:.2f}",
+                     f"{t['hybrid_stall_frames_per_client']:.1f} (corrections p99 "
+                     f"{t['hybrid_correction_depth_p99']} deep)"]]
+            for f in t["fixed"]:
+                rows.append([f"fixed {f['delay']}", f["delay"],
+                             "> 10× budget" if f["over_ten_times_budget"]
+                             else f"{f['stall_frames_per_client_after_2s']:.1f}"])
+            verdict = ("within" if t["adaptive_within_fixed_plus_half"] else "OVER")
+            parts.append(f"### {t['trace']}\n\n`bench_netplay_delay` (section 4, `--traces`): "
+                         "2 clients, 36,000 frames; the link "
+                         f"{t['adaptive_link_bytes_per_frame']:.0f} B/frame both ways "
+                         "(adaptive). The adaptive mean delay against the smallest fixed delay "
+                         f"within the 0.1% stall budget ({t['smallest_fixed_within_budget']}) + "
+                         f"0.5: {verdict}.\n\n" + table(rows))
     for _, h in of_kind(results, "hybrid_sessions"):
         rows = [["network", "mean delay", "highest", "path floor (frame lock)", "stall frames",
                  "corrections p99 deep", "re-run p99 ms", "hash logs identical", "within budget"]]

@@ -134,12 +134,15 @@ void ClientLink::send_input(ClientInput input, Micros now, bool running) {
     }
     std::vector<std::uint8_t> bytes = encode(input);
     m_transport.send(m_server, Channel::kInput, bytes);
-    // On a lossy link (the server says so) the same datagram goes again a moment later,
-    // unless a newer one replaces it first.
+    // On a lossy link (the server says so) the same datagram goes again, m_copies - 1 times,
+    // at kCopyOffsetsUs after it, unless a newer one replaces it first.
     m_copy_at = -1;
     if (m_copies > 1 && running) {
         m_copy = std::move(bytes);
-        m_copy_at = now + kCopySpacingUs;
+        m_copy_sent_at = now;
+        m_copy_next = 0;
+        m_copy_count = m_copies;
+        m_copy_at = now + kCopyOffsetsUs[0];
     }
     m_last_send = now;
     m_samples_since_send = 0;
@@ -148,8 +151,9 @@ void ClientLink::send_input(ClientInput input, Micros now, bool running) {
 void ClientLink::send_copy(Micros now) {
     if (m_copy_at < 0 || now < m_copy_at) return;
     m_transport.send(m_server, Channel::kInput, m_copy);
-    m_copy_at = -1;
     ++m_copies_sent;
+    m_copy_at =
+        ++m_copy_next + 1 < m_copy_count ? m_copy_sent_at + kCopyOffsetsUs[m_copy_next] : -1;
 }
 
 Micros ClientLink::next_wakeup(Micros send_period, Micros timeout) const {

@@ -1,7 +1,7 @@
 // A client's link to its server: everything that goes up, and what the way back measures.
 //
 // Up: each ClientInput datagram, numbered and echoing the newest ServerUpdate with how long
-// it was held, sent again kCopySpacingUs later when the server says the link loses
+// it was held, sent again kCopyOffsetsUs later (twice) when the server says the link loses
 // datagrams; reliable reports queued to leave in the same flush as the next datagram; the
 // statistics once a second. Down: the round trip and the clock offset from the server's
 // echoes of those datagrams, the loss of its updates, and its silence.
@@ -79,9 +79,9 @@ class ClientLink {
     void send_stats(std::uint32_t frames_run, std::uint32_t stall_frames, Micros rerun_frame_us);
     // The queued control messages, then `input` (this client's part filled in: confirmations,
     // own inputs, latencies) numbered and carrying the echo. When `running` on a lossy link its
-    // copy follows kCopySpacingUs later (send_copy()).
+    // copies follow kCopyOffsetsUs later (send_copy()).
     void send_input(ClientInput input, Micros now, bool running);
-    // The last datagram's copy, once its time has come.
+    // The last datagram's next copy, once its time has come.
     void send_copy(Micros now);
     // When there is next something to send or to check: a datagram `send_period` after the
     // last, a copy, or the server's silence reaching `timeout`.
@@ -125,6 +125,9 @@ class ClientLink {
     Micros m_echo_at = 0;
     std::uint8_t m_copies = 1;
     std::vector<std::uint8_t> m_copy;
+    Micros m_copy_sent_at = 0;     // when the datagram m_copy repeats was first sent
+    std::size_t m_copy_next = 0;   // the copy still to go: kCopyOffsetsUs[m_copy_next]
+    std::size_t m_copy_count = 1;  // times that datagram goes (m_copies when it was sent)
     Micros m_copy_at = -1;
     std::uint64_t m_copies_sent = 0;
 };

@@ -39,7 +39,7 @@ void DelayMeasurements::new_connection(LinkRecord& link) const {
     link.m_up_lost_seen = link.m_down_lost_seen = 0;
     link.m_copy_at = -1;
     link.m_up_loss = LossCounter{};
-    link.m_loss_seen_at = link.m_loss_gap = -1;
+    link.m_loss_seen_at = link.m_loss_gap = link.m_burst_seen_at = -1;
     link.m_last_client_seq_at = -1;
     link.m_updates_sent = 0;
     link.m_echo_newest = link.m_echo_hold = -1;
@@ -54,7 +54,14 @@ bool DelayMeasurements::note_datagram(LinkRecord& link, int slot_number, const s
                                       bool transfer_on_link) {
     ++link.m_datagrams;
     const bool newest = link.m_up_loss.record(input.seq);
-    if (link.m_up_loss.lost() > link.m_up_lost_seen) note_loss(link, now);
+    if (link.m_up_loss.lost() > link.m_up_lost_seen) {
+        // Copies share their datagram's seq: two in a row missing while copies were on lost
+        // every copy of both, which independent losses do not do (at 2 %, both copies of one
+        // datagram once in 2,500; of two in a row, once in six million) and a burst does.
+        if (redundant(link, now) && link.m_up_loss.lost() - link.m_up_lost_seen >= 2)
+            link.m_burst_seen_at = now;
+        note_loss(link, now);
+    }
     link.m_up_lost_seen = link.m_up_loss.lost();
     if (newest) {
         const Micros previous_at = link.m_last_client_seq_at;
@@ -374,6 +381,12 @@ void DelayMeasurements::note_loss(LinkRecord& link, Micros now) {
     link.m_loss_seen_at = now;
 }
 
+std::uint8_t DelayMeasurements::copies(const LinkRecord& link, Micros now) const {
+    if (!redundant(link, now)) return 1;
+    const bool bursty = link.m_burst_seen_at >= 0 && now - link.m_burst_seen_at < kBurstMemoryUs;
+    return bursty ? 3 : 2;
+}
+
 bool DelayMeasurements::redundant(const LinkRecord& link, Micros now) const {
     const bool lossy = link.m_loss_gap >= 0 && link.m_loss_gap < kLossyGapUs;
     const Micros memory = lossy ? kLossyMemoryUs : kLossMemoryUs;
@@ -389,7 +402,7 @@ void DelayMeasurements::stamp(LinkRecord& link, ServerUpdate& update, Micros now
                                 ? kEchoHoldUnknown
                                 : static_cast<std::uint16_t>(std::clamp<Micros>(
                                       (now - link.m_last_client_seq_at) / 10, 0, kEchoHoldUnknown));
-    update.copies = redundant(link, now) ? 2 : 1;
+    update.copies = copies(link, now);
     update.path_floor =
         static_cast<std::uint8_t>(link.m_path_floor > 0 ? link.m_path_floor : m_path_floor);
 }
@@ -401,11 +414,15 @@ void DelayMeasurements::sent(LinkRecord& link, const ServerUpdate& update,
     link.m_update_frames[update.seq] = carried;
     link.m_update_echoed[update.seq] = false;
     link.m_last_update_sent = now;
-    // On a lossy link the same datagram goes again a moment later, unless a newer one
-    // replaces it first: a lost update then costs a couple of milliseconds, not a frame.
+    // On a lossy link the same datagram goes again, copies - 1 times, at kCopyOffsetsUs after
+    // it, unless a newer one replaces it first: a lost update then costs a couple of
+    // milliseconds, and on a bursty link one lost in a burst half a frame, not a frame.
+    link.m_copies = update.copies;
     if (update.copies > 1) {
         link.m_copy = std::move(bytes);
-        link.m_copy_at = now + kCopySpacingUs;
+        link.m_copy_sent_at = now;
+        link.m_copy_next = 0;
+        link.m_copy_at = now + kCopyOffsetsUs[0];
     } else {
         link.m_copy_at = -1;
     }
@@ -413,7 +430,9 @@ void DelayMeasurements::sent(LinkRecord& link, const ServerUpdate& update,
 
 const std::vector<std::uint8_t>* DelayMeasurements::due_copy(LinkRecord& link, Micros now) {
     if (link.m_copy_at < 0 || now < link.m_copy_at) return nullptr;
-    link.m_copy_at = -1;
+    link.m_copy_at = ++link.m_copy_next + 1 < link.m_copies
+                         ? link.m_copy_sent_at + kCopyOffsetsUs[link.m_copy_next]
+                         : -1;
     return &link.m_copy;
 }
 
@@ -512,12 +531,6 @@ int DelayMeasurements::estimate_path_floor(std::span<ServerSlot> players, Micros
     return floor;
 }
 
-int DelayMeasurements::initial_delay(Micros safe_rtt_worst, std::span<const ServerSlot> players,
-                                     FrameTime frame_time) {
-    if (m_delay.policy().hybrid) fit_prediction(players, frame_time);
-    return m_delay.initial(safe_rtt_worst);
-}
-
 int DelayMeasurements::decide(Micros now, int current, std::span<ServerSlot> players,
                               FrameTime frame_time) {
     // Each player's own regime: one player's round trip moving (or a client making it seem to)
@@ -549,22 +562,11 @@ void DelayMeasurements::fit_prediction(std::span<const ServerSlot> players, Fram
     const int fit = predicted_frames_within(m_delay.policy().predicted_frames, costliest, budget);
     if (fit == before) return;
     m_delay.limit_prediction(fit);
-    char text[320];
-    if (fit < m_delay.policy().predicted_frames) {
-        std::snprintf(text, sizeof text,
-                      "the hybrid predicts at most %d frames (was %d): %s re-runs a frame of a "
-                      "correction in %.2f ms (p99), and a correction must fit in half a frame "
-                      "(%.1f ms); the delay covers the rest of the path",
-                      fit, before, players[static_cast<std::size_t>(slowest - 1)].name.c_str(),
-                      static_cast<double>(costliest) / 1000.0,
-                      static_cast<double>(budget) / 1000.0);
-    } else {
-        std::snprintf(text, sizeof text,
-                      "the hybrid predicts up to %d frames again (was %d): every player's "
-                      "corrections fit in half a frame (%.1f ms)",
-                      fit, before, static_cast<double>(budget) / 1000.0);
-    }
-    m_events.emit({ServerEvent::Type::kPrediction, slowest, 0, 0, 0, text});
+    const std::string name =
+        slowest > 0 ? players[static_cast<std::size_t>(slowest - 1)].name : std::string();
+    m_events.emit({ServerEvent::Type::kPrediction, slowest, 0, 0, 0,
+                   prediction_change(fit, before, m_delay.policy().predicted_frames, name,
+                                     costliest, budget)});
 }
 
 void DelayMeasurements::fill(const LinkRecord& link, SlotStats& stats, Micros now) const {

@@ -113,7 +113,10 @@ class DelayMeasurements {
     Micros safe_rtt_worst(std::span<const ServerSlot> players) const;
     // In the hybrid, within the re-run costs the players reported so far (decide()).
     int initial_delay(Micros safe_rtt_worst, std::span<const ServerSlot> players,
-                      FrameTime frame_time);
+                      FrameTime frame_time) {
+        if (m_delay.policy().hybrid) fit_prediction(players, frame_time);
+        return m_delay.initial(safe_rtt_worst);
+    }
     // At the start: every report covers frames from `confirmed_end` on.
     void start(std::span<ServerSlot> players, std::uint32_t confirmed_end);
     // A keyframe's delay, from `current`: each player's reports (a player whose round trip as
@@ -135,6 +138,8 @@ class DelayMeasurements {
   private:
     static void note_loss(LinkRecord& link, Micros now);
     bool redundant(const LinkRecord& link, Micros now) const;
+    // ServerUpdate::copies for this link now: 1, 2 when redundant, 3 when bursty lately.
+    std::uint8_t copies(const LinkRecord& link, Micros now) const;
     void note_echo(LinkRecord& link, int slot_number, const std::string& name,
                    const ClientInput& input, std::optional<std::uint32_t> ack_end, Micros now,
                    Micros previous_at, bool transfer_on_link);

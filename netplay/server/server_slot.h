@@ -150,9 +150,13 @@ class LinkRecord {
     // moment after it.
     Micros m_loss_seen_at = -1;
     Micros m_loss_gap = -1;
+    Micros m_burst_seen_at = -1;  // when every copy of two datagrams in a row was last lost
+    std::uint8_t m_copies = 1;    // times the last update goes (ServerUpdate::copies)
     std::uint64_t m_up_lost_seen = 0;
     std::uint32_t m_down_lost_seen = 0;
     std::vector<std::uint8_t> m_copy;
+    Micros m_copy_sent_at = 0;    // when the update m_copy repeats was first sent
+    std::size_t m_copy_next = 0;  // the copy still to go: kCopyOffsetsUs[m_copy_next]
     Micros m_copy_at = -1;
     // Its clock against the server's; whether a refusal or its pace was reported.
     ClockCheck m_clock;

@@ -57,6 +57,11 @@ inline constexpr std::size_t kInfoFrames = 600;
 inline constexpr Micros kLossMemoryUs = 10'000'000;
 inline constexpr Micros kLossyMemoryUs = 60'000'000;
 inline constexpr Micros kLossyGapUs = 2 * kLossyMemoryUs;  // a fall-back's first loss still counts
+// A link on which every copy of two client datagrams in a row was lost this recently (a burst
+// took them: independent losses of 2 % do that once in six million datagrams) sends each
+// datagram three times both ways, the third half a frame later (protocol.h, kCopyOffsetsUs).
+// Seen upstream only: the client's statistics count the updates it lost, not their runs.
+inline constexpr Micros kBurstMemoryUs = 10'000'000;
 // Datagrams lost within this of each other are one loss event (a burst): longer than the
 // interval of the client's statistics, which report its downlink's losses.
 inline constexpr Micros kLossEventUs = 3'000'000;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <limits>
 
 namespace framelock::netplay {
@@ -46,6 +47,8 @@ enum DrawSalt : std::uint64_t {
     kLossSalt = 2,
     kDuplicateSalt = 3,
     kDuplicateJitterSalt = 4,
+    kSpikeSalt = 5,
+    kSpikeSizeSalt = 6,
     kRetransmitSalt = 16,  // + attempt number
 };
 
@@ -59,6 +62,25 @@ Micros one_way_delay(const LinkParams& p, std::uint64_t roll) {
         delay += static_cast<Micros>(roll % span) - p.jitter_us;
     }
     return std::max<Micros>(delay, 0);
+}
+
+// The spike a message with this key gets (LinkParams::spike): mostly none; else a Pareto
+// draw from spike_us up, bounded.
+Micros spike_delay(const LinkParams& p, std::uint64_t key) {
+    if (p.spike <= 0 || p.spike_us <= 0) return 0;
+    if (unit_interval(combine(key, kSpikeSalt)) >= p.spike) return 0;
+    const double u = unit_interval(combine(key, kSpikeSizeSalt));
+    const double scale = std::min(std::pow(1.0 - u, -1.0 / kSpikeShape), kSpikeCap);
+    return static_cast<Micros>(static_cast<double>(p.spike_us) * scale);
+}
+
+// Latency, jitter and spike of an unreliable message with this key.
+Micros path_of(const LinkParams& p, std::uint64_t key) {
+    return one_way_delay(p, combine(key, kJitterSalt)) + spike_delay(p, key);
+}
+
+Micros floor_div(Micros a, Micros b) {
+    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
 }
 
 bool is_reliable(Channel channel) {
@@ -137,7 +159,33 @@ Micros SimNetwork::path_delay(const std::string& from, const std::string& to, Mi
     const int slot = static_cast<int>(Channel::kInput);
     const std::uint64_t key =
         combine(combine(link.base_key[slot], static_cast<std::uint64_t>(send_time)), 0);
-    return one_way_delay(params_at(link, send_time), combine(key, kJitterSalt));
+    return path_of(params_at(link, send_time), key);
+}
+
+bool SimNetwork::in_burst(const std::string& from, const std::string& to, Micros at) {
+    return bad_at(link_state(from, to), at);
+}
+
+bool SimNetwork::bad_at(const LinkState& link, Micros at) const {
+    const LinkParams& p = params_at(link, at);
+    if (p.burst_loss <= 0 || p.burst_us <= 0) return false;
+    const Micros slot_us = std::max<Micros>(1, p.burst_us / kBurstSlotsPerBurst);
+    const Micros slot = floor_div(at, slot_us);
+    // A period covers d slots past its start with probability stay^d; `reach` is the slots one
+    // covers on average, and starts in each slot with probability `start` leave a slot
+    // uncovered with probability prod(1 - start stay^d) ~ exp(-start reach) = 1 - burst_loss.
+    constexpr double stay = 1.0 - 1.0 / kBurstSlotsPerBurst;
+    const double reach = (1.0 - std::pow(stay, kBurstMaxSlots)) / (1.0 - stay);
+    const double start = -std::log1p(-std::min(p.burst_loss, 0.999)) / reach;
+    const std::uint64_t key = combine(link.burst_key, static_cast<std::uint64_t>(slot_us));
+    for (int d = 0; d < kBurstMaxSlots; ++d) {
+        const double u = unit_interval(combine(key, static_cast<std::uint64_t>(slot - d)));
+        if (u >= start) continue;
+        // Given a start, u / start is uniform in [0, 1): the same hash gives the length, and
+        // the period still covers this slot with probability stay^d.
+        if (d == 0 || std::log(u / start) < d * std::log(stay)) return true;
+    }
+    return false;
 }
 
 std::optional<Micros> SimNetwork::next_delivery_time() const {
@@ -163,6 +211,7 @@ SimNetwork::LinkState& SimNetwork::link_state(const std::string& from, const std
             link.base_key[slot] = combine(link_key, static_cast<std::uint64_t>(slot));
             link.counter_time[slot] = std::numeric_limits<Micros>::min();
         }
+        link.burst_key = combine(link_key, ~std::uint64_t{0});
     }
     return link;
 }
@@ -200,8 +249,8 @@ SimNetwork::Transit SimNetwork::plan_transit(LinkState& link, const LinkState& r
     }
 
     Transit transit;
-    transit.arrival = departed + one_way_delay(p, combine(key, kJitterSalt));
-    const bool lost = unit_interval(combine(key, kLossSalt)) < p.loss;
+    transit.arrival = departed + path_of(p, key);
+    const bool lost = unit_interval(combine(key, kLossSalt)) < p.loss || bad_at(link, send_time);
     if (reliable) {
         if (lost) {
             const Micros rtt = p.latency_us + params_at(reverse, send_time).latency_us;
@@ -211,7 +260,8 @@ SimNetwork::Transit SimNetwork::plan_transit(LinkState& link, const LinkState& r
                 ++transit.retransmits;
                 transit.arrival += retransmit_delay;
                 const auto salt = kRetransmitSalt + static_cast<std::uint64_t>(transit.retransmits);
-                lost_again = unit_interval(combine(key, salt)) < p.loss;
+                lost_again = unit_interval(combine(key, salt)) < p.loss ||
+                             bad_at(link, send_time + transit.retransmits * retransmit_delay);
             }
         }
         return transit;

@@ -3,14 +3,15 @@
 // optional bandwidth cap. One process, one thread, time from a ManualClock: the same seed
 // and the same calls give a bit-identical run.
 //
-// Randomness is keyed by time, not by packet count. Every roll a message gets (jitter, loss,
-// duplicate, retransmissions) is a hash of
+// Randomness is keyed by time, not by packet count. Every roll a message gets (jitter, spike,
+// loss, duplicate, retransmissions) is a hash of
 //     (seed, link, channel, send time, n)
 // where `link` is a hash of the two endpoint *names* and `n` counts the messages sent on
 // that link and channel at that same microsecond. Nothing is drawn from a shared RNG
 // stream, so a message sent at time t on A->B meets the same fate in every run with the
 // same seed and link parameters, however many messages other links, other channels or
-// other instants carried. That is what lets two delay policies be compared "on the same
+// other instants carried. A link's bursts of loss are a function of (seed, link, time) alone
+// (see kBurstSlotsPerBurst). That is what lets two delay policies be compared "on the same
 // trace". What still depends on traffic, by nature rather than through the RNG: a reliable
 // message waits behind earlier ones on its channel, and a link with a bandwidth cap queues
 // messages behind each other.
@@ -46,12 +47,39 @@ struct LinkParams {
     double loss = 0.0;       // probability a message is lost (reliable ones then come late)
     double duplicate = 0.0;  // probability an unreliable message arrives twice
     std::uint32_t bandwidth_bps = 0;  // bits per second of wire bytes; 0 = unlimited
+    // Bursty loss (the two-state model below): the share of the time the link spends in its
+    // bad state, where every message is lost, and the mean length of a bad period. On top of
+    // `loss`, which stays independent per message. burst_loss 0: no bursts.
+    double burst_loss = 0.0;
+    Micros burst_us = 0;  // > 0 when burst_loss > 0
+    // Heavy-tailed spikes: this share of the messages gets, on top of latency and jitter, an
+    // extra delay from a Pareto distribution (shape kSpikeShape) starting at spike_us and
+    // bounded at kSpikeCap x spike_us. spike 0: none.
+    double spike = 0.0;
+    Micros spike_us = 0;
 };
 
+// Bursts (LinkParams::burst_loss, burst_us), a Gilbert-Elliott style two-state link whose
+// state is a function of the link and the time, not of the traffic: time is cut into slots of
+// burst_us / kBurstSlotsPerBurst; a bad period starts in a slot with a probability rolled
+// from (seed, link, slot) alone, and lasts a geometric number of slots (mean
+// kBurstSlotsPerBurst, so a mean of burst_us; at most kBurstMaxSlots) rolled from the same
+// hash. A slot is bad when a bad period that began in it or in one of the kBurstMaxSlots - 1
+// before covers it; overlapping periods merge. The start probability is chosen so that the
+// share of bad slots is burst_loss. Every message sent in a bad slot, on every channel, is
+// lost (a reliable one comes late, and its retransmissions meet the state of their own time).
+// The grid follows the parameters in force at the time asked about: a bad period running
+// across a change of burst_us or burst_loss may end at the change.
+inline constexpr int kBurstSlotsPerBurst = 4;
+inline constexpr int kBurstMaxSlots = 48;   // P(longer) = 0.75^48 ~ 1e-6
+inline constexpr double kSpikeShape = 1.5;  // Pareto: heavier than exponential, finite mean
+inline constexpr double kSpikeCap = 10.0;
+
 // Channel semantics:
-// - kInput is unreliable: each message gets its own latency + jitter (so messages reorder
-//   when jitter exceeds the send interval), is dropped with probability `loss` and
-//   duplicated with probability `duplicate` (the copy gets its own jitter).
+// - kInput is unreliable: each message gets its own latency + jitter (+ a spike, maybe: so
+//   messages reorder when jitter exceeds the send interval), is dropped with probability
+//   `loss` or in a burst, and duplicated with probability `duplicate` (the copy gets its own
+//   jitter).
 // - kControl and kBulk are reliable and ordered per connection and channel: never dropped
 //   or duplicated. A message the loss roll would drop arrives late instead, as a
 //   retransmission would: + max(2 x current RTT, 50 ms) per lost attempt, each attempt
@@ -109,9 +137,11 @@ class SimNetwork {
     LinkParams link_params(const std::string& from, const std::string& to, Micros at) const;
 
     // The one-way delay an unreliable message sent from -> to at time `send_time` gets on
-    // this trace (the first one sent that microsecond: the same roll), ignoring loss and
-    // bandwidth: the path itself, for the path floor (SimResult::path_floor).
+    // this trace (the first one sent that microsecond: the same roll, spike included),
+    // ignoring loss and bandwidth: the path itself, for the path floor (SimResult::path_floor).
     Micros path_delay(const std::string& from, const std::string& to, Micros send_time);
+    // Whether the link from -> to is in a burst (its bad state) at time `at`.
+    bool in_burst(const std::string& from, const std::string& to, Micros at);
 
     // Earliest time any live endpoint has something queued (maybe already past; maybe a
     // message poll() will discard because its connection closed), or nullopt. A driver
@@ -147,6 +177,7 @@ class SimNetwork {
     struct LinkState {
         std::vector<LinkChange> changes;  // sorted by `at`; before the first: the default
         std::array<std::uint64_t, kKeySlots> base_key{};  // hash(seed, link names, slot)
+        std::uint64_t burst_key = 0;                      // hash(seed, link names): its bursts
         std::array<Micros, kKeySlots> counter_time{};     // send time `counter` counts for
         std::array<std::uint64_t, kKeySlots> counter{};   // messages sent at counter_time
         Micros busy_until = 0;                            // bandwidth queue
@@ -204,6 +235,7 @@ class SimNetwork {
     LinkState& link_state(const std::string& from, const std::string& to);
     const LinkParams& params_at(const LinkState& link, Micros at) const;
     std::uint64_t message_key(LinkState& link, int slot, Micros send_time);
+    bool bad_at(const LinkState& link, Micros at) const;
     Transit plan_transit(LinkState& link, const LinkState& reverse, int slot, Micros send_time,
                          std::uint64_t wire_bytes, bool reliable);
     const PeerRef* find_peer(std::uint32_t endpoint, PeerId peer) const;

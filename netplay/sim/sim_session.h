@@ -217,6 +217,13 @@ struct SimResult {
     // links only.
     int path_floor = 0;
     Micros path_round_trip_max = 0;  // the largest such trip, us
+    // The same within a stall budget of 0.1 %: the smallest delay with which that ideal
+    // pipeline stalls each client on at most 0.1 % of its frames, when each frame's input
+    // also rides in the next 7 frames' datagrams both ways (as every unconfirmed input does)
+    // and arrives with the first of them to come that no burst took (LinkParams::burst_loss;
+    // path_floor ignores loss). On a trace with rare spikes, far below path_floor, which waits
+    // for the spike; on a bursty one, above it.
+    int path_floor_budget = 0;
     int delay_at(std::uint32_t frame) const;
     // The first frame (from `from`, and from both clients' first frames on) whose hashes
     // differ between a and b, or -1 if none does over their common length. With a log

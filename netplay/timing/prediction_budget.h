@@ -11,6 +11,8 @@
 // can do is P = 0, where the hybrid waits as long as the frame lock would.
 #pragma once
 
+#include <string>
+
 #include "netplay/interfaces/clock.h"
 #include "netplay/timing/frame_time.h"
 
@@ -25,5 +27,10 @@ int predicted_frames_within(int configured, Micros frame_cost_us, Micros budget_
 inline Micros correction_budget_us(FrameTime frame_time) {
     return frame_time.us() / 2;
 }
+
+// The log line for a change from `before` to `fit` predicted frames (of `configured`), caused
+// by `name`'s cost of `frame_cost_us` a frame against `budget_us` (when it is fewer).
+std::string prediction_change(int fit, int before, int configured, const std::string& name,
+                              Micros frame_cost_us, Micros budget_us);
 
 }  // namespace framelock::netplay

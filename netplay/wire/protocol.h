@@ -17,6 +17,7 @@
 // times as the low 32 bits of microseconds, and input words run-length coded.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -40,7 +41,8 @@ inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
 // shape in two bytes); 10: the Welcome signed by the server's key (server_identity.h); 11: a
 // rollback client reports what re-running a frame costs it (ClientStats::rerun_frame_us); 12: up
 // to 15 schedule entries in a ServerUpdate (keyframes every 15 frames), the client's one-way
-// trips in its ClientStats (the path floor measured, one_way_trips.h).
+// trips in its ClientStats (the path floor measured, one_way_trips.h), and a third copy of each
+// datagram on a bursty link (ServerUpdate::copies up to 3).
 inline constexpr std::uint16_t kProtocolVersion = 12;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
@@ -55,10 +57,20 @@ inline constexpr std::size_t kMaxReasonBytes = 120;
 // Schedule entries a ServerUpdate carries at most (its shape holds the count in 4 bits): with
 // keyframes every 15 frames, 225 frames' decisions, about what it carries of frames (240).
 inline constexpr std::size_t kMaxScheduleEntries = 15;
-inline constexpr std::uint8_t kMaxCopies = 2;  // ServerUpdate::copies
-// The second copy of a datagram leaves this long after the first: late enough not to share a
-// burst of loss with it, early enough to cost next to nothing when the first is lost.
+inline constexpr std::uint8_t kMaxCopies = 3;  // ServerUpdate::copies
+// Each datagram goes ServerUpdate::copies times (both ways), the copies these long after the
+// first. On a lossy link, twice: the copy 2 ms later, so an independent loss of the first
+// costs next to nothing. On a bursty link (every copy of two datagrams in a row was lost
+// lately, server_tuning.h: a burst of loss, tens of milliseconds on a real link, a queue
+// overflowing or a radio fading, takes the two copies together), three times: the third half a 60
+// fps frame after the first, so a frame's inputs wait at most 8 ms after a burst that began with
+// the first, where they would wait for the next frame's datagram, up to 16.7. Spacing the one copy
+// 8 ms instead costs every independent loss 6 ms (bench_netplay_delay --quick: the adaptive delay
+// 0.4-0.9 frames higher at 20-100 ms with 1 % loss); sending three on every lossy link costs half
+// its bytes again (a bursty link: 397 B/frame both ways against 268 with two copies).
 inline constexpr std::int64_t kCopySpacingUs = 2'000;
+inline constexpr std::int64_t kSpreadCopyUs = 8'000;
+inline constexpr std::array<std::int64_t, 2> kCopyOffsetsUs = {kCopySpacingUs, kSpreadCopyUs};
 // Clock readings on the wire (Welcome::server_time_us, Start::start_time_us) lie within
 // +-2^60 us (36,000 years): beyond, sums and differences of two of them could overflow.
 inline constexpr std::int64_t kMaxClockUs = std::int64_t{1} << 60;
@@ -246,8 +258,9 @@ struct ServerUpdate {
     std::uint16_t first_frame = 0;        // low 16 bits of the first confirmed frame below
     std::uint8_t players = 0;
     std::uint8_t present = 0;  // bit s-1: slot s has a player connected and playing
-    // Copies of each input datagram the client sends (1, or 2 spaced within the frame when
-    // the server saw loss on this client's link in either direction lately).
+    // Times the client sends each input datagram (1; 2 when the server saw loss on this
+    // client's link in either direction lately; 3 when it saw every copy of one lost: bursts),
+    // the copies kCopyOffsetsUs after the first.
     std::uint8_t copies = 1;
     // The path floor as the server sees it now (Server::path_floor), frames; 0: not known yet.
     std::uint8_t path_floor = 0;

@@ -899,7 +899,7 @@ TEST_CASE("netem: a blackout drops exactly the datagrams sent inside its window"
           std::string::npos);
 }
 
-TEST_CASE("netem: bad blackout and corruption arguments exit with a clear error",
+TEST_CASE("netem: bad blackout, corruption, burst and spike arguments exit with a clear error",
           "[tools][netem]") {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
         {{"--blackout", "5"}, "--blackout expects START:LENGTH"},
@@ -909,6 +909,11 @@ TEST_CASE("netem: bad blackout and corruption arguments exit with a clear error"
         {{"--blackout", "-1:2"}, "a start of 0..3600"},
         {{"--corrupt", "101"}, "--corrupt"},
         {{"--corrupt-down", "-3"}, "--corrupt-down"},
+        {{"--burst-loss", "3"}, "burst-length must be at least 1 with --burst-loss"},
+        {{"--burst-loss", "100", "--burst-length", "3"}, "burst-loss must be 0..<100"},
+        {{"--burst-length", "2000"}, "--burst-length"},
+        {{"--spike-pct", "5"}, "spike-ms must be more than 0 with --spike-pct"},
+        {{"--spike-ms-up", "5000"}, "--spike-ms-up"},
     };
     for (const auto& [extra, message] : cases) {
         std::vector<std::string> args = {framelock::test::build_paths::netem_exe,
@@ -927,4 +932,119 @@ TEST_CASE("netem: bad blackout and corruption arguments exit with a clear error"
         CHECK(result.exit_code == 2);
         CHECK(result.err.find(message) != std::string::npos);
     }
+}
+
+TEST_CASE("netem model: bursty loss takes its share in bursts of its mean length, seeded",
+          "[tools][netem]") {
+    using framelock::netem::Impairment;
+    using framelock::netem::ImpairmentModel;
+    for (const auto& [pct, length] :
+         {std::pair{3.0, 3.0}, std::pair{4.0, 3.0}, std::pair{10.0, 5.0}}) {
+        INFO(pct << " % in bursts of " << length);
+        Impairment bursty;
+        bursty.delay_ms = 20;
+        bursty.jitter_ms = 1;
+        bursty.burst_loss_pct = pct;
+        bursty.burst_length = length;
+        Impairment plain = bursty;
+        plain.burst_loss_pct = 0;
+        ImpairmentModel model(bursty, 11), same(bursty, 11), without(plain, 11);
+        constexpr long kDatagrams = 1'000'000;
+        long lost = 0, bursts = 0, run = 0, longest = 0, runs_total = 0, differ = 0;
+        for (long i = 0; i < kDatagrams; ++i) {
+            const auto d = model.decide(100, 0);
+            const auto again = same.decide(100, 0);
+            const auto base = without.decide(100, 0);
+            REQUIRE(d.copies == again.copies);  // the same seed: the same fates
+            REQUIRE(d.burst == (d.copies == 0));
+            // Bursts take their own draws: a datagram they spare keeps its fate and hold.
+            if (!d.burst && (d.copies != base.copies || d.hold_ns != base.hold_ns)) ++differ;
+            if (d.burst) {
+                ++lost;
+                if (d.burst_began) ++bursts;
+                REQUIRE(d.burst_run == run + 1);
+                run = d.burst_run;
+                longest = std::max(longest, run);
+            } else {
+                if (run > 0) runs_total += run;
+                run = 0;
+            }
+        }
+        const double share = static_cast<double>(lost) / kDatagrams;
+        const double mean_length = static_cast<double>(runs_total) / static_cast<double>(bursts);
+        std::printf(
+            "[figure] netem bursts %.0f %% of %.0f datagrams: measured %.2f %% in %ld bursts of "
+            "%.2f on average, the longest %ld\n",
+            pct, length, share * 100, bursts, mean_length, longest);
+        CHECK(differ == 0);
+        // About 10,000 bursts or more: the share within 5 %, the mean length within 5 % (its
+        // standard error is under 1 %).
+        CHECK(share == Approx(pct / 100).epsilon(0.05));
+        CHECK(mean_length == Approx(length).epsilon(0.05));
+        CHECK(longest > 4 * length);
+    }
+    Impairment bursty;
+    bursty.burst_loss_pct = 5;
+    bursty.burst_length = 3;
+    ImpairmentModel a(bursty, 1), b(bursty, 2);
+    int same_fate = 0;
+    for (int i = 0; i < 10'000; ++i) same_fate += a.decide(10, 0).copies == b.decide(10, 0).copies;
+    CHECK(same_fate < 10'000);  // another seed, other bursts
+}
+
+TEST_CASE("netem model: spikes hold a small share of datagrams longer, heavy-tailed and bounded",
+          "[tools][netem]") {
+    using framelock::netem::Impairment;
+    using framelock::netem::ImpairmentModel;
+    Impairment spiky;
+    spiky.delay_ms = 20;
+    spiky.jitter_ms = 2;
+    spiky.spike_pct = 2;
+    spiky.spike_ms = 10;
+    Impairment plain = spiky;
+    plain.spike_pct = 0;
+    ImpairmentModel model(spiky, 5), without(plain, 5);
+    constexpr long kDatagrams = 200'000;
+    long spikes = 0, over_three = 0;
+    for (long i = 0; i < kDatagrams; ++i) {
+        const auto d = model.decide(50, 0);
+        const auto base = without.decide(50, 0);
+        REQUIRE(d.hold_ns[0] == base.hold_ns[0] + d.spike_ns);
+        if (d.spike_ns == 0) continue;
+        ++spikes;
+        CHECK(d.spike_ns >= 10'000'000);
+        CHECK(d.spike_ns <= 100'000'000);
+        if (d.spike_ns > 30'000'000) ++over_three;
+    }
+    // Binomial(200000, 0.02): 4,000 +- 63. Pareto 1.5: 3^-1.5 = 19 % of spikes past 3x.
+    CHECK(spikes == Approx(4000).margin(300));
+    CHECK(static_cast<double>(over_three) / static_cast<double>(spikes) ==
+          Approx(0.19).margin(0.03));
+}
+
+TEST_CASE("netem: bursts and spikes are counted in the statistics", "[tools][netem]") {
+    EchoServer server;
+    ProxyProcess proxy(
+        proxy_args(server.port(), {"--delay", "1", "--burst-loss-up", "20", "--burst-length-up",
+                                   "4", "--spike-pct-down", "10", "--spike-ms-down", "2"}));
+    const std::uint16_t port = proxy.wait_for_port();
+    UdpSocket client;
+    constexpr std::size_t kCount = 2000;
+    const PingResult result = ping(client, port, kCount, 200us, kLinger);
+    REQUIRE(proxy.wait_exit(kReadyLimit) == 0);
+    const std::string stats = proxy.stats();
+    INFO(stats);
+    const double up_in = json_number(stats, "up", "datagrams_in");
+    const double burst_dropped = json_number(stats, "up", "burst_dropped");
+    CHECK(up_in == kCount);
+    CHECK(json_number(stats, "up", "dropped") == 0);
+    // About 100 bursts of 4: the share within a quarter of 20 %.
+    CHECK(burst_dropped / up_in == Approx(0.2).margin(0.05));
+    CHECK(json_number(stats, "up", "bursts") >= 50);
+    CHECK(json_number(stats, "up", "longest_burst") >= 8);
+    CHECK(json_number(stats, "up", "spikes") == 0);
+    const double down_in = json_number(stats, "down", "datagrams_in");
+    CHECK(json_number(stats, "down", "spikes") / down_in == Approx(0.1).margin(0.04));
+    CHECK(json_number(stats, "down", "bursts") == 0);
+    CHECK(static_cast<double>(result.received) == json_number(stats, "down", "datagrams_out"));
 }

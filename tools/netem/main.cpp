@@ -84,13 +84,13 @@ struct Knob {
 
 int main(int argc, char** argv) {
     CLI::App app{
-        "framelock_netem: UDP proxy adding delay, jitter, loss, duplication, corruption and "
-        "blackouts between clients and one server on 127.0.0.1.\n"
+        "framelock_netem: UDP proxy adding delay, jitter, spikes, loss (bursty too), duplication, "
+        "corruption and blackouts between clients and one server on 127.0.0.1.\n"
         "Delays are ONE-WAY per direction: --delay 20 adds 40 ms to every round trip.\n"
         "Jitter J spreads each datagram's delay uniformly over [max(0, D-J), D+J], which also "
         "reorders datagrams."};
     std::string listen_text, forward_text;
-    Knob delay, jitter, loss, duplicate, corrupt;
+    Knob delay, jitter, loss, duplicate, corrupt, burst_loss, burst_length, spike_pct, spike_ms;
     std::vector<std::string> blackout_texts;
     ProxyConfig config;
     std::string stats_file;
@@ -105,6 +105,14 @@ int main(int argc, char** argv) {
     duplicate.add_to(app, "duplicate", "%", 100.0, "chance a datagram is sent twice");
     corrupt.add_to(app, "corrupt", "%", 100.0,
                    "chance a delivered datagram has one random bit flipped");
+    burst_loss.add_to(app, "burst-loss", "%", 100.0,
+                      "share of datagrams lost in bursts (two-state model, with --burst-length)");
+    burst_length.add_to(app, "burst-length", "datagrams", kMaxBurstLength,
+                        "mean datagrams a burst of --burst-loss takes, at least 1");
+    spike_pct.add_to(app, "spike-pct", "%", 100.0,
+                     "chance a datagram is held a spike longer (with --spike-ms)");
+    spike_ms.add_to(app, "spike-ms", "ms", kMaxDelayMs / kSpikeCap,
+                    "a spike's least length: Pareto from it, at most ten times it");
     app.add_option("--blackout", blackout_texts,
                    "START:LENGTH seconds after the start during which every datagram is dropped, "
                    "both directions (repeatable)");
@@ -153,10 +161,12 @@ int main(int argc, char** argv) {
     if (!forward) return fail(forward.error());
     config.listen = listen.value();
     config.forward = forward.value();
-    config.up = {delay.up_value(), jitter.up_value(), loss.up_value(), duplicate.up_value(),
-                 corrupt.up_value()};
-    config.down = {delay.down_value(), jitter.down_value(), loss.down_value(),
-                   duplicate.down_value(), corrupt.down_value()};
+    config.up = {delay.up_value(),        jitter.up_value(),    loss.up_value(),
+                 duplicate.up_value(),    corrupt.up_value(),   burst_loss.up_value(),
+                 burst_length.up_value(), spike_pct.up_value(), spike_ms.up_value()};
+    config.down = {delay.down_value(),        jitter.down_value(),    loss.down_value(),
+                   duplicate.down_value(),    corrupt.down_value(),   burst_loss.down_value(),
+                   burst_length.down_value(), spike_pct.down_value(), spike_ms.down_value()};
     for (const std::string& text : blackout_texts) {
         auto window = parse_blackout(text);
         if (!window) return fail(window.error());

@@ -259,10 +259,14 @@ struct NetemProxy::State {
 
         const Decision decision =
             (direction == Direction::kUp ? up_model : down_model).decide(size, now - started);
+        s.bursts += decision.burst_began ? 1 : 0;
+        s.longest_burst = std::max<std::uint64_t>(s.longest_burst,
+                                                  static_cast<std::uint64_t>(decision.burst_run));
         if (decision.copies == 0) {
-            ++(decision.blackout ? s.blackout : s.dropped);
+            ++(decision.blackout ? s.blackout : decision.burst ? s.burst_dropped : s.dropped);
             return;
         }
+        s.spikes += decision.spike_ns > 0 ? 1 : 0;
         if (decision.corrupt_bit >= 0) {
             flip_bit(std::span(buffer.data(), size), decision.corrupt_bit);
             ++s.corrupted;

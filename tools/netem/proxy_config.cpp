@@ -24,6 +24,18 @@ Status check_impairment(const Impairment& impairment, const char* direction) {
         return bad("duplicate", impairment.duplicate_pct, "0..100 %");
     if (!(impairment.corrupt_pct >= 0 && impairment.corrupt_pct <= 100))
         return bad("corrupt", impairment.corrupt_pct, "0..100 %");
+    if (!(impairment.burst_loss_pct >= 0 && impairment.burst_loss_pct < 100))
+        return bad("burst-loss", impairment.burst_loss_pct, "0..<100 %");
+    if (!(impairment.burst_length >= 0 && impairment.burst_length <= kMaxBurstLength))
+        return bad("burst-length", impairment.burst_length, "0..1000 datagrams");
+    if (impairment.burst_loss_pct > 0 && !(impairment.burst_length >= 1))
+        return bad("burst-length", impairment.burst_length, "at least 1 with --burst-loss");
+    if (!(impairment.spike_pct >= 0 && impairment.spike_pct <= 100))
+        return bad("spike-pct", impairment.spike_pct, "0..100 %");
+    if (!(impairment.spike_ms >= 0 && impairment.spike_ms * kSpikeCap <= kMaxDelayMs))
+        return bad("spike-ms", impairment.spike_ms, "0..1000 ms (ten times it at most 10000)");
+    if (impairment.spike_pct > 0 && !(impairment.spike_ms > 0))
+        return bad("spike-ms", impairment.spike_ms, "more than 0 with --spike-pct");
     return {};
 }
 

@@ -17,7 +17,8 @@
 namespace framelock::netem {
 
 inline constexpr double kMaxDurationS = 3600.0;
-inline constexpr double kMaxDelayMs = 10000.0;  // per direction, delay and jitter each
+inline constexpr double kMaxDelayMs = 10000.0;     // per direction, delay and jitter each
+inline constexpr double kMaxBurstLength = 1000.0;  // mean datagrams per burst
 inline constexpr std::size_t kMaxClients = 1024;
 inline constexpr std::size_t kMaxDatagram = 65536;
 

@@ -10,32 +10,38 @@ namespace {
 
 std::string stats_line(const char* name, const DirectionStats& s) {
     return fmt::format(
-        "{} in {} out {} dropped {} blackout {} duplicated {} corrupted {} overflow {} "
+        "{} in {} out {} dropped {} blackout {} burst_dropped {} bursts {} longest_burst {} "
+        "spikes {} duplicated {} corrupted {} overflow {} "
         "send_errors {} unsent {} bytes_in {} bytes_out {} planned_ms min {:.3f} max {:.3f} "
         "hold_ms mean {:.3f} max {:.3f} late_ms mean {:.3f} max {:.3f}\n",
-        name, s.datagrams_in, s.datagrams_out, s.dropped, s.blackout, s.duplicated, s.corrupted,
-        s.overflow, s.send_errors, s.unsent, s.bytes_in, s.bytes_out, s.planned_min_ms,
-        s.planned_max_ms, s.hold_mean_ms(), s.hold_max_ms, s.late_mean_ms(), s.late_max_ms);
+        name, s.datagrams_in, s.datagrams_out, s.dropped, s.blackout, s.burst_dropped, s.bursts,
+        s.longest_burst, s.spikes, s.duplicated, s.corrupted, s.overflow, s.send_errors, s.unsent,
+        s.bytes_in, s.bytes_out, s.planned_min_ms, s.planned_max_ms, s.hold_mean_ms(),
+        s.hold_max_ms, s.late_mean_ms(), s.late_max_ms);
 }
 
 std::string impairment_json(const Impairment& i) {
     return fmt::format(
         R"({{"delay_ms": {:.3f}, "jitter_ms": {:.3f}, "loss_pct": {:.3f}, "duplicate_pct": {:.3f}, )"
-        R"("corrupt_pct": {:.3f}}})",
-        i.delay_ms, i.jitter_ms, i.loss_pct, i.duplicate_pct, i.corrupt_pct);
+        R"("corrupt_pct": {:.3f}, "burst_loss_pct": {:.3f}, "burst_length": {:.3f}, )"
+        R"("spike_pct": {:.3f}, "spike_ms": {:.3f}}})",
+        i.delay_ms, i.jitter_ms, i.loss_pct, i.duplicate_pct, i.corrupt_pct, i.burst_loss_pct,
+        i.burst_length, i.spike_pct, i.spike_ms);
 }
 
 std::string direction_json(const DirectionStats& s) {
     return fmt::format(
         R"({{"datagrams_in": {}, "datagrams_out": {}, "dropped": {}, "blackout": {}, )"
+        R"("burst_dropped": {}, "bursts": {}, "longest_burst": {}, "spikes": {}, )"
         R"("duplicated": {}, "corrupted": {}, "tampered": {}, )"
         R"("overflow": {}, "send_errors": {}, "unsent": {}, "bytes_in": {}, "bytes_out": {}, )"
         R"("planned_min_ms": {:.4f}, "planned_max_ms": {:.4f}, )"
         R"("hold_mean_ms": {:.4f}, "hold_max_ms": {:.4f}, "late_mean_ms": {:.4f}, )"
         R"("late_max_ms": {:.4f}}})",
-        s.datagrams_in, s.datagrams_out, s.dropped, s.blackout, s.duplicated, s.corrupted,
-        s.tampered, s.overflow, s.send_errors, s.unsent, s.bytes_in, s.bytes_out, s.planned_min_ms,
-        s.planned_max_ms, s.hold_mean_ms(), s.hold_max_ms, s.late_mean_ms(), s.late_max_ms);
+        s.datagrams_in, s.datagrams_out, s.dropped, s.blackout, s.burst_dropped, s.bursts,
+        s.longest_burst, s.spikes, s.duplicated, s.corrupted, s.tampered, s.overflow, s.send_errors,
+        s.unsent, s.bytes_in, s.bytes_out, s.planned_min_ms, s.planned_max_ms, s.hold_mean_ms(),
+        s.hold_max_ms, s.late_mean_ms(), s.late_max_ms);
 }
 
 std::string blackouts_json(const std::vector<Blackout>& windows) {

@@ -19,6 +19,10 @@ struct DirectionStats {
     std::uint64_t datagrams_out = 0;  // copies sent, duplicates included
     std::uint64_t dropped = 0;        // by the loss setting
     std::uint64_t blackout = 0;       // dropped inside a blackout window
+    std::uint64_t burst_dropped = 0;  // dropped in a burst (--burst-loss)
+    std::uint64_t bursts = 0;         // bursts begun
+    std::uint64_t longest_burst = 0;  // datagrams, the longest run a burst took
+    std::uint64_t spikes = 0;         // delivered datagrams held a spike longer (--spike-pct)
     std::uint64_t corrupted = 0;      // delivered with one bit flipped (duplicates count once)
     std::uint64_t duplicated = 0;     // extra copies scheduled
     std::uint64_t tampered = 0;       // altered with ENet's CRC made right (--tamper-every)
