@@ -202,9 +202,9 @@ TEST_CASE(
 
 TEST_CASE(
     "input lag: at 40 ms RTT +- 2 ms with 3% loss in bursts of 3 datagrams each way "
-    "(framelock_netem's two-state model) the delay and stall frames per player are printed; "
-    "asserted: logs identical, the delay at most 10 frames from frame 300 (a frame more and 900 "
-    "frames under sanitizers)",
+    "(framelock_netem's two-state model) the delay and stall frames per player are printed, "
+    "and asserted: logs identical, the delay at most 10 frames from frame 300 (a frame more "
+    "and 900 frames under sanitizers)",
     "[integration][netplay][lag]") {
     // The figures held against issue 32's acceptance (the adaptive delay at most the smallest
     // fixed delay within 0.1% stalls + 0.5) are bench_netplay_delay's, on the simulator's

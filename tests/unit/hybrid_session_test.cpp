@@ -120,7 +120,7 @@ TEST_CASE(
 
 TEST_CASE(
     "Hybrid: a player whose corrections cost 2 ms a frame gets at most 4 predicted frames (a "
-    "correction within half a frame) and the delay covers the rest; one claiming 100 ms gets "
+    "correction within half a frame) and the delay covers the rest, and one claiming 50 ms gets "
     "the frame lock's delay, no more",
     "[netplay][rollback][hybrid][budget]") {
     constexpr std::uint32_t kFrames = framelock::test::full_or_sanitized(3'600u, 1'800u);

@@ -104,7 +104,7 @@ TEST_CASE("Delay target covers each client's recent tail within the stall budget
 
 TEST_CASE(
     "A client's round trip rising keeps its reports of the last second (the worse link's "
-    "first), drops the older ones; falling drops them all",
+    "first), drops the older ones, and falling drops them all",
     "[netplay][delay]") {
     DelayPolicy policy;
     policy.frame_time = FrameTime(16'667'000);
