@@ -204,7 +204,7 @@ tests() {
     # core). Its network is simulated on a virtual clock, so the machine's load cannot move
     # its figures: it runs at idle priority beside the tests, on the core they leave idle
     # (they keep about 0.9 of 2 busy), and its verdict is read at the benchmarks stage.
-    (at_idle build/bench_netplay_delay --check) >build/netplay-delay-sweep.log 2>&1 &
+    (at_idle build/bench_netplay_delay --check --check-bursty) >build/netplay-delay-sweep.log 2>&1 &
     SWEEP=$!
     stage "tests"
     run_suite build 600
