@@ -142,6 +142,13 @@ fuzz_pass() {
     FUZZ_BUILD_DIR=build-asan FUZZ_NO_BUILD=1 bash tools/fuzz.sh --time "${FUZZ_SECONDS:-12}"
 }
 
+# The threaded tests' binaries under ThreadSanitizer.
+tsan_build() {
+    configure build-tsan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_TSAN=ON -DFRAMELOCK_BENCH=OFF -DFRAMELOCK_SDL=OFF \
+        "${SANITIZED[@]}"
+    cmake --build build-tsan -j "$JOBS" --target test_lobby test_upnp test_server_thread
+}
+
 # Benchmarks are figures, not tests: the suite only makes sure every benchmark starts, runs
 # a few seconds and prints (a failing one fails the stage). The figures come from
 # `bash bench/run_all.sh build` (README, Benchmarks).
@@ -230,20 +237,25 @@ tests() {
     [ "$asan_status" -eq 0 ] || { echo "== the ASan + UBSan build failed (exit $asan_status)" >&2; return 1; }
     stage "tests under ASan + UBSan"
     run_suite build-asan 900
-    run_quiet build-asan 900
 
-    # The fuzz pass (one process at a time, a fixed time per target) runs beside the TSan
-    # build, which has the other core; its output is printed when it ended.
-    stage "fuzz pass (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-12} s per target) beside the TSan build"
-    fuzz_pass >build-asan/fuzz-pass.log 2>&1 &
+    # The fuzz pass (one process at a time, a fixed time per target) and the TSan build run
+    # at idle priority beside the sanitized build's quiet tests, as the ASan build beside the
+    # normal build's; their output is printed when they ended.
+    stage "ASan + UBSan quiet tests, beside the fuzz pass (${FUZZ_SECONDS:-12} s per target) and the TSan build"
+    (at_idle fuzz_pass) >build-asan/fuzz-pass.log 2>&1 &
     local fuzz=$!
-    configure build-tsan -DFRAMELOCK_TESTS=ON -DFRAMELOCK_TSAN=ON -DFRAMELOCK_BENCH=OFF -DFRAMELOCK_SDL=OFF \
-        "${SANITIZED[@]}"
-    cmake --build build-tsan -j "$JOBS" --target test_lobby test_upnp test_server_thread
-    local fuzz_status=0
+    (at_idle tsan_build) >build-asan/tsan-build.log 2>&1 &
+    local tsan=$!
+    quiet_status=0
+    run_quiet build-asan 900 || quiet_status=$?
+    local fuzz_status=0 tsan_status=0
     wait "$fuzz" || fuzz_status=$?
+    wait "$tsan" || tsan_status=$?
     cat build-asan/fuzz-pass.log
+    tail -n 20 build-asan/tsan-build.log
+    [ "$quiet_status" -eq 0 ] || { echo "== the quiet tests failed" >&2; return 1; }
     [ "$fuzz_status" -eq 0 ] || { echo "== the fuzz pass failed (exit $fuzz_status)" >&2; return 1; }
+    [ "$tsan_status" -eq 0 ] || { echo "== the TSan build failed (exit $tsan_status)" >&2; return 1; }
     stage "threaded tests under TSan"
     ctest --test-dir build-tsan --output-on-failure -j "$TEST_JOBS" --timeout 900 -L threaded
 
