@@ -358,24 +358,6 @@ def plot(results, path):
     fig.suptitle(title)
 
     ax = axes[0]
-    for _, h in of_kind(results, "hybrid_sessions"):
-        nets = h["networks"]
-        if not nets:
-            continue
-        rows.append(
-            [
-                f"hybrid, {os.path.basename(h['core']).replace('_libretro.so', '')}, real processes "
-                f"({', '.join(n['network'] for n in nets)})",
-                "mean delay " + ", ".join(f"{n['mean_delay']:.2f}" for n in nets)
-                + " (path floor " + ", ".join(str(n["path_floor"]) for n in nets) + "); stall "
-                f"frames at most {max(max(n['stall_frames']) for n in nets)} in "
-                f"{nets[0]['frames']:,}",
-                f"corrections p99 at most {max(n['correction_depth_p99'] for n in nets)} deep, "
-                f"{max(n['correction_time_p99_ms'] for n in nets):.2f} ms (budget 11, 8.3 ms); "
-                + ("hash logs identical" if all(n["hash_logs_identical"] for n in nets)
-                   else "HASH LOGS DIFFER"),
-            ]
-        )
     nd = one(results, "netplay_delay")
     if nd:
         pts = nd["rtt_sweep"]["points"]
