@@ -279,6 +279,10 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
         case Type::kResynced:
             log_warn("{}", event.message);
             break;
+        case Type::kModeChanged:
+            log_warn("frame lock from now on (the server decided at frame {}): {}", event.frame,
+                     event.message);
+            break;
         case Type::kStateError:
             log_error("state transfer: {}", event.message);
             break;

@@ -48,6 +48,8 @@ struct ServerRunner::Session {
     Micros wake = 0;        // the Server's next_wakeup() after its last update
     bool readable = false;  // the last wait() saw traffic on its socket
     std::uint64_t rejected = 0, malformed = 0, desyncs = 0, off_pace = 0;
+    // The hybrid turned into the frame lock (its kModeChanged): since which frame, and why.
+    std::string mode_change;
     // The transport's guard, and connections closed before their Hello in earlier games.
     std::uint64_t half_open_refused_before = 0, half_open_closed_before = 0;
     Micros next_guard_report = 0;
@@ -314,6 +316,11 @@ void ServerRunner::log_events(Session& session) {
             case Type::kResynced:
                 log_warn("port {}: slot {}: {}", port, event->slot, event->message);
                 break;
+            case Type::kModeChanged:
+                session.mode_change =
+                    fmt::format("frame lock from frame {}: {}", event->frame, event->message);
+                log_warn("port {}: {}", port, session.mode_change);
+                break;
             case Type::kRefused:
             case Type::kConfigAdjusted:
             case Type::kHalfOpen:
@@ -403,6 +410,12 @@ std::vector<ServerSessionSummary> ServerRunner::summary() const {
                  : m_config.server.mode == netplay::SessionMode::kNoWait ? "nowait"
                                                                          : "framelock";
         s.mode_reason = m_config.mode_reason;
+        if (!session->mode_change.empty()) {
+            // The hybrid left for the frame lock: what it plays now, and why (the choice at
+            // the start after it).
+            s.mode = "framelock";
+            s.mode_reason = session->mode_change + "; at the start: " + m_config.mode_reason;
+        }
         s.started = session->started;
         s.ended = session->ended;
         s.confirmed_frames = session->server->confirmed_frames();

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "netplay/base/safe_text.h"
+#include "netplay/timing/prediction_budget.h"
 
 namespace framelock::netplay {
 namespace {
@@ -252,14 +253,26 @@ int Client::run_rollback(Micros now) {
     // What a correction costs is timed on this process's clock: the budget it is held to is
     // a share of a frame's time (correction_log.h).
     const Micros before = m_clock.now_us();
-    if (const std::uint32_t depth =
-            m_rollback.correct(now, timeline, m_frames, m_emulator, memory_evidence))
-        m_corrections.add(depth, m_clock.now_us() - before);
+    if (const ClientRollback::Correction correction =
+            m_rollback.correct(now, timeline, m_frames, m_emulator, memory_evidence, m_clock);
+        correction.depth)
+        m_corrections.add(correction.depth, m_clock.now_us() - before, correction.load_us);
     settle_rollback();
     const int ran = m_rollback.run(now, timeline, m_frames, m_emulator,
                                    m_config.max_catch_up_frames, memory_evidence);
     settle_rollback();
+    if (!m_rollback.predicting() && m_rollback.all_verified()) run_in_frame_lock();
     return ran;
+}
+
+void Client::run_in_frame_lock() {
+    // Every frame run is verified: from the next one on this client is a frame-lock client,
+    // and the server may repair it from a state of that frame or later.
+    m_welcome.mode = SessionMode::kFrameLock;
+    m_welcome.prediction_window = 0;
+    m_frames.configure(SessionMode::kFrameLock, m_welcome.keyframe_interval);
+    m_transfer.leave_prediction();
+    m_link.queue_control(encode(FrameLockFrom{m_frames.next_frame()}));
 }
 
 void Client::settle_rollback() {
@@ -307,7 +320,7 @@ void Client::send_input() {
 
 void Client::send_stats() {
     m_link.send_stats(m_frames.frames_run(), m_frames.stall_frames(),
-                      m_corrections.reported_frame_cost());
+                      m_corrections.reported_frame_cost(correction_budget_us(frame_time())));
 }
 
 void Client::handle_message(std::span<const std::uint8_t> bytes) {
@@ -417,6 +430,22 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             return;
         case MsgId::kEvidenceMask: {
             if (auto mask = decode_evidence_mask(bytes)) m_evidence.add(std::move(*mask));
+            return;
+        }
+        case MsgId::kModeChange: {
+            // The one change a session makes: the hybrid turns into the frame lock.
+            auto change = decode_mode_change(bytes);
+            if (!change || change->mode != SessionMode::kFrameLock ||
+                m_welcome.mode != SessionMode::kRollback || !m_rollback.predicting())
+                return;
+            if (spectator()) {
+                m_welcome.mode = SessionMode::kFrameLock;  // it never predicted
+                m_transfer.leave_prediction();
+            } else {
+                m_rollback.stop_predicting();
+            }
+            emit({ClientEvent::Type::kModeChanged, 0, change->frame, 0, 0,
+                  safe_text(change->reason)});
             return;
         }
         case MsgId::kDesync: {

@@ -134,6 +134,9 @@ class Client {
     int run_rollback(Micros now);
     // Rollback: each frame made final gets its hash report and snapshot, and is let go.
     void settle_rollback();
+    // The hybrid turned into the frame lock and every frame run here is verified: the frame
+    // lock runs the next ones, and the server hears from which frame (FrameLockFrom).
+    void run_in_frame_lock();
     // A state hash report, riding with the next input datagram.
     void report_hash(std::uint32_t frame, std::uint64_t hash);
     void send_input();

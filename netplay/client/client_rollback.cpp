@@ -103,9 +103,9 @@ std::uint32_t ClientRollback::known_end(const FrameLock& frames) const {
     return any ? known : own_end();
 }
 
-std::uint32_t ClientRollback::correct(Micros now, const ClientTimeline& timeline,
-                                      const FrameLock& frames, Emulator& emulator,
-                                      bool memory_evidence) {
+ClientRollback::Correction ClientRollback::correct(Micros now, const ClientTimeline& timeline,
+                                                   const FrameLock& frames, Emulator& emulator,
+                                                   bool memory_evidence, const Clock& clock) {
     // Corrections wait for the next frame: everything learned since the last one is then
     // applied in one re-run (several datagrams arrive per frame).
     // A client waiting at the edge of the prediction window shows nothing new, so it does
@@ -116,11 +116,12 @@ std::uint32_t ClientRollback::correct(Micros now, const ClientTimeline& timeline
         now >= timeline.due(next) && next > 0 &&
         Frame(next) - Frame(known_end(frames)) < static_cast<std::int32_t>(window) &&
         Frame(next) < Frame(own_end());
-    return can_run ? resimulate(true, frames, emulator, memory_evidence) : 0;
+    return can_run ? resimulate(true, frames, emulator, memory_evidence, clock) : Correction{};
 }
 
-std::uint32_t ClientRollback::resimulate(bool frame_due_now, const FrameLock& frames,
-                                         Emulator& emulator, bool memory_evidence) {
+ClientRollback::Correction ClientRollback::resimulate(bool frame_due_now, const FrameLock& frames,
+                                                      Emulator& emulator, bool memory_evidence,
+                                                      const Clock& clock) {
     // The first frame run with an input that is now known (or predicted) differently.
     const std::uint32_t next = frames.next_frame();
     std::uint32_t first_wrong = next;
@@ -133,10 +134,12 @@ std::uint32_t ClientRollback::resimulate(bool frame_due_now, const FrameLock& fr
             break;
         }
     }
-    if (first_wrong == next) return 0;
+    if (first_wrong == next) return {};
     Speculated& from = m_ring[first_wrong - m_verified_end];
+    const Micros load_began = clock.now_us();
     emulator.load_state(from.state_before);
     emulator.rewind_to(first_wrong);
+    const Micros load_us = clock.now_us() - load_began;
     const std::uint32_t length = next - first_wrong;
     ++m_rollbacks;
     m_frames_resimulated += length;
@@ -149,7 +152,7 @@ std::uint32_t ClientRollback::resimulate(bool frame_due_now, const FrameLock& fr
         const bool last = Frame(f + 1) == Frame(next);
         emulator.run_frame(s.used, last && !frame_due_now);
     }
-    return length;
+    return {length, load_us};
 }
 
 void ClientRollback::save_before(Speculated& s, Emulator& emulator, bool memory_evidence) {
@@ -168,9 +171,11 @@ int ClientRollback::run(Micros now, const ClientTimeline& timeline, FrameLock& f
         Speculated s;
         // Beyond the prediction window (or before this player's own input exists) it waits.
         // Frame 0 waits for confirmed input: some cores finish powering on in their first
-        // retro_run, so a state saved before it does not load back faithfully.
-        const std::int32_t limit = next == 0 ? 0 : static_cast<std::int32_t>(window);
-        if (!(Frame(next) - Frame(next == 0 ? frames.confirmed_end() : known_end(frames)) <
+        // retro_run, so a state saved before it does not load back faithfully. So does every
+        // frame once the session left the hybrid.
+        const bool confirmed_only = next == 0 || m_confirmed_only;
+        const std::int32_t limit = confirmed_only ? 0 : static_cast<std::int32_t>(window);
+        if (!(Frame(next) - Frame(confirmed_only ? frames.confirmed_end() : known_end(frames)) <
               limit) ||
             !inputs(next, frames, s.used, s.predicted)) {
             frames.note_blocked(due, now);

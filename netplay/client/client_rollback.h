@@ -52,13 +52,24 @@ class ClientRollback {
 
     // Frames [.., this) are final: they ran with every player's confirmed input.
     std::uint32_t verified_end() const { return m_verified_end; }
+    // The session left the hybrid (a desync): no frame runs ahead of its confirmed inputs from
+    // now on; the frames run on predictions before are corrected and verified as usual.
+    void stop_predicting() { m_confirmed_only = true; }
+    bool predicting() const { return !m_confirmed_only; }
+    // Every frame run is verified: nothing is left to correct.
+    bool all_verified() const { return m_ring.empty(); }
 
     // Everything learned since the last frame, applied in one re-run from the first frame
     // whose input is now known differently, when the next frame may run at `now`.
     // `memory_evidence`: saved states keep their memory's hash (ClientEvidence). Returns the
-    // frames run again (0: nothing to correct).
-    std::uint32_t correct(Micros now, const ClientTimeline& timeline, const FrameLock& frames,
-                          Emulator& emulator, bool memory_evidence);
+    // frames run again (depth 0: nothing to correct) and what loading the state took on
+    // `clock` (what the frames took the caller times: CorrectionLog).
+    struct Correction {
+        std::uint32_t depth = 0;
+        Micros load_us = 0;
+    };
+    Correction correct(Micros now, const ClientTimeline& timeline, const FrameLock& frames,
+                       Emulator& emulator, bool memory_evidence, const Clock& clock);
     // Runs the frames due at `now` (at most `max_frames`) on the best inputs known, within the
     // prediction window. Returns how many ran.
     int run(Micros now, const ClientTimeline& timeline, FrameLock& frames, Emulator& emulator,
@@ -100,14 +111,15 @@ class ClientRollback {
         return m_own_log_base + static_cast<std::uint32_t>(m_own_log.size());
     }
     // Returns the frames run again.
-    std::uint32_t resimulate(bool frame_due_now, const FrameLock& frames, Emulator& emulator,
-                             bool memory_evidence);
+    Correction resimulate(bool frame_due_now, const FrameLock& frames, Emulator& emulator,
+                          bool memory_evidence, const Clock& clock);
     // Saves the machine into `s` (state, and memory hash when memory is the evidence).
     static void save_before(Speculated& s, Emulator& emulator, bool memory_evidence);
 
     int m_slot = 0;
     int m_players = 0;
     std::uint8_t m_prediction_window = 0;
+    bool m_confirmed_only = false;  // stop_predicting()
     std::deque<Speculated> m_ring;
     std::uint32_t m_verified_end = 0;
     // Each slot's inputs the server holds beyond the confirmed frames (index = slot - 1).

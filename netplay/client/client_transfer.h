@@ -82,6 +82,12 @@ class ClientTransfer {
     void resync_if_due(const Position& position, ClientLink& link, std::deque<ClientEvent>& events);
     // The server saw a desync at `frame` (a resync's report names it).
     void note_desync(std::uint32_t frame) { m_last_desync_frame = frame; }
+    // The session left the hybrid: this player runs in frame lock from its next frame on
+    // (every frame before is verified), and a resync re-runs the frames from there.
+    void leave_prediction() {
+        m_mode = SessionMode::kFrameLock;
+        m_history.clear();
+    }
 
     // The frame this client's emulator started from (0, or a late join's state).
     std::uint32_t first_frame() const { return m_first_frame; }

@@ -52,6 +52,7 @@ struct ClientEvent {
         kResynced,     // a reference state replaced a divergent one (message: what differed)
         kStateError,   // a state transfer was refused (message says why)
         kStartLoaded,  // before frame 0: the session's start state is loaded (message: size)
+        kModeChanged,  // the hybrid turned into the frame lock (frame: the server's; message: why)
     };
     Type type;
     int slot = 0;

@@ -22,11 +22,16 @@ std::size_t quantile_index(const std::array<std::uint32_t, N>& counts, std::uint
 
 }  // namespace
 
-void CorrectionLog::add(std::uint32_t depth, Micros took) {
+void CorrectionLog::add(std::uint32_t depth, Micros took, Micros load) {
+    took = std::max<Micros>(took, 0);
+    load = std::clamp<Micros>(load, 0, took);
     ++m_depths[std::min(depth, kMaxDepth)];
-    const Micros step = std::max<Micros>(took, 0) / kTimeStepUs;
-    ++m_times[static_cast<std::size_t>(std::min<Micros>(step, kTimeSteps - 1))];
-    const Micros per_frame = std::max<Micros>(took, 0) / std::max<std::uint32_t>(depth, 1);
+    const auto time_step = [](Micros us) {
+        return static_cast<std::size_t>(std::min<Micros>(us / kTimeStepUs, kTimeSteps - 1));
+    };
+    ++m_times[time_step(took)];
+    ++m_loads[time_step(load)];
+    const Micros per_frame = (took - load) / std::max<std::uint32_t>(depth, 1);
     ++m_frame_costs[static_cast<std::size_t>(
         std::min<Micros>(per_frame / kFrameCostStepUs, kFrameCostSteps - 1))];
     m_longest = std::max(m_longest, took);
@@ -46,6 +51,19 @@ Micros CorrectionLog::time_quantile(double q) const {
 Micros CorrectionLog::frame_cost_quantile(double q) const {
     if (m_count == 0) return 0;
     return static_cast<Micros>(quantile_index(m_frame_costs, m_count, q) + 1) * kFrameCostStepUs;
+}
+
+Micros CorrectionLog::load_quantile(double q) const {
+    if (m_count == 0) return 0;
+    return static_cast<Micros>(quantile_index(m_loads, m_count, q) + 1) * kTimeStepUs;
+}
+
+Micros CorrectionLog::reported_frame_cost(Micros budget_us) const {
+    if (m_count < kReportAfter || budget_us <= 0) return 0;
+    const Micros load = load_quantile(0.99), frame = frame_cost_quantile(0.99);
+    const Micros fits = (budget_us - load) / frame;  // frames; frame >= one step
+    if (fits <= 0) return budget_us + 1;
+    return std::max<Micros>(budget_us / fits, 1);
 }
 
 }  // namespace framelock::netplay

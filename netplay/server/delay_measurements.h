@@ -128,6 +128,8 @@ class DelayMeasurements {
     int decide(Micros now, int current, std::span<ServerSlot> players, FrameTime frame_time);
     // The hybrid: the frames prediction covers now (0 outside it).
     int predicted_frames() const { return m_delay.predicted_frames(); }
+    // The session left the hybrid for the frame lock (Server: a desync).
+    void end_hybrid() { m_delay.end_hybrid(); }
     // The path floor estimated at the last keyframe with players (0 before any): see
     // Server::path_floor().
     int path_floor() const { return m_path_floor; }

@@ -122,6 +122,15 @@ std::optional<HashVotes::Verdict> HashVotes::settle(std::span<const ServerSlot> 
     }
     verdict.repair = verdict.differing && m_config.repair_desyncs &&
                      m_config.mode != SessionMode::kRollback && verdict.reference;
+    if (verdict.repair && m_left_prediction) {
+        // Each divergent player must run this frame's successor in frame lock already: the
+        // reference state is of a later frame, which it then reaches on confirmed inputs.
+        for (int s = 0; s < count; ++s) {
+            if (!(verdict.differing & (1u << s))) continue;
+            const auto& from = players[static_cast<std::size_t>(s)].votes.m_frame_lock_from;
+            if (!from || Frame(*from) > Frame(frame + 1)) verdict.repair = false;
+        }
+    }
     m_in_desync = verdict.differing != 0;
     if (complete && !verdict.differing) ++m_frames_matched;
     keep(frame, reference, hashes);
@@ -173,6 +182,42 @@ void HashVotes::resynced(ServerSlot& slot, int number, const ResyncReport& repor
 void HashVotes::new_connection(VoteRecord& record) {
     record.m_hash_from = record.m_hash_valid_from = 0;
     record.m_any_hash = false;
+    // Welcomed into the frame lock: it runs every frame so (from the state it is sent).
+    record.m_frame_lock_from.reset();
+    if (m_left_prediction) record.m_frame_lock_from = 0;
+}
+
+void HashVotes::leave_prediction(const Verdict& desync, std::uint32_t confirmed_end,
+                                 std::span<const ServerSlot> players,
+                                 const std::vector<ServerSlot>& spectators) {
+    m_left_prediction = true;
+    std::string who;
+    for (int s = 1; s <= kMaxPlayers; ++s) {
+        if (desync.differing & (1u << (s - 1)))
+            who += (who.empty() ? "" : ", ") + std::to_string(s);
+    }
+    ModeChange change;
+    change.mode = SessionMode::kFrameLock;
+    change.frame = confirmed_end;
+    change.reason = "a desync at frame " + std::to_string(desync.frame) + " (slot(s) " + who +
+                    ") in the hybrid: the core or its savestates are not deterministic here, so "
+                    "the session plays in frame lock from now on";
+    const std::vector<std::uint8_t> message = encode(change);
+    for (const ServerSlot& slot : players) {
+        if (slot.in_session()) m_transport.send(slot.peer, Channel::kControl, message);
+    }
+    for (const ServerSlot& spectator : spectators)
+        m_transport.send(spectator.peer, Channel::kControl, message);
+    m_events.emit(
+        {ServerEvent::Type::kModeChanged, 0, confirmed_end, 0, desync.differing, change.reason});
+}
+
+bool HashVotes::frame_lock_from(VoteRecord& record, std::uint32_t frame) {
+    if (!m_left_prediction) return false;
+    // The later of two (a joiner's state, then its own word): a repair waits for both.
+    if (!record.m_frame_lock_from || Frame(frame) > Frame(*record.m_frame_lock_from))
+        record.m_frame_lock_from = frame;
+    return true;
 }
 
 bool HashVotes::handle_moved(ServerSlot& slot, const MovedBytes& moved, bool started,

@@ -66,7 +66,11 @@ class HashVotes {
     Vote vote_on(std::uint32_t frame) const;
 
     // A member was sent a state of `frame` (join): its hashes count from there.
-    void count_from(VoteRecord& record, std::uint32_t frame) { record.m_hash_from = frame; }
+    void count_from(VoteRecord& record, std::uint32_t frame) {
+        record.m_hash_from = frame;
+        // A joiner welcomed after the hybrid turned into the frame lock runs in frame lock.
+        if (m_left_prediction && !record.m_frame_lock_from) record.m_frame_lock_from = frame;
+    }
     // A member was sent a state (start, join, resync): the MovedBytes for it is owed, once.
     void owe_moved(VoteRecord& record, std::uint32_t frame, std::uint32_t size) {
         record.m_moved_due.emplace(frame, size);
@@ -76,6 +80,17 @@ class HashVotes {
     void resynced(ServerSlot& slot, int number, const ResyncReport& report);
     // A player took its slot back from a new process: hashes count again once it has a state.
     void new_connection(VoteRecord& record);
+
+    // The hybrid saw `desync` (a verdict with differing slots; the Server turned its settings
+    // into the frame lock's): every member is told why (ModeChange) and the event says it.
+    // From now on a divergent player is repaired once it said from which frame it runs in
+    // frame lock (frame_lock_from), from a state of that frame or later (before, it may still
+    // hold frames it ran on predictions).
+    void leave_prediction(const Verdict& desync, std::uint32_t confirmed_end,
+                          std::span<const ServerSlot> players,
+                          const std::vector<ServerSlot>& spectators);
+    // A player's FrameLockFrom: false when the session never left the hybrid (malformed).
+    bool frame_lock_from(VoteRecord& record, std::uint32_t frame);
 
     // Player `number`'s MovedBytes (what its load of a state moved): false when it was not
     // owed (malformed). Widens the mask for everyone when it moved bytes nobody's did.
@@ -114,6 +129,7 @@ class HashVotes {
     std::optional<std::uint32_t> m_last_settled;
     std::uint64_t m_frames_matched = 0;
     bool m_in_desync = false;
+    bool m_left_prediction = false;  // leave_prediction()
     // The desync evidence mask: the union of what players' loads moved; generation 0 (the
     // whole state) until one moved anything. Each generation's first frame, oldest first.
     EvidenceMask m_mask;

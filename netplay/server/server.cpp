@@ -242,6 +242,11 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
                     return;
             }
             return;
+        case MsgId::kFrameLockFrom: {
+            auto from = heard(decode_frame_lock_from(bytes), "FrameLockFrom");
+            if (from && (!s || !m_votes.frame_lock_from(slot.votes, from->frame))) ++slot.malformed;
+            return;
+        }
         case MsgId::kResyncReport: {
             auto report = decode_resync_report(bytes);
             if (!report || !s) return malformed("malformed ResyncReport dropped");
@@ -467,26 +472,23 @@ void Server::drop(int slot_number, ByeReason reason, const std::string& message)
 }
 
 std::vector<SlotStats> Server::slot_stats() const {
-    std::vector<SlotStats> out;
-    for (int s = 1; s <= m_config.players; ++s) {
-        const ServerSlot& slot = m_roster.player(s);
-        if (!slot.taken()) continue;
-        SlotStats st;
-        st.slot = s;
-        st.name = slot.name;
-        st.connected = slot.life() != SlotLife::kLeft;
-        m_measure.fill(slot.link, st, m_clock.now_us());
-        st.malformed = slot.malformed;
-        st.states_refused = slot.transfer.states_refused();
-        st.traffic = m_transport.stats(slot.peer);
-        out.push_back(st);
-    }
-    return out;
+    return slot_stats_of(m_roster.players(), m_measure, m_transport, m_clock.now_us());
 }
 
 void Server::check_hashes() {
     while (const std::optional<HashVotes::Verdict> verdict =
                m_votes.settle(m_roster.players(), m_book.confirmed_end(), frame_time())) {
+        if (verdict->differing && m_config.mode == SessionMode::kRollback &&
+            m_config.delay.hybrid) {
+            // Prediction loads states all the time: a desync in the hybrid says the core or its
+            // savestates are not deterministic here. The frame lock loads none but a repair's.
+            m_config.mode = SessionMode::kFrameLock;
+            m_config.delay.hybrid = false;
+            m_config.prediction_window = 0;
+            m_measure.end_hybrid();
+            m_votes.leave_prediction(*verdict, m_book.confirmed_end(), m_roster.players(),
+                                     m_roster.spectators());
+        }
         if (verdict->repair && !m_transfers.repairing())
             m_transfers.start_repair(verdict->frame, verdict->differing, verdict->holders,
                                      m_roster.players());

@@ -70,6 +70,8 @@ class Server {
         return m_book.confirmed_end();
     }  // frames [0, this) confirmed
     int current_delay() const { return m_schedule.current_delay(); }
+    // How the session runs now: the hybrid (kRollback) turns into kFrameLock on a desync.
+    SessionMode mode() const { return m_config.mode; }
     // The path floor in frames as estimated at the last keyframe with players (0 before any):
     // for client i and players j, an ideal pipeline needs the slowest j's way up plus i's way
     // down. Each way is the worst of the last 10 s as the clients measured it on the
@@ -119,7 +121,8 @@ class Server {
     void confirm_frames();
     void decide_delay(std::uint32_t keyframe, Micros now);
     void send_update(ServerSlot& slot);
-    // Settles the hash votes that can be, and starts the repairs they call for.
+    // Settles the hash votes that can be, and starts the repairs they call for; a desync in
+    // the hybrid turns the session into the frame lock for good (HashVotes::leave_prediction).
     void check_hashes();
     // Sends states where they are wanted (StateTransfers::serve) and takes each member that
     // got one from there.

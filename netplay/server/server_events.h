@@ -33,7 +33,8 @@ struct ServerEvent {
         kOffPace,         // no-wait: a player's clock runs too fast or slow (a speed hack?)
         kConfigAdjusted,  // a setting outside its range was brought inside (message: which)
         kHalfOpen,  // connections closed before their Hello: counts by address (every 10 s at most)
-        kPrediction,  // the hybrid predicts fewer (or again more) frames: a player's re-run cost
+        kPrediction,   // the hybrid predicts fewer (or again more) frames: a player's re-run cost
+        kModeChanged,  // the hybrid turned into the frame lock (message: why)
     };
     Type type;
     int slot = 0;  // 1..8 where it applies

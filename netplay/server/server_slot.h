@@ -192,6 +192,9 @@ class VoteRecord {
     // Only such a report is taken, once: a player cannot widen the mask at will.
     std::optional<std::pair<std::uint32_t, std::uint32_t>> m_moved_due;
     std::optional<MovedBytes> m_start_moved;  // before the start: its load of the start state
+    // After the hybrid turned into the frame lock: the frame from which it runs in frame lock
+    // (its FrameLockFrom; a repair reaches it from there only).
+    std::optional<std::uint32_t> m_frame_lock_from;
 };
 
 struct ServerSlot {

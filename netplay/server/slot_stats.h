@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
@@ -47,5 +49,14 @@ struct SlotStats {
     std::optional<double> input_rate_error;
     bool off_pace = false;  // either rate
 };
+
+class DelayMeasurements;
+struct ServerSlot;
+
+// Each taken slot's SlotStats (slot numbers from 1) at `now`: its name and life, what
+// `measure` holds of its link, what it sent that was malformed or refused, its traffic.
+std::vector<SlotStats> slot_stats_of(std::span<const ServerSlot> players,
+                                     const DelayMeasurements& measure, const Transport& transport,
+                                     Micros now);
 
 }  // namespace framelock::netplay

@@ -102,6 +102,12 @@ class DelayController {
     void limit_prediction(int frames) { m_prediction_limit = frames; }
     // The frames prediction covers now (0 outside the hybrid).
     int predicted_frames() const;
+    // The hybrid turned into the frame lock (a desync): the delay covers the whole path from
+    // the next decision on (a rise: at once).
+    void end_hybrid() {
+        m_policy.hybrid = false;
+        m_prediction_limit = -1;
+    }
     // The frames of delay that cover `round_trip` (the policy's margin, minimum and maximum);
     // in the hybrid, what of them prediction does not cover.
     int frames_for(Micros round_trip) const;

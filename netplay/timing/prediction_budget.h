@@ -3,9 +3,10 @@
 // A correction loads the state of its first wrong frame and runs every frame from there
 // again before the frame shown next; it must fit in `budget_us` (half a frame's time: the
 // other half is the frame's own run and drawing), or the frame shown after it is late. With
-// the slowest client re-running a frame in `frame_cost_us` (the 99th percentile of its
-// corrections' time over their depth, which includes the load shared out), a correction may
-// be at most budget / cost frames deep; the hybrid's delay then covers the rest of the path
+// the slowest client re-running a frame in `frame_cost_us` (what a frame costs in the deepest
+// correction that fits the budget, the load shared out over it: CorrectionLog, from the 99th
+// percentiles of its loads and of its frames), a correction may be at most budget / cost
+// frames deep; the hybrid's delay then covers the rest of the path
 // (DelayController: max(min(D, local), D - P)). A client that reports a higher cost than it
 // has moves its session towards the frame lock's delay, never beyond it: the worst a claim
 // can do is P = 0, where the hybrid waits as long as the frame lock would.

@@ -413,6 +413,18 @@ void fields(auto& io, Is<ResyncReport> auto& m) {
     io.string(m.regions, kMaxMessageBytes);
 }
 
+void fields(auto& io, Is<ModeChange> auto& m) {
+    io.tag(MsgId::kModeChange);
+    io.u8(m.mode).at_most(SessionMode::kNoWait);
+    io.u32(m.frame);
+    io.string(m.reason, kMaxTextBytes);
+}
+
+void fields(auto& io, Is<FrameLockFrom> auto& m) {
+    io.tag(MsgId::kFrameLockFrom);
+    io.u32(m.frame);
+}
+
 void fields(auto& io, Is<MovedBytes> auto& m) {
     io.tag(MsgId::kMovedBytes);
     io.u32(m.frame);
@@ -468,6 +480,8 @@ std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes) {
         case MsgId::kClientStats:
         case MsgId::kStateRequest:
         case MsgId::kChallenge:
+        case MsgId::kModeChange:
+        case MsgId::kFrameLockFrom:
         case MsgId::kResyncReport:
         case MsgId::kMovedBytes:
         case MsgId::kEvidenceMask:
@@ -502,6 +516,8 @@ std::vector<std::uint8_t> encode(const StateAck& m) { return write_record(m); }
 std::vector<std::uint8_t> encode(const ResyncReport& m) { return write_record(m); }
 std::vector<std::uint8_t> encode(const MovedBytes& m) { return write_record(m); }
 std::vector<std::uint8_t> encode(const EvidenceMask& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const ModeChange& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const FrameLockFrom& m) { return write_record(m); }
 
 std::optional<Challenge> decode_challenge(Bytes b) { return read_record<Challenge>(b); }
 std::optional<Hello> decode_hello(Bytes b) { return read_record<Hello>(b); }
@@ -522,6 +538,8 @@ std::optional<StateAck> decode_state_ack(Bytes b) { return read_record<StateAck>
 std::optional<ResyncReport> decode_resync_report(Bytes b) { return read_record<ResyncReport>(b); }
 std::optional<MovedBytes> decode_moved_bytes(Bytes b) { return read_record<MovedBytes>(b); }
 std::optional<EvidenceMask> decode_evidence_mask(Bytes b) { return read_record<EvidenceMask>(b); }
+std::optional<ModeChange> decode_mode_change(Bytes b) { return read_record<ModeChange>(b); }
+std::optional<FrameLockFrom> decode_frame_lock_from(Bytes b) { return read_record<FrameLockFrom>(b); }
 // clang-format on
 
 Frame expand_frame(std::uint16_t low, Frame reference) {

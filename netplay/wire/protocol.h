@@ -42,8 +42,9 @@ inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
 // rollback client reports what re-running a frame costs it (ClientStats::rerun_frame_us); 12: up
 // to 15 schedule entries in a ServerUpdate (keyframes every 15 frames), the client's one-way
 // trips in its ClientStats (the path floor measured, one_way_trips.h), and a third copy of each
-// datagram on a bursty link (ServerUpdate::copies up to 3).
-inline constexpr std::uint16_t kProtocolVersion = 12;
+// datagram on a bursty link (ServerUpdate::copies up to 3); 13: the hybrid turns into the frame
+// lock mid-session on a desync (ModeChange, and each player's FrameLockFrom).
+inline constexpr std::uint16_t kProtocolVersion = 13;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
 // disc-based systems, are a few MiB).
@@ -84,6 +85,7 @@ enum class MsgId : std::uint8_t {
     kPlayerLeft = 0x06,
     kStateRequest = 0x07,
     kChallenge = 0x08,
+    kModeChange = 0x09,
     kClientInput = 0x10,
     kServerUpdate = 0x11,
     kHashReport = 0x20,
@@ -92,6 +94,7 @@ enum class MsgId : std::uint8_t {
     kResyncReport = 0x23,
     kMovedBytes = 0x24,
     kEvidenceMask = 0x25,
+    kFrameLockFrom = 0x26,
     kStateHeader = 0x30,
     kStateChunk = 0x31,
     kStateAck = 0x32,
@@ -353,6 +356,22 @@ struct StateAck {
 };
 
 // A divergent player, after loading the reference state: what differed.
+// Server -> every member: the hybrid saw a desync (its savestates or the core are not
+// deterministic here), so the session runs in frame lock from now on: a player runs no frame
+// ahead of its confirmed inputs, and a divergent one is repaired as in the frame lock. The one
+// change a session makes: from kRollback to kFrameLock.
+struct ModeChange {
+    SessionMode mode = SessionMode::kFrameLock;
+    std::uint32_t frame = 0;  // the server's confirmed frames when it decided
+    std::string reason;       // why, for the log and the overlay (safe text, a line)
+};
+
+// Player -> server, once after a ModeChange: every frame from `frame` on runs in frame lock
+// here (the frames it had predicted before are verified), so a repair may reach it from there.
+struct FrameLockFrom {
+    std::uint32_t frame = 0;
+};
+
 struct ResyncReport {
     std::uint32_t frame = 0;          // the reference state's frame
     std::uint32_t desync_frame = 0;   // the first frame whose hashes disagreed
@@ -404,6 +423,8 @@ std::vector<std::uint8_t> encode(const StateAck& m);
 std::vector<std::uint8_t> encode(const ResyncReport& m);
 std::vector<std::uint8_t> encode(const MovedBytes& m);
 std::vector<std::uint8_t> encode(const EvidenceMask& m);
+std::vector<std::uint8_t> encode(const ModeChange& m);
+std::vector<std::uint8_t> encode(const FrameLockFrom& m);
 
 std::optional<Challenge> decode_challenge(std::span<const std::uint8_t> bytes);
 std::optional<Hello> decode_hello(std::span<const std::uint8_t> bytes);
@@ -424,6 +445,8 @@ std::optional<StateAck> decode_state_ack(std::span<const std::uint8_t> bytes);
 std::optional<ResyncReport> decode_resync_report(std::span<const std::uint8_t> bytes);
 std::optional<MovedBytes> decode_moved_bytes(std::span<const std::uint8_t> bytes);
 std::optional<EvidenceMask> decode_evidence_mask(std::span<const std::uint8_t> bytes);
+std::optional<ModeChange> decode_mode_change(std::span<const std::uint8_t> bytes);
+std::optional<FrameLockFrom> decode_frame_lock_from(std::span<const std::uint8_t> bytes);
 
 // Why two identities differ, naming both sides' values ("" when equal): `reference`'s
 // values (called `reference`, e.g. "session") against "yours".

@@ -9,6 +9,7 @@
 #include "netplay/server/server_config.h"
 #include "netplay/sim/sim_session.h"
 #include "support/sanitized.h"
+#include "unit/sim_events.h"
 
 using namespace framelock::netplay;
 
@@ -159,4 +160,60 @@ TEST_CASE(
     CHECK(x.depth_p99 <= 1);
     CHECK(x.mean_delay <= f.mean_delay + 0.6);
     CHECK(x.mean_delay >= f.mean_delay - 0.6);
+}
+
+TEST_CASE(
+    "Hybrid: a desync turns the session into the frame lock for good: every player is told "
+    "why, the delay covers the path again, and the divergent player is repaired",
+    "[netplay][rollback][hybrid][desync]") {
+    constexpr std::uint32_t kFrames = framelock::test::full_or_sanitized(3'600u, 2'400u);
+    SimScenario sc = hybrid(trace(80'000, 4'000, 0.01, kFrames));
+    sc.players = 3;  // a majority to repair from
+    sc.diverging_client = 2;
+    sc.diverge_frame = 1000;
+    const SimResult r = run_scenario(sc);
+    const ServerEvent* desync = find_event(r, ServerEvent::Type::kDesync);
+    REQUIRE(desync != nullptr);
+    CHECK(desync->differing_slots == 0b010);
+    REQUIRE(count_events(r, ServerEvent::Type::kModeChanged) == 1);
+    const ServerEvent* changed = find_event(r, ServerEvent::Type::kModeChanged);
+    CHECK(changed->differing_slots == 0b010);
+    CHECK_THAT(changed->message,
+               Catch::Contains("desync at frame " + std::to_string(desync->frame)) &&
+                   Catch::Contains("frame lock from now on"));
+    // Every player heard it, with the reason.
+    for (const auto& c : r.clients) {
+        int told = 0;
+        for (const auto& e : c.events) {
+            if (e.type == ClientEvent::Type::kModeChanged) {
+                ++told;
+                CHECK(e.message == changed->message);
+            }
+        }
+        CHECK(told == 1);
+    }
+    // The hybrid's delay before, the frame lock's (the path) from a second after.
+    const std::uint32_t switched = changed->frame;
+    int before = 0, after = 99;
+    for (std::uint32_t f = 300; f < desync->frame; ++f) before = std::max(before, r.delay_at(f));
+    for (std::uint32_t f = switched + 60; f < kFrames; ++f) after = std::min(after, r.delay_at(f));
+    // Repaired as in the frame lock: identical from the reference state on, one desync, one
+    // repair.
+    const ServerEvent* repaired = find_event(r, ServerEvent::Type::kResynced, 2);
+    REQUIRE(repaired != nullptr);
+    std::uint32_t stalls = 0;
+    for (const auto& c : r.clients) stalls = std::max(stalls, c.stall_frames_after_warmup);
+    std::printf(
+        "[figure] hybrid to frame lock at 80 ms, 1%% loss: desync at frame %u, frame lock from "
+        "frame %u (server), repaired at frame %u; delay %d before, at least %d from a second "
+        "after (path floor %d); at most %u stall frames per client in %u\n",
+        desync->frame, switched, repaired->frame, before, after, r.path_floor, stalls, kFrames);
+    CHECK(before <= 2);
+    CHECK(after >= r.path_floor - 1);
+    CHECK(repaired->frame > desync->frame);
+    CHECK(SimResult::first_difference(r.clients[0], r.clients[1], repaired->frame) == -1);
+    CHECK(SimResult::first_difference(r.clients[0], r.clients[2]) == -1);
+    CHECK(count_events(r, ServerEvent::Type::kDesync) == 1);
+    CHECK(count_events(r, ServerEvent::Type::kResynced) == 1);
+    for (const auto& c : r.clients) CHECK(c.hashes.size() >= kFrames - 60);
 }

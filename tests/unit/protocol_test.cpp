@@ -167,6 +167,22 @@ TEST_CASE("Control messages round trip and refuse truncation", "[netplay][protoc
     CHECK(decode_client_stats(encode(cs))->up_100us == 412);
     CHECK(decode_client_stats(encode(cs))->down_100us == 65535);
     check_truncation_and_trailing(encode(cs), decode_client_stats);
+
+    ModeChange mc{SessionMode::kFrameLock, 1260, "a desync at frame 1020 (slot(s) 2)"};
+    auto mcd = decode_mode_change(encode(mc));
+    REQUIRE(mcd);
+    CHECK(mcd->mode == SessionMode::kFrameLock);
+    CHECK(mcd->frame == 1260);
+    CHECK(mcd->reason == mc.reason);
+    check_truncation_and_trailing(encode(mc), decode_mode_change);
+    auto no_mode = encode(mc);
+    no_mode[1] = 3;  // no such mode
+    CHECK_FALSE(decode_mode_change(no_mode));
+    CHECK(peek_id(encode(mc)) == MsgId::kModeChange);
+    FrameLockFrom fl{1275};
+    CHECK(decode_frame_lock_from(encode(fl))->frame == 1275);
+    check_truncation_and_trailing(encode(fl), decode_frame_lock_from);
+    CHECK(peek_id(encode(fl)) == MsgId::kFrameLockFrom);
 }
 
 TEST_CASE("ClientInput run-length codes inputs and rejects inconsistent runs",
