@@ -13,9 +13,14 @@
 // (8.3 ms), stall frames at most 0.1% of the frames, hash logs identical. --check exits 1
 // when a network's figures are outside it.
 //
+// --ladder A-B plays each network in the frame lock too, beside the hybrid: adaptive, then at
+// every fixed delay from A to B, and prints each one's mean delay and stall frames. The
+// adaptive delay holds when its mean is at most the smallest fixed delay that stalls every
+// player on at most 0.1% of the frames, plus half a frame (--check: exit 1 when it does not).
+//
 //   bench_hybrid_sessions [--core arcade] [--content F] [--option K=V] [--ports N]
-//                         [--frames 3600] [--networks 80ms,150ms,bursty40ms] [--check]
-//                         [--json F]
+//                         [--frames 3600] [--networks 80ms,150ms,bursty40ms] [--ladder 4-12]
+//                         [--check] [--json F]
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -117,6 +122,7 @@ std::optional<Figures> read_figures(const SessionProcesses& run, std::uint32_t f
         for (const char* bot : {"bot1", "bot2"}) {
             const auto stats = json_of(run.file(std::string(bot) + ".json"));
             f.stall_frames.push_back(stats.at("stall_frames").get<unsigned>());
+            if (!stats.contains("rollback")) continue;  // the frame lock
             const auto& r = stats.at("rollback");
             f.depth_p99 = std::max(f.depth_p99, r.at("correction_depth_p99").get<unsigned>());
             f.rerun_ms_p99 =
@@ -133,9 +139,11 @@ std::optional<Figures> read_figures(const SessionProcesses& run, std::uint32_t f
     return f;
 }
 
-// One session on `network`: its figures, or nothing after saying what went wrong.
+// One session on `network` in `mode` (with `server_flags`): its figures, or nothing after
+// saying what went wrong.
 std::optional<Figures> play(const framelock::bench::BenchCore& core, const std::string& core_path,
-                            const Network& network, std::uint32_t frames) {
+                            const Network& network, std::uint32_t frames, const std::string& mode,
+                            const std::vector<std::string>& server_flags = {}) {
     std::vector<std::string> game = {"--core", core_path, "--ports", std::to_string(core.ports)};
     // The players start in a directory of their own: the content's path must not depend on it.
     if (!core.content.empty())
@@ -144,7 +152,7 @@ std::optional<Figures> play(const framelock::bench::BenchCore& core, const std::
     SessionProcesses run("hybrid_sessions", "bench-hybrid-" + network.name, game);
     const int seconds = static_cast<int>(frames / 60) + 60;
     const auto deadline = Clock::now() + std::chrono::seconds(seconds);
-    auto address = run.server(2, "hybrid", seconds);
+    auto address = run.server(2, mode, seconds, server_flags);
     if (!address) return std::nullopt;
     address = run.proxy(*address, network.impairment, seconds + 10);
     if (!address) return std::nullopt;
@@ -162,12 +170,58 @@ std::optional<Figures> play(const framelock::bench::BenchCore& core, const std::
     return read_figures(run, frames);
 }
 
+// Every player stalled on at most 0.1% of the frames.
+bool stalls_within(const Figures& f, std::uint32_t frames) {
+    return std::all_of(f.stall_frames.begin(), f.stall_frames.end(),
+                       [&](unsigned s) { return s <= frames / 1000; });
+}
+
 bool within_budget(const Figures& f, std::uint32_t frames) {
-    const unsigned stall_budget = frames / 1000;
     return f.mean_delay <= kMaxMeanDelay && f.depth_p99 <= kMaxDepthP99 &&
-           f.rerun_ms_p99 <= kMaxRerunMsP99 && f.identical &&
-           std::all_of(f.stall_frames.begin(), f.stall_frames.end(),
-                       [&](unsigned s) { return s <= stall_budget; });
+           f.rerun_ms_p99 <= kMaxRerunMsP99 && f.identical && stalls_within(f, frames);
+}
+
+// The frame lock on `network`: adaptive, then at each fixed delay of `ladder`; printed as it
+// goes. Whether the adaptive delay holds (its mean within half a frame of the smallest fixed
+// delay within the stall budget), or nothing after saying what went wrong.
+std::optional<bool> play_ladder(const framelock::bench::BenchCore& core,
+                                const std::string& core_path, const Network& network,
+                                std::uint32_t frames, std::pair<int, int> ladder, Json& out) {
+    const auto adaptive = play(core, core_path, network, frames, "framelock");
+    if (!adaptive) return std::nullopt;
+    std::printf("  %-8s frame lock, adaptive: mean delay %.2f (max %d), stall frames %u, %u%s\n",
+                network.name.c_str(), adaptive->mean_delay, adaptive->max_delay,
+                adaptive->stall_frames[0], adaptive->stall_frames[1],
+                adaptive->identical ? "" : "  (hash logs DIFFER)");
+    std::fflush(stdout);
+    Json fixed = Json::array();
+    std::optional<int> smallest;
+    for (int delay = ladder.first; delay <= ladder.second; ++delay) {
+        const auto f =
+            play(core, core_path, network, frames, "framelock", {"--delay", std::to_string(delay)});
+        if (!f) return std::nullopt;
+        const bool within = stalls_within(*f, frames) && f->identical;
+        if (within && !smallest) smallest = delay;
+        std::printf("  %-8s frame lock, fixed %2d: stall frames %u, %u%s\n", network.name.c_str(),
+                    delay, f->stall_frames[0], f->stall_frames[1], within ? "  (within 0.1%)" : "");
+        std::fflush(stdout);
+        fixed.push_back({{"delay", delay}, {"stall_frames", f->stall_frames}, {"within", within}});
+    }
+    const bool holds = adaptive->identical && smallest && adaptive->mean_delay <= *smallest + 0.5;
+    std::printf(
+        "  %-8s frame lock: adaptive %.2f against the smallest fixed delay within 0.1%% "
+        "stalls %s: %s\n",
+        network.name.c_str(), adaptive->mean_delay,
+        smallest ? std::to_string(*smallest).c_str() : "(none in the ladder)",
+        holds ? "holds (at most it + 0.5)" : "DOES NOT HOLD");
+    std::fflush(stdout);
+    out = {{"adaptive_mean_delay", adaptive->mean_delay},
+           {"adaptive_stall_frames", adaptive->stall_frames},
+           {"adaptive_identical", adaptive->identical},
+           {"fixed", fixed},
+           {"smallest_fixed_within_budget", smallest ? Json(*smallest) : Json()},
+           {"holds", holds}};
+    return holds;
 }
 
 }  // namespace
@@ -190,9 +244,23 @@ int main(int argc, char** argv) {
         ->delimiter(',')
         ->check(CLI::IsMember(names))
         ->capture_default_str();
-    app.add_flag("--check", check, "exit 1 when a network's figures are outside the budget");
+    std::string ladder_text;
+    app.add_option("--ladder", ladder_text,
+                   "also play the frame lock, adaptive and at each fixed delay A to B (A-B)");
+    app.add_flag("--check", check,
+                 "exit 1 when a network's figures are outside the budget (and, with --ladder, "
+                 "when the adaptive delay does not hold)");
     app.add_option("--json", json_path, "also write the figures to this JSON file");
     CLI11_PARSE(app, argc, argv);
+    std::optional<std::pair<int, int>> ladder;
+    if (!ladder_text.empty()) {
+        int a = 0, b = 0;
+        if (std::sscanf(ladder_text.c_str(), "%d-%d", &a, &b) != 2 || a < 1 || b < a || b > 30) {
+            std::fprintf(stderr, "hybrid_sessions: --ladder wants A-B, 1 <= A <= B <= 30\n");
+            return 2;
+        }
+        ladder = std::pair(a, b);
+    }
 
     const auto host = core.host_config();
     if (!host) return 2;
@@ -209,7 +277,7 @@ int main(int argc, char** argv) {
     bool all_within = true;
     for (const auto& network : networks()) {
         if (std::find(chosen.begin(), chosen.end(), network.name) == chosen.end()) continue;
-        const auto f = play(core, host->core_path, network, frames);
+        const auto f = play(core, host->core_path, network, frames, "hybrid");
         if (!f) return 1;
         const bool within = within_budget(*f, frames);
         all_within = all_within && within;
@@ -229,6 +297,14 @@ int main(int argc, char** argv) {
                        {"correction_time_p99_ms", f->rerun_ms_p99},
                        {"hash_logs_identical", f->identical},
                        {"within_budget", within}});
+        if (ladder) {
+            Json frame_lock;
+            const auto holds =
+                play_ladder(core, host->core_path, network, frames, *ladder, frame_lock);
+            if (!holds) return 1;
+            all_within = all_within && *holds;
+            out.back()["frame_lock"] = frame_lock;
+        }
     }
     std::printf("hybrid_sessions: %s\n",
                 all_within ? "every network within the budget" : "outside the budget");

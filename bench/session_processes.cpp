@@ -51,11 +51,26 @@ std::optional<std::string> SessionProcesses::address_of(const std::string& name,
 }
 
 std::optional<std::string> SessionProcesses::server(int players, const std::string& mode,
-                                                    int seconds) {
-    m_server = spawn("server", {sibling_exe("framelock"), "server", "--bind", "127.0.0.1", "--port",
-                                "0", "--players", std::to_string(players), "--mode", mode,
-                                "--port-file", file("server.port"), "--duration",
-                                std::to_string(seconds), "--stats-json", file("server.json")});
+                                                    int seconds,
+                                                    const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {sibling_exe("framelock"),
+                                     "server",
+                                     "--bind",
+                                     "127.0.0.1",
+                                     "--port",
+                                     "0",
+                                     "--players",
+                                     std::to_string(players),
+                                     "--mode",
+                                     mode,
+                                     "--port-file",
+                                     file("server.port"),
+                                     "--duration",
+                                     std::to_string(seconds),
+                                     "--stats-json",
+                                     file("server.json")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    m_server = spawn("server", args);
     if (!m_server) return std::nullopt;
     return address_of("server", *m_server);
 }

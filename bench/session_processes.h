@@ -35,9 +35,10 @@ class SessionProcesses {
     // "127.0.0.1:PORT" once `child` wrote NAME.port, or nothing after saying why.
     std::optional<std::string> address_of(const std::string& name, ChildProcess& child);
 
-    // `framelock server` for `players` in `mode` with its statistics in server.json, ending
-    // by itself after `seconds`: its address.
-    std::optional<std::string> server(int players, const std::string& mode, int seconds);
+    // `framelock server` for `players` in `mode` (and `extra` flags) with its statistics in
+    // server.json, ending by itself after `seconds`: its address.
+    std::optional<std::string> server(int players, const std::string& mode, int seconds,
+                                      const std::vector<std::string>& extra = {});
     ChildProcess* server_process() const { return m_server; }
 
     // The impairment proxy in front of `address` with `impairment` (--delay, --jitter,
