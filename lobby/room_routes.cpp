@@ -28,8 +28,10 @@ namespace {
 void add_expected_delay(json& out, const Room& room, const std::optional<RelayChoice>& choice) {
     if (!choice || !choice->worst_rtt_us) return;
     const Micros rtt = *choice->worst_rtt_us;
-    out["expected_delay"] = netplay::delay_for_round_trip(
+    const int lock = netplay::delay_for_round_trip(
         rtt, netplay::FrameTime::from_fps_milli(static_cast<std::uint32_t>(room.fps_milli)));
+    // A hybrid room's players feel at most 2 frames of it: prediction covers the rest.
+    out["expected_delay"] = room.mode == "hybrid" ? netplay::hybrid_delay(lock) : lock;
     out["expected_rtt_ms"] = static_cast<double>(std::llround(rtt / 100.0)) / 10.0;
 }
 

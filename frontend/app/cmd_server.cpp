@@ -48,6 +48,7 @@ int cmd_server(const ServerArgs& args) {
     // A relay's sessions serve one game after another, whoever ended the last.
     config.reuse_sessions = args.reuse_sessions || !args.lobby_url.empty();
     config.idle_reset_s = args.idle_reset;
+    if (!config.mode_reason.empty()) log_info("mode {}", config.mode_reason);
     auto server = ServerRunner::open(config, clock);
     if (!server) return fail(server.error());
     if (!args.port_file.empty()) {

@@ -218,7 +218,10 @@ Result<DemoReport> run_demo(const DemoOptions& options) {
         compare_hash_logs(read_lines(dir / "client1.hashes"), read_lines(dir / "client2.hashes"));
     auto server_json = read_json(dir / "server.json");
     if (!server_json) return server_json.error();
-    for (const auto& entry : server_json.value()["sessions"][0]["schedule"]) {
+    const auto& played = server_json.value()["sessions"][0];
+    report.mode = played.value("mode", "");
+    report.mode_reason = played.value("mode_reason", "");
+    for (const auto& entry : played["schedule"]) {
         report.schedule.push_back(
             {entry["frame"].get<std::uint32_t>(), entry["delay"].get<std::uint8_t>()});
     }
@@ -255,6 +258,8 @@ void print_demo_report(const DemoReport& r) {
     for (const auto& entry : r.schedule)
         delays += fmt::format("{}{} frames from frame {}", delays.empty() ? "" : ", ", entry.delay,
                               entry.frame);
+    fmt::print("mode             {}{}\n", r.mode.empty() ? "-" : r.mode,
+               r.mode_reason.empty() ? "" : " (" + r.mode_reason + ")");
     fmt::print("delay            {}\n", delays.empty() ? "-" : delays);
     for (std::size_t c = 0; c < r.clients.size(); ++c) {
         fmt::print("client {}         {} stall frames, upstream {:.0f} B/s (wire), RTT {:.1f} ms\n",

@@ -46,6 +46,7 @@ struct DemoClientReport {
 struct DemoReport {
     HashLogComparison comparison;
     std::vector<netplay::ScheduleEntry> schedule;  // the server's delay decisions (changes)
+    std::string mode, mode_reason;                 // what the server played (auto chose), why
     std::vector<DemoClientReport> clients;
     std::string picture_path;
     std::uint64_t picture_frame = 0;

@@ -7,8 +7,6 @@
 namespace framelock::frontend {
 namespace {
 
-constexpr std::uint64_t kCheckFrames = 600;
-
 bool predicts(const std::string& mode) {
     return mode == "rollback" || mode == "hybrid";
 }
@@ -21,7 +19,10 @@ Result<ModeChoice> choose_mode(const ServerArgs& args, const HostConfig& host,
     ModeChoice choice;
     if (args.mode == "auto") {
         // Prediction only where it may go: at most 4 players (late ones included).
-        if (args.slot_count() > netplay::kMaxRollbackPlayers) {
+        if (args.fixed_delay > 0) {
+            chosen.mode = "framelock";
+            choice.reason = "auto: frame lock, since --delay fixes its delay";
+        } else if (args.slot_count() > netplay::kMaxRollbackPlayers) {
             chosen.mode = "framelock";
             choice.reason = fmt::format(
                 "auto: frame lock, since the hybrid predicts for at most {} players (--slots "
@@ -36,12 +37,12 @@ Result<ModeChoice> choose_mode(const ServerArgs& args, const HostConfig& host,
         // as far back as the window reaches.
         chosen.prediction_window = chosen.window_for(chosen.mode);
         const Status trusted =
-            check_rollback_savestates(host, kCheckFrames, chosen.prediction_window);
+            check_rollback_savestates(host, kRollbackCheckFrames, chosen.prediction_window);
         if (trusted) {
             choice.reason = fmt::format(
                 "{}{}: savestates checked, {} frames reloaded 1 and {} frames back, every "
                 "reload faithful",
-                args.mode == "auto" ? "auto: " : "", chosen.mode, kCheckFrames,
+                args.mode == "auto" ? "auto: " : "", chosen.mode, kRollbackCheckFrames,
                 chosen.prediction_window);
         } else if (args.mode == "auto") {
             choice.reason = "auto: frame lock, since " + trusted.error().message;

@@ -14,6 +14,10 @@
 
 namespace framelock::frontend {
 
+// The frames the rollback check runs (reloading 1 frame and a prediction window back, every
+// frame): a host's for `auto`, and a player's when a server asks it to vouch.
+inline constexpr std::uint64_t kRollbackCheckFrames = 600;
+
 struct ModeChoice {
     std::string mode;    // what is played: "framelock", "nowait", "rollback" or "hybrid"
     std::string reason;  // why, for the log, the stats and the lobby's room

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/stop_signal.h"
 #include "frontend/app/command_error.h"
+#include "frontend/app/determinism_lab.h"
 #include "frontend/app/lobby_adapter.h"
 #include "frontend/app/mode_choice.h"
 #include "frontend/app/room_session.h"
@@ -184,6 +185,14 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
     for (;;) {
         ClientRunConfig config = args.to_config(address);
         if (server_key) config.server_key = server_key;
+        if (!config.spectate) {
+            // A server without a core plays the hybrid only while its players vouch for their
+            // own savestates (netplay/server/hybrid_guard.h).
+            config.savestate_check = [checked = host.value()] {
+                return check_rollback_savestates(checked, kRollbackCheckFrames,
+                                                 netplay::kHybridPredictionWindow);
+            };
+        }
         if (!server && args.host_default_slot) config.slot = 0;  // on a relay: any free slot
         auto created =
             ClientRunner::create(*emulator.value(), *local, clock, config, std::move(socket));

@@ -109,10 +109,7 @@ void ServerArgs::add_to(CLI::App& app, bool dedicated) {
                                netplay::limits::kRollbackDelay.range(),
                                netplay::limits::kNoWaitDelay.range()))
         ->check(CLI::NonNegativeNumber);
-    // `host` knows its core and can check its savestates: it may choose auto (not its
-    // default: the lead's call, docs/netplay.md "The hybrid").
-    std::vector<std::string> modes = {"framelock", "nowait", "rollback", "hybrid"};
-    if (!dedicated) modes.push_back("auto");
+    const std::vector<std::string> modes = {"auto", "framelock", "nowait", "rollback", "hybrid"};
     app.add_option("--mode", mode,
                    std::string("framelock (wait for every input), nowait (the server confirms "
                                "every frame on time; a late input applies a frame later), "
@@ -120,9 +117,10 @@ void ServerArgs::add_to(CLI::App& app, bool dedicated) {
                                "players, deterministic savestates), hybrid (rollback over the "
                                "frame lock's adaptive delay: at most 2 frames of it felt, "
                                "prediction covers the rest)") +
-                       (dedicated ? ""
+                       (dedicated ? " or auto (hybrid while every player vouches for its own "
+                                    "savestates, else frame lock; hybrid at most 4 players)"
                                   : " or auto (hybrid if this core's savestates pass "
-                                    "the check, else frame lock)"))
+                                    "the check, else frame lock; hybrid at most 4 players)"))
         ->check(CLI::IsMember(modes))
         ->capture_default_str();
     app.add_option("--prediction-window", prediction_window,
@@ -212,11 +210,27 @@ ServerRunConfig ServerArgs::to_config() const {
     config.server.common_start = !no_common_start;
     config.server.kick_off_pace = kick_speed_hack;
     config.server.hash_interval = static_cast<std::uint16_t>(hash_interval);
-    if (mode == "rollback" || mode == "hybrid") {
+    // `auto` reaches here on a dedicated server only (a host decides it first, choose_mode):
+    // the hybrid while its players vouch for their savestates, for at most 4 players.
+    const bool vouched =
+        mode == "auto" && fixed_delay <= 0 && slot_count() <= netplay::kMaxRollbackPlayers;
+    if (mode == "auto") {
+        config.mode_reason =
+            vouched ? "auto: hybrid while every player vouches for its own savestates (this "
+                      "server has no core to check)"
+            : fixed_delay > 0 ? "auto: frame lock, since --delay fixes its delay"
+                              : fmt::format(
+                                    "auto: frame lock, since the hybrid predicts for at most {} "
+                                    "players (--slots included)",
+                                    netplay::kMaxRollbackPlayers);
+    }
+    if (mode == "rollback" || mode == "hybrid" || vouched) {
         config.server.mode = netplay::SessionMode::kRollback;
-        config.server.delay.hybrid = mode == "hybrid";
+        config.server.delay.hybrid = mode != "rollback";
+        config.server.hybrid_if_vouched = vouched;
         config.server.delay.fixed_delay = std::max(fixed_delay, 0);
-        config.server.prediction_window = static_cast<std::uint8_t>(window_for(mode));
+        config.server.prediction_window =
+            static_cast<std::uint8_t>(window_for(vouched ? "hybrid" : mode));
     } else if (mode == "nowait") {
         config.server.mode = netplay::SessionMode::kNoWait;
         config.server.delay.fixed_delay = fixed_delay > 0 ? fixed_delay : 4;

@@ -23,8 +23,10 @@ struct ServerArgs {
     double duration = 0;
     std::string stats_json;
     std::string port_file;
-    // framelock, nowait, rollback, hybrid, or (host only) auto: mode_choice.h.
-    std::string mode = "framelock";
+    // framelock, nowait, rollback, hybrid, or auto (the default): a host checks its own
+    // core's savestates (mode_choice.h), a dedicated server has its players vouch for theirs
+    // (netplay/server/hybrid_guard.h).
+    std::string mode = "auto";
     unsigned prediction_window = 0;  // 0: the mode's own (window_for)
     bool fallback_framelock = false;
     bool verbose = false;

@@ -135,8 +135,7 @@ void NetplayView::take_events(Micros now) {
                 messages.post(e->message, Tone::kWarning, now, kLongMessageUs);
                 break;
             case CType::kModeChanged:
-                messages.post("frame lock from now on: " + e->message, Tone::kWarning, now,
-                              kLongMessageUs);
+                messages.post(e->message, Tone::kWarning, now, kLongMessageUs);
                 break;
             case CType::kStateError:
                 messages.post("state transfer: " + e->message, Tone::kError, now, kLongMessageUs);

@@ -100,6 +100,25 @@ Result<std::unique_ptr<ClientRunner>> ClientRunner::create(
                      client.rejoin_token ? " (holds one: asking for that slot back)" : "");
         }
     }
+    if (config.savestate_check) {
+        ClientRunner* self = runner.get();
+        client.savestate_check = [self]() -> std::optional<Status> {
+            if (!self->m_savestate_check.valid()) {
+                log_info("the server asks every player to vouch for its savestates: checking");
+                self->m_savestate_check =
+                    std::async(std::launch::async, self->m_config.savestate_check);
+            }
+            if (self->m_savestate_check.wait_for(std::chrono::seconds(0)) !=
+                std::future_status::ready)
+                return std::nullopt;
+            Status checked = self->m_savestate_check.get();
+            if (checked)
+                log_info("savestates checked: they reload faithfully, vouched for");
+            else
+                log_warn("savestates cannot be vouched for: {}", checked.error().message);
+            return checked;
+        };
+    }
     // Exactly the frames asked for, even when catching up runs several in one tick.
     client.stop_at_frame = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(config.frames, std::numeric_limits<std::uint32_t>::max()));
@@ -280,8 +299,7 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
             log_warn("{}", event.message);
             break;
         case Type::kModeChanged:
-            log_warn("frame lock from now on (the server decided at frame {}): {}", event.frame,
-                     event.message);
+            log_warn("{} (the server decided at frame {})", event.message, event.frame);
             break;
         case Type::kStateError:
             log_error("state transfer: {}", event.message);

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +50,10 @@ struct ClientRunConfig {
     // Where a player keeps its rejoin token (rejoin_file.h): "" for the default file of this
     // server and name, "-" for nowhere (memory only).
     std::string rejoin_file;
+    // The rollback check of this player's core and content (mode_choice.h), for a server that
+    // asks the players to vouch for their savestates: run once, on a thread of its own, when
+    // the server asks. Unset: the player says it cannot tell.
+    std::function<Status()> savestate_check;
 };
 
 class ClientRunner {
@@ -107,6 +113,7 @@ class ClientRunner {
     std::unique_ptr<netplay::EnetTransport> m_transport;
     std::unique_ptr<netplay::Client> m_client;
     std::optional<RejoinFile> m_rejoin_file;
+    std::future<Status> m_savestate_check;  // started when the server asks
 
     int m_last_ran = 0;
     bool m_delay_seen = false;

@@ -318,7 +318,7 @@ void ServerRunner::log_events(Session& session) {
                 break;
             case Type::kModeChanged:
                 session.mode_change =
-                    fmt::format("frame lock from frame {}: {}", event->frame, event->message);
+                    fmt::format("{} (decided at frame {})", event->message, event->frame);
                 log_warn("port {}: {}", port, session.mode_change);
                 break;
             case Type::kRefused:

@@ -156,6 +156,7 @@ int Client::tick(InputWord local_pad) {
         return 0;
     }
     m_transfer.pump(m_link);  // a state the server asked for (before the start too)
+    vouch_if_asked();
     if (m_state == State::kLobby || m_state == State::kJoining) {
         // A joiner acknowledges the frames it collects while its state arrives.
         const Micros period =
@@ -263,6 +264,23 @@ int Client::run_rollback(Micros now) {
     settle_rollback();
     if (!m_rollback.predicting() && m_rollback.all_verified()) run_in_frame_lock();
     return ran;
+}
+
+void Client::vouch_if_asked() {
+    if (!m_welcome.vouch_savestates || m_vouched || spectator() ||
+        m_welcome.mode != SessionMode::kRollback)
+        return;
+    SavestateVouch vouch;
+    if (!m_config.savestate_check) {
+        vouch.note = "this client cannot check its core's savestates";
+    } else {
+        const std::optional<Status> checked = m_config.savestate_check();
+        if (!checked) return;  // still checking
+        vouch.passed = static_cast<bool>(*checked);
+        if (!vouch.passed) vouch.note = safe_text(checked->error().message, kMaxNoteBytes);
+    }
+    m_vouched = true;
+    m_link.queue_control(encode(vouch));
 }
 
 void Client::run_in_frame_lock() {

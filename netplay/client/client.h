@@ -137,6 +137,9 @@ class Client {
     // The hybrid turned into the frame lock and every frame run here is verified: the frame
     // lock runs the next ones, and the server hears from which frame (FrameLockFrom).
     void run_in_frame_lock();
+    // The Welcome asked this player to vouch for its savestates: once the check answered
+    // (ClientConfig::savestate_check), the SavestateVouch.
+    void vouch_if_asked();
     // A state hash report, riding with the next input datagram.
     void report_hash(std::uint32_t frame, std::uint64_t hash);
     void send_input();
@@ -152,6 +155,7 @@ class Client {
     Welcome m_welcome{};
     Start m_start{};
     bool m_closed_by_server = false;
+    bool m_vouched = false;  // vouch_if_asked() sent its SavestateVouch
     std::uint8_t m_present = 0;
     Micros m_last_tick = -1;   // when tick() last ran
     bool m_tick_late = false;  // this tick came late: arrivals waited on the process

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
+#include "netplay/base/result.h"
 #include "netplay/crypto/join_proof.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
@@ -36,6 +38,11 @@ struct ClientConfig {
     int spectator_buffer_frames = 6;  // a spectator plays this far behind the session
     int snapshots_kept = 8;           // own states kept for joiners and resyncs
     std::uint32_t stop_at_frame = 0;  // runs no frame at or beyond this one (0: no limit)
+    // Whether this player's core's savestates pass the rollback check, for a server that asks
+    // (Welcome::vouch_savestates): polled from tick() until it answers (nullopt: still
+    // checking; the check takes time, so the host runs it elsewhere). Unset: this client
+    // cannot tell, and says so (the session then plays frame lock).
+    std::function<std::optional<Status>()> savestate_check;
 };
 
 struct ClientEvent {

@@ -343,6 +343,8 @@ Welcome Admission::welcome(const ServerSlot& member, int slot_number, bool late,
         m_config.mode == SessionMode::kRollback ? m_config.prediction_window : 0;
     welcome.role = member.spectator ? Role::kSpectator : Role::kPlayer;
     welcome.late = late;
+    welcome.vouch_savestates = !member.spectator && m_config.hybrid_if_vouched &&
+                               m_config.mode == SessionMode::kRollback && m_config.delay.hybrid;
     welcome.snapshot_interval = snapshot_interval;
     welcome.name = member.name;
     welcome.server_key = m_server_identity->public_key();

@@ -187,29 +187,18 @@ void HashVotes::new_connection(VoteRecord& record) {
     if (m_left_prediction) record.m_frame_lock_from = 0;
 }
 
-void HashVotes::leave_prediction(const Verdict& desync, std::uint32_t confirmed_end,
-                                 std::span<const ServerSlot> players,
+void HashVotes::leave_prediction(const std::string& reason, std::uint8_t named,
+                                 std::uint32_t confirmed_end, std::span<const ServerSlot> players,
                                  const std::vector<ServerSlot>& spectators) {
     m_left_prediction = true;
-    std::string who;
-    for (int s = 1; s <= kMaxPlayers; ++s) {
-        if (desync.differing & (1u << (s - 1)))
-            who += (who.empty() ? "" : ", ") + std::to_string(s);
-    }
-    ModeChange change;
-    change.mode = SessionMode::kFrameLock;
-    change.frame = confirmed_end;
-    change.reason = "a desync at frame " + std::to_string(desync.frame) + " (slot(s) " + who +
-                    ") in the hybrid: the core or its savestates are not deterministic here, so "
-                    "the session plays in frame lock from now on";
-    const std::vector<std::uint8_t> message = encode(change);
+    const std::vector<std::uint8_t> message =
+        encode(ModeChange{SessionMode::kFrameLock, confirmed_end, reason});
     for (const ServerSlot& slot : players) {
         if (slot.in_session()) m_transport.send(slot.peer, Channel::kControl, message);
     }
     for (const ServerSlot& spectator : spectators)
         m_transport.send(spectator.peer, Channel::kControl, message);
-    m_events.emit(
-        {ServerEvent::Type::kModeChanged, 0, confirmed_end, 0, desync.differing, change.reason});
+    m_events.emit({ServerEvent::Type::kModeChanged, 0, confirmed_end, 0, named, reason});
 }
 
 bool HashVotes::frame_lock_from(VoteRecord& record, std::uint32_t frame) {

@@ -81,13 +81,12 @@ class HashVotes {
     // A player took its slot back from a new process: hashes count again once it has a state.
     void new_connection(VoteRecord& record);
 
-    // The hybrid saw `desync` (a verdict with differing slots; the Server turned its settings
-    // into the frame lock's): every member is told why (ModeChange) and the event says it.
-    // From now on a divergent player is repaired once it said from which frame it runs in
-    // frame lock (frame_lock_from), from a state of that frame or later (before, it may still
-    // hold frames it ran on predictions).
-    void leave_prediction(const Verdict& desync, std::uint32_t confirmed_end,
-                          std::span<const ServerSlot> players,
+    // The hybrid ended (hybrid_guard.h: `reason`, naming the slots `named`): every member is
+    // told why (ModeChange) and the event says it. From now on a divergent player is
+    // repaired once it said from which frame it runs in frame lock (frame_lock_from), from a
+    // state of that frame or later (before, it may still hold frames it ran on predictions).
+    void leave_prediction(const std::string& reason, std::uint8_t named,
+                          std::uint32_t confirmed_end, std::span<const ServerSlot> players,
                           const std::vector<ServerSlot>& spectators);
     // A player's FrameLockFrom: false when the session never left the hybrid (malformed).
     bool frame_lock_from(VoteRecord& record, std::uint32_t frame);

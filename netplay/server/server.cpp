@@ -22,7 +22,8 @@ Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
       m_book(m_config),
       m_measure(m_config, m_events),
       m_votes(m_transport, m_config, m_events),
-      m_transfers(m_transport, m_clock, m_config, m_events) {
+      m_transfers(m_transport, m_clock, m_config, m_events),
+      m_guard(m_config) {
     m_votes.keep_votes_every(m_transfers.snapshot_interval());
     // A setting outside its range (session_limits.h) is said, never changed in silence.
     for (std::string& what : m_config_adjusted)
@@ -140,10 +141,6 @@ Micros Server::next_wakeup() const {
     return std::max(wake, now);
 }
 
-std::optional<ServerEvent> Server::poll_event() {
-    return m_events.poll();
-}
-
 void Server::handle_message(PeerId peer, Channel channel, std::span<const std::uint8_t> bytes) {
     int s = 0;
     ServerSlot* who = m_roster.member(peer, s);
@@ -229,18 +226,17 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
         case MsgId::kStateAck:
             if (channel != Channel::kBulk) break;
             slot.last_heard = now;
-            switch (m_transfers.handle_bulk(slot, s, bytes, m_roster.started(),
-                                            m_book.confirmed_end(), m_schedule, m_roster.players(),
-                                            m_roster.spectators())) {
-                case StateTransfers::Bulk::kTaken:
-                    return;
-                case StateTransfers::Bulk::kMalformed:
-                    ++slot.malformed;
-                    return;
-                case StateTransfers::Bulk::kCached:
-                    serve_states();
-                    return;
-            }
+            if (const StateTransfers::Bulk bulk = m_transfers.handle_bulk(
+                    slot, s, bytes, m_roster.started(), m_book.confirmed_end(), m_schedule,
+                    m_roster.players(), m_roster.spectators());
+                bulk == StateTransfers::Bulk::kMalformed)
+                ++slot.malformed;
+            else if (bulk == StateTransfers::Bulk::kCached)
+                serve_states();
+            return;
+        case MsgId::kSavestateVouch:
+            if (auto vouch = heard(decode_savestate_vouch(bytes), "SavestateVouch"); vouch && s)
+                leave_hybrid(m_guard.vouch(s, slot, *vouch));
             return;
         case MsgId::kFrameLockFrom: {
             auto from = heard(decode_frame_lock_from(bytes), "FrameLockFrom");
@@ -293,6 +289,7 @@ void Server::handle_hello(PeerId peer, const Hello& hello) {
         m_measure.restart_controller(m_config.delay);
     }
     slot = ServerSlot{};
+    m_guard.new_connection(admit.slot);
     m_roster.seat(slot, peer, admit.name, SlotLife::kPlaying, now);
     m_measure.new_link(slot.link);
     welcome(slot, admit.slot, false, hello.box_key);
@@ -319,6 +316,7 @@ void Server::join_running(PeerId peer, const Hello& hello, const Admission::Admi
     m_book.forget_held(slot.inputs);
     m_transfers.stop_sending(slot.transfer);
     m_votes.new_connection(slot.votes);
+    m_guard.new_connection(s);
     welcome(slot, s, true, hello.box_key);
     emit({ServerEvent::Type::kPlayerJoined, s, m_book.confirmed_end(), 0, 0,
           slot.name + (rejoin ? " rejoins" : " joins the running session") + " at frame " +
@@ -358,6 +356,9 @@ void Server::maybe_start() {
     if (!m_transfers.start_state_everywhere(m_roster.players(), m_roster.spectators()) ||
         !m_votes.moved_everywhere(m_roster.players(), m_transfers.start_state_refused()))
         return;
+    const HybridGuard::Wait vouches = m_guard.before_start(m_roster.players(), now, *quorum_since);
+    leave_hybrid(vouches.leave);
+    if (vouches.waiting) return;
     // Wait (briefly) until every client has measured its round trip: the first delay
     // should already fit the network.
     const bool all_measured = m_measure.measured(m_roster.players());
@@ -478,21 +479,18 @@ std::vector<SlotStats> Server::slot_stats() const {
 void Server::check_hashes() {
     while (const std::optional<HashVotes::Verdict> verdict =
                m_votes.settle(m_roster.players(), m_book.confirmed_end(), frame_time())) {
-        if (verdict->differing && m_config.mode == SessionMode::kRollback &&
-            m_config.delay.hybrid) {
-            // Prediction loads states all the time: a desync in the hybrid says the core or its
-            // savestates are not deterministic here. The frame lock loads none but a repair's.
-            m_config.mode = SessionMode::kFrameLock;
-            m_config.delay.hybrid = false;
-            m_config.prediction_window = 0;
-            m_measure.end_hybrid();
-            m_votes.leave_prediction(*verdict, m_book.confirmed_end(), m_roster.players(),
-                                     m_roster.spectators());
-        }
+        if (verdict->differing) leave_hybrid(m_guard.desync(verdict->frame, verdict->differing));
         if (verdict->repair && !m_transfers.repairing())
             m_transfers.start_repair(verdict->frame, verdict->differing, verdict->holders,
                                      m_roster.players());
     }
+}
+
+void Server::leave_hybrid(const std::optional<HybridGuard::Leave>& leave) {
+    if (!leave) return;
+    m_measure.end_hybrid();
+    m_votes.leave_prediction(leave->reason, leave->differing, m_book.confirmed_end(),
+                             m_roster.players(), m_roster.spectators());
 }
 
 void Server::serve_states() {
@@ -509,10 +507,6 @@ void Server::serve_states() {
         }
         m_votes.owe_moved(member.votes, served.frame, served.size);
     }
-}
-
-const InputFrame* Server::confirmed_input(std::uint32_t frame) const {
-    return m_book.confirmed_input(frame);
 }
 
 void Server::handle_input(ServerSlot& slot, int slot_number, const ClientInput& input) {

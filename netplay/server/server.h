@@ -19,6 +19,7 @@
 //   delay_measurements.h  echoes, round-trip reports, loss, copies, the path floor, clocks
 //   hash_votes.h          hash votes, the repair they call for, the desync evidence mask
 //   state_transfers.h     uploads, the start state, join and resync states
+//   hybrid_guard.h        whether the hybrid may go on, and its one switch to the frame lock
 // Its settings are in server_config.h, its tuning in server_tuning.h, what it reports in
 // server_events.h and slot_stats.h.
 #pragma once
@@ -35,6 +36,7 @@
 #include "netplay/server/delay_measurements.h"
 #include "netplay/server/delay_schedule.h"
 #include "netplay/server/hash_votes.h"
+#include "netplay/server/hybrid_guard.h"
 #include "netplay/server/input_book.h"
 #include "netplay/server/roster.h"
 #include "netplay/server/server_config.h"
@@ -60,7 +62,7 @@ class Server {
     // When update() next has timed work to do (a frame's updates, a timeout).
     Micros next_wakeup() const;
 
-    std::optional<ServerEvent> poll_event();
+    std::optional<ServerEvent> poll_event() { return m_events.poll(); }
 
     bool started() const { return m_roster.started(); }
     // Started, and every player has left since: the session is over.
@@ -95,7 +97,9 @@ class Server {
     Admission::HalfOpen half_open() const { return m_admission.half_open(); }
     // The key its Welcomes are signed with: what joiners pin (server_identity.h).
     const ServerKey& server_key() const { return m_admission.server_key(); }
-    const InputFrame* confirmed_input(std::uint32_t frame) const;
+    const InputFrame* confirmed_input(std::uint32_t frame) const {
+        return m_book.confirmed_input(frame);
+    }
 
   private:
     FrameTime frame_time() const { return m_schedule.frame_time(); }
@@ -122,8 +126,10 @@ class Server {
     void decide_delay(std::uint32_t keyframe, Micros now);
     void send_update(ServerSlot& slot);
     // Settles the hash votes that can be, and starts the repairs they call for; a desync in
-    // the hybrid turns the session into the frame lock for good (HashVotes::leave_prediction).
+    // the hybrid turns the session into the frame lock for good (hybrid_guard.h).
     void check_hashes();
+    // The hybrid ended (`leave`, when it did): the parts are told.
+    void leave_hybrid(const std::optional<HybridGuard::Leave>& leave);
     // Sends states where they are wanted (StateTransfers::serve) and takes each member that
     // got one from there.
     void serve_states();
@@ -144,6 +150,7 @@ class Server {
     DelayMeasurements m_measure;
     HashVotes m_votes;
     StateTransfers m_transfers;
+    HybridGuard m_guard;
 };
 
 }  // namespace framelock::netplay

@@ -53,6 +53,9 @@ struct ServerConfig {
     // prediction covers what the local delay leaves of the path (delay_controller.h).
     SessionMode mode = SessionMode::kFrameLock;
     std::uint8_t prediction_window = 8;
+    // The hybrid on a server without a core of its own (`framelock server --mode auto`): it
+    // holds while every player vouches for its own savestates (hybrid_guard.h).
+    bool hybrid_if_vouched = false;
 
     // Late join, reconnect, spectators, repair.
     int start_players = 0;  // start when this many have joined (0: every slot)

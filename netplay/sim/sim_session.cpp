@@ -286,6 +286,9 @@ SimResult run_scenario(const SimScenario& sc) {
         config.identity = identity;
         config.role = spectator ? Role::kSpectator : Role::kPlayer;
         config.rejoin_token = token;
+        config.savestate_check = [&sc, number]() -> std::optional<Status> {
+            return sc.savestate_check ? sc.savestate_check(number) : Status{};
+        };
         const Clock* own_clock = &clock;
         if (number <= static_cast<int>(sc.clock_rates.size()) &&
             sc.clock_rates[number - 1] != 1.0) {

@@ -104,6 +104,10 @@ struct SimScenario {
     InputWord bot_buttons = 0xffff;  // the buttons bots press (bit n: RETRO_DEVICE_ID_JOYPAD n)
     int diverging_client = 0;        // 1..N: that client's emulator diverges at diverge_frame
     std::uint64_t diverge_frame = 0;
+    // Each player's answer to a server that asks it to vouch for its savestates
+    // (ClientConfig::savestate_check), by client number (1..N, then joiners): unset, every
+    // one passes at once.
+    std::function<std::optional<Status>(int client)> savestate_check;
     int drop_client = 0;  // 1..N: that client stops (process gone) at drop_frame
     std::uint32_t drop_frame = 0;
     // Emulators other than HashingEmulator (real cores, from a test that can host them):

@@ -9,7 +9,7 @@ int DelayController::frames_for(Micros duration) const {
     const int lock = delay_for_round_trip(duration, m_policy.frame_time, m_policy.margin_us,
                                           m_policy.min_delay, m_policy.max_delay);
     if (!m_policy.hybrid) return lock;
-    return std::max(std::min(lock, m_policy.hybrid_local_delay), lock - predicted_frames());
+    return hybrid_delay(lock, m_policy.hybrid_local_delay, predicted_frames());
 }
 
 int DelayController::predicted_frames() const {

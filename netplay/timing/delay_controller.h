@@ -68,7 +68,7 @@ struct DelayPolicy {
     // is covered up to `hybrid_local_delay` by delay and the rest, up to `predicted_frames`
     // (less than the prediction window), by prediction.
     bool hybrid = false;
-    int hybrid_local_delay = 2;
+    int hybrid_local_delay = kDefaultHybridLocalDelay;
     int predicted_frames = 0;
 };
 

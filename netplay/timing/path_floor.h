@@ -26,6 +26,10 @@ namespace framelock::netplay {
 inline constexpr Micros kDefaultDelayMarginUs = 1'000;
 inline constexpr int kDefaultMinDelay = 1;
 inline constexpr int kDefaultMaxDelay = 60;
+// The hybrid's: the delay a player feels at most, and the frames prediction covers at most
+// (the hybrid's prediction window of 12, less a frame).
+inline constexpr int kDefaultHybridLocalDelay = 2;
+inline constexpr int kDefaultHybridPredicted = 11;
 
 // The metric a relay is chosen by: the worst player's round trip to the server, us.
 // 0 for no players; a negative entry counts as 0.
@@ -43,6 +47,14 @@ inline int delay_for_round_trip(Micros rtt, FrameTime frame_time,
                                 int max_delay = kDefaultMaxDelay) {
     const std::int64_t frames = frame_time.frames_covering(std::max<Micros>(rtt, 0) + margin_us);
     return static_cast<int>(std::clamp<std::int64_t>(frames, min_delay, max_delay));
+}
+
+// The hybrid's delay where a frame lock needs `lock` frames: at most `local` of them felt,
+// prediction covering up to `predicted` of the rest, the delay whatever is left beyond
+// (DelayController::frames_for, and the lobby's estimate for a hybrid room).
+inline int hybrid_delay(int lock, int local = kDefaultHybridLocalDelay,
+                        int predicted = kDefaultHybridPredicted) {
+    return std::max(std::min(lock, local), lock - std::max(predicted, 0));
 }
 
 }  // namespace framelock::netplay

@@ -25,62 +25,6 @@ constexpr std::size_t kMaxMessageBytes = 1024;
 
 namespace {
 
-// One player's words as (word, length 1..255) runs.
-std::vector<std::pair<InputWord, std::uint8_t>> runs_of(const std::vector<InputWord>& words) {
-    std::vector<std::pair<InputWord, std::uint8_t>> runs;
-    for (InputWord word : words) {
-        if (!runs.empty() && runs.back().first == word && runs.back().second < 255) {
-            ++runs.back().second;
-        } else {
-            runs.push_back({word, 1});
-        }
-    }
-    return runs;
-}
-
-// Reads `runs` (word, length) pairs, or while `runs` is unset until they add up to `count`
-// words; they must add up to exactly `count`.
-bool read_runs_up_to(WireReader& r, std::optional<std::size_t> runs, std::size_t count,
-                     std::vector<InputWord>& out) {
-    out.clear();
-    for (std::size_t i = 0; (runs ? i < *runs : out.size() < count) && !r.failed(); ++i) {
-        const InputWord word = r.u16();
-        const std::size_t length = r.u8();
-        if (length == 0 || out.size() + length > count) return false;
-        out.insert(out.end(), length, word);
-    }
-    return !r.failed() && out.size() == count;
-}
-
-// The runs of a count of words the reader knows already, without a run count: they end where
-// they add up to it (the messages' coding; a replay's is write_runs).
-void write_known_runs(WireWriter& w, const std::vector<InputWord>& words) {
-    for (const auto& [word, length] : runs_of(words)) {
-        w.u16(word);
-        w.u8(length);
-    }
-}
-
-}  // namespace
-
-// Run-length coding of one player's words: run count, then (word, length 1..255) pairs.
-void write_runs(WireWriter& w, const std::vector<InputWord>& words) {
-    const auto runs = runs_of(words);
-    w.u8(static_cast<std::uint8_t>(runs.size()));
-    for (const auto& [word, length] : runs) {
-        w.u16(word);
-        w.u8(length);
-    }
-}
-
-// Reads runs that must add up to exactly `count` words.
-bool read_runs(WireReader& r, std::size_t count, std::vector<InputWord>& out) {
-    const std::size_t runs = r.u8();
-    return read_runs_up_to(r, runs, count, out);
-}
-
-namespace {
-
 // ClientInput::inputs, a ServerUpdate tail: a u8 count of words (at most `most`), then their
 // runs (write_known_runs).
 struct CountedRuns {
@@ -288,6 +232,7 @@ void fields(auto& io, Is<Welcome> auto& m) {
     io.u8(m.prediction_window);
     io.u8(m.role).at_most(Role::kSpectator);
     io.flag(m.late);
+    io.flag(m.vouch_savestates);
     io.u16(m.snapshot_interval).at_least(1);
     io.string(m.name, kMaxNameBytes);
     io.bytes(m.sealed_token);
@@ -425,6 +370,12 @@ void fields(auto& io, Is<FrameLockFrom> auto& m) {
     io.u32(m.frame);
 }
 
+void fields(auto& io, Is<SavestateVouch> auto& m) {
+    io.tag(MsgId::kSavestateVouch);
+    io.flag(m.passed);
+    io.string(m.note, kMaxNoteBytes);
+}
+
 void fields(auto& io, Is<MovedBytes> auto& m) {
     io.tag(MsgId::kMovedBytes);
     io.u32(m.frame);
@@ -482,6 +433,7 @@ std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes) {
         case MsgId::kChallenge:
         case MsgId::kModeChange:
         case MsgId::kFrameLockFrom:
+        case MsgId::kSavestateVouch:
         case MsgId::kResyncReport:
         case MsgId::kMovedBytes:
         case MsgId::kEvidenceMask:
@@ -518,6 +470,7 @@ std::vector<std::uint8_t> encode(const MovedBytes& m) { return write_record(m); 
 std::vector<std::uint8_t> encode(const EvidenceMask& m) { return write_record(m); }
 std::vector<std::uint8_t> encode(const ModeChange& m) { return write_record(m); }
 std::vector<std::uint8_t> encode(const FrameLockFrom& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const SavestateVouch& m) { return write_record(m); }
 
 std::optional<Challenge> decode_challenge(Bytes b) { return read_record<Challenge>(b); }
 std::optional<Hello> decode_hello(Bytes b) { return read_record<Hello>(b); }
@@ -540,6 +493,7 @@ std::optional<MovedBytes> decode_moved_bytes(Bytes b) { return read_record<Moved
 std::optional<EvidenceMask> decode_evidence_mask(Bytes b) { return read_record<EvidenceMask>(b); }
 std::optional<ModeChange> decode_mode_change(Bytes b) { return read_record<ModeChange>(b); }
 std::optional<FrameLockFrom> decode_frame_lock_from(Bytes b) { return read_record<FrameLockFrom>(b); }
+std::optional<SavestateVouch> decode_savestate_vouch(Bytes b) { return read_record<SavestateVouch>(b); }
 // clang-format on
 
 Frame expand_frame(std::uint16_t low, Frame reference) {

@@ -43,7 +43,8 @@ inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
 // to 15 schedule entries in a ServerUpdate (keyframes every 15 frames), the client's one-way
 // trips in its ClientStats (the path floor measured, one_way_trips.h), and a third copy of each
 // datagram on a bursty link (ServerUpdate::copies up to 3); 13: the hybrid turns into the frame
-// lock mid-session on a desync (ModeChange, and each player's FrameLockFrom).
+// lock mid-session on a desync (ModeChange, and each player's FrameLockFrom), and a server
+// without a core plays it only while its players vouch for their savestates (SavestateVouch).
 inline constexpr std::uint16_t kProtocolVersion = 13;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
@@ -55,6 +56,9 @@ inline constexpr std::size_t kMaxNameBytes = 40;
 // A player's Bye reason as the server keeps it and relays it to the others (bytes of safe
 // text, netplay/base/safe_text.h): the wire carries up to 1 KiB, a reason needs a line.
 inline constexpr std::size_t kMaxReasonBytes = 120;
+// A SavestateVouch's note (why a player's savestates fail the check: the check's own message,
+// which names the frame and the memory that differed): two lines.
+inline constexpr std::size_t kMaxNoteBytes = 240;
 // Schedule entries a ServerUpdate carries at most (its shape holds the count in 4 bits): with
 // keyframes every 15 frames, 225 frames' decisions, about what it carries of frames (240).
 inline constexpr std::size_t kMaxScheduleEntries = 15;
@@ -95,6 +99,7 @@ enum class MsgId : std::uint8_t {
     kMovedBytes = 0x24,
     kEvidenceMask = 0x25,
     kFrameLockFrom = 0x26,
+    kSavestateVouch = 0x27,
     kStateHeader = 0x30,
     kStateChunk = 0x31,
     kStateAck = 0x32,
@@ -157,6 +162,9 @@ struct Welcome {
     std::uint8_t prediction_window = 0;  // rollback: frames run ahead of confirmed input
     Role role = Role::kPlayer;           // spectators get slot 0
     bool late = false;                   // the session runs already: a state follows
+    // The hybrid on a server without a core of its own: this player says whether its
+    // savestates pass the rollback check (SavestateVouch), or the session plays frame lock.
+    bool vouch_savestates = false;
     // Players keep their state at every multiple of this frame count (a multiple of the
     // hash and keyframe intervals): late joiners and resyncs start from one of them.
     std::uint16_t snapshot_interval = 60;
@@ -372,6 +380,14 @@ struct FrameLockFrom {
     std::uint32_t frame = 0;
 };
 
+// Player -> server, once, when its Welcome asked (Welcome::vouch_savestates): whether its own
+// core's savestates, with this content, reload faithfully as rollback reloads them (1 frame
+// and a prediction window back), and if not, why (safe text, a line).
+struct SavestateVouch {
+    bool passed = false;
+    std::string note;  // at most kMaxNoteBytes
+};
+
 struct ResyncReport {
     std::uint32_t frame = 0;          // the reference state's frame
     std::uint32_t desync_frame = 0;   // the first frame whose hashes disagreed
@@ -425,6 +441,7 @@ std::vector<std::uint8_t> encode(const MovedBytes& m);
 std::vector<std::uint8_t> encode(const EvidenceMask& m);
 std::vector<std::uint8_t> encode(const ModeChange& m);
 std::vector<std::uint8_t> encode(const FrameLockFrom& m);
+std::vector<std::uint8_t> encode(const SavestateVouch& m);
 
 std::optional<Challenge> decode_challenge(std::span<const std::uint8_t> bytes);
 std::optional<Hello> decode_hello(std::span<const std::uint8_t> bytes);
@@ -447,6 +464,7 @@ std::optional<MovedBytes> decode_moved_bytes(std::span<const std::uint8_t> bytes
 std::optional<EvidenceMask> decode_evidence_mask(std::span<const std::uint8_t> bytes);
 std::optional<ModeChange> decode_mode_change(std::span<const std::uint8_t> bytes);
 std::optional<FrameLockFrom> decode_frame_lock_from(std::span<const std::uint8_t> bytes);
+std::optional<SavestateVouch> decode_savestate_vouch(std::span<const std::uint8_t> bytes);
 
 // Why two identities differ, naming both sides' values ("" when equal): `reference`'s
 // values (called `reference`, e.g. "session") against "yours".

@@ -89,10 +89,11 @@ TEST_CASE("Browse: the lobby's rooms in the window, Down + Enter joins the secon
     std::map<std::string, std::string> key_of;  // address -> the server's key
     for (int i = 0; i < 2; ++i) {
         const std::string port_file = dir.file("server" + std::to_string(i) + ".port");
-        auto server = ChildProcess::spawn({build_paths::framelock_exe, "server", "--port", "0",
-                                           "--port-file", port_file, "--players", "1"},
-                                          dir.file("server" + std::to_string(i) + ".log"),
-                                          dir.file("server" + std::to_string(i) + ".log"));
+        auto server =
+            ChildProcess::spawn({build_paths::framelock_exe, "server", "--port", "0", "--port-file",
+                                 port_file, "--players", "1", "--mode", "framelock"},
+                                dir.file("server" + std::to_string(i) + ".log"),
+                                dir.file("server" + std::to_string(i) + ".log"));
         REQUIRE(server.ok());
         auto bound = framelock::wait_for_port_file(port_file, server.value(), ready_deadline());
         REQUIRE(bound.ok());

@@ -654,6 +654,10 @@ TEST_CASE("demo: two bots through the proxy, identical, with a side-by-side pict
     CHECK_THAT(result.out, Catch::Contains("frames compared  600"));
     CHECK_THAT(result.out, Catch::Contains("identical        yes"));
     CHECK_THAT(result.out, Catch::Contains("delay            "));
+    // The default, auto, on a server without a core: the bots vouch for the bundled core's
+    // savestates, and the session plays the hybrid.
+    CHECK_THAT(result.out, Catch::Contains("mode             hybrid (auto: hybrid while every "
+                                           "player vouches"));
 
     const std::string png = read_text(dir.file("demo.png"));
     REQUIRE(png.size() > 8);

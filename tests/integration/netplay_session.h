@@ -21,6 +21,7 @@
 #include "common/child_process.h"
 #include "integration/cores.h"
 #include "support/build_paths.h"
+#include "support/mode_pin.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
@@ -74,8 +75,10 @@ class Session {
 
     const TempDir& dir() const { return m_dir; }
 
-    ChildProcess& start(const std::string& name, const std::vector<std::string>& args,
+    // A `server` or `host` without --mode plays the frame lock (support/mode_pin.h).
+    ChildProcess& start(const std::string& name, const std::vector<std::string>& given,
                         bool separate_stderr = false) {
+        const std::vector<std::string> args = frame_lock_unless_said(given);
         auto child =
             ChildProcess::spawn(args, m_dir.file(name + ".log"),
                                 m_dir.file(separate_stderr ? name + ".err" : name + ".log"));

@@ -460,6 +460,8 @@ TEST_CASE("Window: the netplay overlay over a two-player loopback session",
     const int frames = 360, shot_frame = 330;
     auto host = ChildProcess::spawn({build_paths::framelock_exe,
                                      "host",
+                                     "--mode",
+                                     "framelock",
                                      "--port",
                                      "0",
                                      "--port-file",

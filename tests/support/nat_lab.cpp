@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "support/build_paths.h"
+#include "support/mode_pin.h"
 #include "support/process.h"
 
 namespace framelock::test {
@@ -395,7 +396,8 @@ void NatLab::forward_port(int router_index, int port) {
 ChildProcess& NatLab::spawn(const std::string& ns, const std::string& name,
                             const std::vector<std::string>& args) {
     std::vector<std::string> full = {ip_tool(), "netns", "exec", ns};
-    full.insert(full.end(), args.begin(), args.end());
+    const std::vector<std::string> pinned = frame_lock_unless_said(args);  // mode_pin.h
+    full.insert(full.end(), pinned.begin(), pinned.end());
     const std::string log = m_dir.file(name + ".log");
     auto child = ChildProcess::spawn(full, log, log);
     if (!child) throw std::runtime_error("NAT lab: " + child.error().message);

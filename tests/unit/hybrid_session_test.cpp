@@ -6,12 +6,16 @@
 
 #include <cstdio>
 
+#include "netplay/server/hybrid_guard.h"
 #include "netplay/server/server_config.h"
 #include "netplay/sim/sim_session.h"
 #include "support/sanitized.h"
 #include "unit/sim_events.h"
 
 using namespace framelock::netplay;
+using framelock::ErrorCode;
+using framelock::make_error;
+using framelock::Status;
 
 namespace {
 
@@ -216,4 +220,52 @@ TEST_CASE(
     CHECK(count_events(r, ServerEvent::Type::kDesync) == 1);
     CHECK(count_events(r, ServerEvent::Type::kResynced) == 1);
     for (const auto& c : r.clients) CHECK(c.hashes.size() >= kFrames - 60);
+}
+
+TEST_CASE(
+    "Hybrid on a server without a core: it plays the hybrid when every player vouches for its "
+    "savestates, and the frame lock from frame 0 when one fails its check or says nothing",
+    "[netplay][rollback][hybrid][vouch]") {
+    constexpr std::uint32_t kFrames = framelock::test::full_or_sanitized(1'800u, 1'200u);
+    SimScenario sc = hybrid(trace(80'000, 4'000, 0.01, kFrames));
+    sc.server.hybrid_if_vouched = true;
+    const SimResult vouched = run_scenario(sc);
+    REQUIRE(vouched.hashes_identical);
+    CHECK(count_events(vouched, ServerEvent::Type::kModeChanged) == 0);
+    CHECK(vouched.max_delay <= 2);
+
+    sc.savestate_check = [](int client) -> std::optional<Status> {
+        if (client != 2) return Status{};
+        return make_error(ErrorCode::kState, "rollback refused: the turbo counter differs");
+    };
+    const SimResult failed = run_scenario(sc);
+    REQUIRE(failed.hashes_identical);
+    REQUIRE(count_events(failed, ServerEvent::Type::kModeChanged) == 1);
+    const ServerEvent* changed = find_event(failed, ServerEvent::Type::kModeChanged);
+    CHECK(changed->frame == 0);  // before the start
+    CHECK(changed->differing_slots == 0b10);
+    CHECK_THAT(changed->message, Catch::Contains("player 2 (") &&
+                                     Catch::Contains("the turbo counter differs") &&
+                                     Catch::Contains("frame lock from now on"));
+    CHECK(failed.min_delay >= failed.path_floor - 1);  // the frame lock's delay from frame 0
+    for (const auto& c : failed.clients) CHECK(c.stats.frames_resimulated == 0);
+
+    sc.savestate_check = [](int client) -> std::optional<Status> {
+        if (client == 1) return Status{};
+        return std::nullopt;  // still checking, for ever
+    };
+    const SimResult silent = run_scenario(sc);
+    REQUIRE(silent.hashes_identical);
+    const ServerEvent* waited = find_event(silent, ServerEvent::Type::kModeChanged);
+    REQUIRE(waited != nullptr);
+    CHECK_THAT(waited->message, Catch::Contains("player(s) 2 said nothing of their savestates"));
+    std::printf(
+        "[figure] hybrid without a core at 80 ms: every player vouched: delay %d..%d; player 2 "
+        "failed its check: delay %d..%d (path floor %d), \"%s\"; player 2 silent: the start "
+        "waited %.1f s\n",
+        vouched.min_delay, vouched.max_delay, failed.min_delay, failed.max_delay, failed.path_floor,
+        changed->message.c_str(),
+        static_cast<double>(silent.start_offset_us - vouched.start_offset_us) / 1e6);
+    CHECK(silent.start_offset_us - vouched.start_offset_us >=
+          HybridGuard::kVouchWaitUs - 1'000'000);
 }

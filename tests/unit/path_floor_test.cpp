@@ -43,3 +43,19 @@ TEST_CASE("path floor: the delay controller's first delay is the same formula", 
     CHECK(controller.initial(30'000) == 3);  // 34 ms / 16.67 -> 3
     CHECK(controller.initial(0) == 2);
 }
+
+TEST_CASE("path floor: a hybrid room's delay is what its players feel, as the controller's",
+          "[path_floor]") {
+    CHECK(hybrid_delay(1) == 1);         // a short path: the frame lock's single frame
+    CHECK(hybrid_delay(6) == 2);         // 80 ms: 2 felt, prediction covers 4
+    CHECK(hybrid_delay(13) == 2);        // about 200 ms: prediction covers 11
+    CHECK(hybrid_delay(20) == 9);        // 300 ms: the delay takes what 11 frames do not cover
+    CHECK(hybrid_delay(10, 2, 4) == 6);  // a re-run budget of 4 frames
+    DelayPolicy policy;
+    policy.hybrid = true;
+    policy.predicted_frames = kDefaultHybridPredicted;
+    const DelayController controller(policy);
+    for (Micros rtt : {0, 50'000, 80'000, 150'000, 300'000})
+        CHECK(controller.frames_for(rtt) ==
+              hybrid_delay(delay_for_round_trip(rtt, policy.frame_time)));
+}
