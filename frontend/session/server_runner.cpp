@@ -405,17 +405,16 @@ std::vector<ServerSessionSummary> ServerRunner::summary() const {
         ServerSessionSummary s;
         s.port = session->port;
         s.players = m_config.server.players;
-        s.mode = m_config.server.mode == netplay::SessionMode::kRollback
+        // What the session plays now (the hybrid may have turned into the frame lock), and
+        // why: the change first, then the choice at the start.
+        const netplay::SessionMode mode = session->server->mode();
+        s.mode = mode == netplay::SessionMode::kRollback
                      ? (m_config.server.delay.hybrid ? "hybrid" : "rollback")
-                 : m_config.server.mode == netplay::SessionMode::kNoWait ? "nowait"
-                                                                         : "framelock";
-        s.mode_reason = m_config.mode_reason;
-        if (!session->mode_change.empty()) {
-            // The hybrid left for the frame lock: what it plays now, and why (the choice at
-            // the start after it).
-            s.mode = "framelock";
-            s.mode_reason = session->mode_change + "; at the start: " + m_config.mode_reason;
-        }
+                 : mode == netplay::SessionMode::kNoWait ? "nowait"
+                                                         : "framelock";
+        s.mode_reason = session->mode_change.empty()
+                            ? m_config.mode_reason
+                            : session->mode_change + "; at the start: " + m_config.mode_reason;
         s.started = session->started;
         s.ended = session->ended;
         s.confirmed_frames = session->server->confirmed_frames();
