@@ -72,3 +72,11 @@ find_program(FRAMELOCK_CL65 cl65 DOC "cc65 compiler driver (Debian: cc65)")
 find_program(FRAMELOCK_SDASGB sdasgb DOC "sdcc's Game Boy assembler (Debian: sdcc)")
 find_program(FRAMELOCK_SDLDGB sdldgb DOC "sdcc's Game Boy linker (Debian: sdcc)")
 find_program(FRAMELOCK_MAKEBIN makebin DOC "sdcc's ROM writer (Debian: sdcc)")
+# The SNES ROM: ca65 and ld65 of cc65 (65816). The WonderSwan ROM: nasm (80186 code). The
+# Game Boy Advance ROM: the ARM assembler, linker and objcopy of binutils-arm-none-eabi.
+find_program(FRAMELOCK_CA65 ca65 DOC "cc65's assembler (Debian: cc65)")
+find_program(FRAMELOCK_LD65 ld65 DOC "cc65's linker (Debian: cc65)")
+find_program(FRAMELOCK_NASM nasm DOC "the Netwide Assembler (Debian: nasm)")
+find_program(FRAMELOCK_ARM_AS arm-none-eabi-as DOC "ARM assembler (Debian: binutils-arm-none-eabi)")
+find_program(FRAMELOCK_ARM_LD arm-none-eabi-ld DOC "ARM linker (Debian: binutils-arm-none-eabi)")
+find_program(FRAMELOCK_ARM_OBJCOPY arm-none-eabi-objcopy DOC "ARM objcopy (Debian: binutils-arm-none-eabi)")

@@ -17,8 +17,10 @@ PACKAGES=(
     nlohmann-json3-dev libtomlplusplus-dev
     libsqlite3-dev libpqxx-dev postgresql libmicrohttpd-dev libcpp-httplib-dev libsodium-dev
     libsdl2-ttf-dev libsamplerate0-dev fonts-dejavu-core xvfb xauth xdotool chromium
-    catch2 cc65 sdcc python3-matplotlib clang libclang-rt-14-dev
+    catch2 cc65 sdcc nasm binutils-arm-none-eabi python3-matplotlib clang libclang-rt-14-dev
     libretro-nestopia libretro-beetle-pce-fast libretro-gambatte libretro-mgba libretro-core-info
+    libretro-bsnes-mercury-accuracy libretro-bsnes-mercury-balanced libretro-bsnes-mercury-performance
+    libretro-beetle-wswan libretro-beetle-vb libretro-beetle-psx libretro-desmume
     libminiupnpc-dev iproute2 nftables python3 universal-ctags
 )
 
