@@ -27,6 +27,7 @@ int run_cli(int argc, char** argv) {
         add_replay_command(app),
         add_synctest_command(app, argc, argv),
         add_demo_command(app),
+        add_atlas_command(app),
     };
     lobby_client::LobbyCommand lobby_command;
     lobby_client::add_lobby_command(app, lobby_command);

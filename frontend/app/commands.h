@@ -8,6 +8,7 @@
 //   replay    cmd_replay.cpp    play a recorded session again, --verify its hashes
 //   synctest  cmd_synctest.cpp  check that a core is deterministic
 //   demo      cmd_demo.cpp      two bots through a delaying proxy
+//   atlas     cmd_atlas.cpp     measure every installed core for netplay
 //
 // (`framelock lobby` is the lobby's own: frontend/lobby_client/lobby_cli.h.)
 #pragma once
@@ -35,5 +36,6 @@ Subcommand add_replay_command(CLI::App& app);
 // A synctest runs its checks in workers: this executable again, with `argv`'s arguments.
 Subcommand add_synctest_command(CLI::App& app, int argc, char** argv);
 Subcommand add_demo_command(CLI::App& app);
+Subcommand add_atlas_command(CLI::App& app);
 
 }  // namespace framelock::frontend

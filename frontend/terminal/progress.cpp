@@ -6,8 +6,9 @@
 
 namespace framelock::frontend {
 
-ProgressBar::ProgressBar(std::string label, std::uint64_t total, bool enabled)
+ProgressBar::ProgressBar(std::string label, std::uint64_t total, bool enabled, std::string unit)
     : m_label(std::move(label)),
+      m_unit(std::move(unit)),
       m_total(total ? total : 1),
       m_enabled(enabled),
       m_tty(enabled && ::isatty(2)) {}
@@ -29,9 +30,9 @@ void ProgressBar::update(std::uint64_t done_so_far) {
         const int tenth = static_cast<int>(clamped * 10 / m_total);
         if (tenth == m_last_shown || tenth == 0) return;
         m_last_shown = tenth;
-        std::fprintf(stderr, "%s: %d%% (%llu/%llu frames)\n", m_label.c_str(), tenth * 10,
+        std::fprintf(stderr, "%s: %d%% (%llu/%llu %s)\n", m_label.c_str(), tenth * 10,
                      static_cast<unsigned long long>(clamped),
-                     static_cast<unsigned long long>(m_total));
+                     static_cast<unsigned long long>(m_total), m_unit.c_str());
     }
     std::fflush(stderr);
 }

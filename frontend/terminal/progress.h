@@ -9,8 +9,9 @@ namespace framelock::frontend {
 
 class ProgressBar {
   public:
-    // `enabled` false: prints nothing.
-    ProgressBar(std::string label, std::uint64_t total, bool enabled);
+    // `enabled` false: prints nothing. `unit`: what is counted, named in the lines written
+    // when stderr is not a terminal.
+    ProgressBar(std::string label, std::uint64_t total, bool enabled, std::string unit = "frames");
     ~ProgressBar() { done(); }
     void update(std::uint64_t done_so_far);
     // Ends the bar's line (once).
@@ -18,6 +19,7 @@ class ProgressBar {
 
   private:
     std::string m_label;
+    std::string m_unit;
     std::uint64_t m_total;
     bool m_enabled;
     bool m_tty;

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""The core atlas on this machine agrees with the one in docs/: every core's verdict and
+every check's pass or fail, as `framelock atlas --json` measured them here, equal
+docs/cores.json's.
+
+    python3 tools/check_atlas.py docs/cores.json build/atlas.json
+
+Exit 1 and one line per difference, naming the core, the check and both sides' values (with
+this machine's finding); a core measured in docs but not here (not installed, its ROM not
+built) is a difference too. Exit 0 prints how many cores and checks agreed.
+"""
+import json
+import sys
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return {core["name"]: core for core in json.load(f)["cores"]}
+
+
+def main(documented_path, measured_path):
+    documented, measured = load(documented_path), load(measured_path)
+    differences, checks = [], 0
+    for name, doc in documented.items():
+        here = measured.get(name)
+        if here is None:
+            differences.append(f"{name}: in {documented_path}, not measured here")
+            continue
+        if doc["verdict"] != here["verdict"]:
+            differences.append(f"{name}: verdict {doc['verdict']} in {documented_path}, "
+                               f"{here['verdict']} here ({here['reason']})")
+        here_checks = {c["name"]: c for c in here["checks"]}
+        for check in doc["checks"]:
+            checks += 1
+            other = here_checks.get(check["name"])
+            if other is None:
+                differences.append(f"{name}: {check['name']} not run here")
+            elif other["passed"] != check["passed"]:
+                differences.append(
+                    f"{name}: {check['name']} {check['summary']!r} in {documented_path}, "
+                    f"{other['summary']!r} here: {other['message']}")
+    for line in differences:
+        print(line)
+    if differences:
+        print(f"check_atlas: {len(differences)} differences; measure again with "
+              f"`framelock atlas --markdown docs/cores.md --json docs/cores.json` if the "
+              f"change is meant")
+        return 1
+    print(f"check_atlas: {len(documented)} cores and {checks} checks agree with "
+          f"{documented_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    sys.exit(main(sys.argv[1], sys.argv[2]))
