@@ -4,6 +4,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "common/core_atlas.h"
 #include "lobby/record_fields.h"
 #include "netplay/base/safe_text.h"
 
@@ -42,7 +43,12 @@ nlohmann::json shown(const Record& record) {
 }  // namespace
 
 nlohmann::json room_json(const Room& room) {
-    return shown(room);
+    nlohmann::json json = shown(room);
+    const CoreAtlasAnswer check =
+        built_in_core_atlas().answer(room.core_name, room.core_version, room.mode);
+    json["core_verdict"] = std::string(mode_verdict_word(check.verdict));
+    json["core_verdict_reason"] = safe_text(check.reason);
+    return json;
 }
 
 nlohmann::json server_json(const RelayServer& server) {

@@ -11,6 +11,11 @@
 // carry as data-* hooks) are walked from the room's description, lobby/record_fields.h: the
 // table head and the script's list of them are filled in when the page is first served.
 //
+// The core check column is what the core atlas (docs/cores.json, compiled into the lobby:
+// common/core_atlas.h) says of the room's core in the room's mode: safe, unsafe with the
+// atlas's reason, or unknown (another version, a core it did not measure). The lobby
+// decides it from the room's core name, version and mode; the host does not claim it.
+//
 // The delay column is the input delay this browser's network would get in each room
 // (expected_delay, from the relay probes `framelock lobby list` sent from the same address
 // in the last 10 minutes: a browser cannot send UDP probes itself); "—" with a hint when
@@ -54,6 +59,9 @@ const char* const kPage = R"HTML(<!doctype html>
   .full { color:var(--dim); }
   /* Words, not a padlock emoji: machines without an emoji font drew an empty box. */
   .nodelay { color:var(--dim); cursor:help; }
+  .check-safe { color:#7bc47f; }
+  .check-unsafe { color:#f28b82; font-weight:600; }
+  .check-unknown { color:var(--dim); }
   .lock::after { content:"password"; margin-left:8px; padding:1px 6px; border:1px solid #4a505a; border-radius:3px; color:var(--dim); font-size:11px; }
   #empty { padding:24px; color:var(--dim); }
 </style>
@@ -69,7 +77,7 @@ const char* const kPage = R"HTML(<!doctype html>
   <label><input type="checkbox" id="f-slots" name="has_slots"> has free slots</label>
 </form>
 <table id="rooms">
-  <thead><tr><!--room headings--><th title="the input delay you would get, from your network's relay probes">Delay</th><th>Ping hint</th><th>Age</th></tr></thead>
+  <thead><tr><!--room headings--><th title="what the core atlas measured of this core in this room's mode">Core check</th><th title="the input delay you would get, from your network's relay probes">Delay</th><th>Ping hint</th><th>Age</th></tr></thead>
   <tbody></tbody>
 </table>
 <div id="empty" hidden>No rooms match. Host one with <code>framelock host --lobby URL --public</code>.</div>
@@ -88,6 +96,13 @@ const roomCells = {
   core: (v, r) => [v + " " + r.core_version, ""],
   region: v => [v || "-", ""],
 };
+// The core atlas's word on the room's core in its mode (the lobby's, not the host's claim).
+function coreCheck(r) {
+  const mode = modes[r.mode] || r.mode;
+  if (r.core_verdict === "safe") return ["safe in " + mode, "check-safe"];
+  if (r.core_verdict === "unsafe") return ["unsafe in " + mode + ": " + r.core_verdict_reason, "check-unsafe"];
+  return ["unknown: " + (r.core_verdict_reason || "not in the core atlas"), "check-unknown"];
+}
 // The filter inputs and the query keys they stand for, in the API and in the page's URL.
 const textFilters = [["f-game", "game"], ["f-core", "core"], ["f-mode", "mode"]];
 function cell(col, text, cls) {
@@ -154,6 +169,10 @@ async function refresh() {
         const [text, cls] = (roomCells[col] || (v => [String(v), ""]))(r[field], r);
         tr.appendChild(cell(col, text, cls));
       }
+      const [checkText, checkClass] = coreCheck(r);
+      const check = cell("check", checkText, checkClass);
+      tr.dataset.check = r.core_verdict;
+      tr.appendChild(check);
       if (typeof r.expected_delay === "number") {
         tr.appendChild(cell("delay", r.expected_delay + (r.expected_delay === 1 ? " frame" : " frames") +
                                      " (" + Math.round(r.expected_rtt_ms) + " ms)"));

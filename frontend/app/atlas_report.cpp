@@ -45,20 +45,6 @@ std::string escape_cell(std::string text) {
 
 }  // namespace
 
-std::string verdict_word(AtlasVerdict verdict) {
-    switch (verdict) {
-        case AtlasVerdict::kSafe:
-            return "safe";
-        case AtlasVerdict::kFrameLockOnly:
-            return "framelock-only";
-        case AtlasVerdict::kDesyncs:
-            return "desyncs";
-        case AtlasVerdict::kNotMeasured:
-            return "not-measured";
-    }
-    return "not-measured";
-}
-
 void decide_verdict(AtlasCoreResult& r) {
     if (r.checks.empty()) {
         r.verdict = AtlasVerdict::kNotMeasured;
@@ -89,12 +75,6 @@ void decide_verdict(AtlasCoreResult& r) {
         r.verdict = AtlasVerdict::kNotMeasured;
         r.reason = "a check did not run";
     }
-}
-
-bool safe_in_mode(AtlasVerdict verdict, const std::string& mode) {
-    if (verdict == AtlasVerdict::kSafe) return true;
-    if (verdict == AtlasVerdict::kFrameLockOnly) return mode == "framelock" || mode == "nowait";
-    return false;
 }
 
 std::string atlas_markdown(const std::vector<AtlasCoreResult>& results, const AtlasRun& run) {
@@ -198,7 +178,7 @@ std::string atlas_json(const std::vector<AtlasCoreResult>& results, const AtlasR
         core["package"] = r.core.package;
         core["content"] = r.core.content;
         core["declares"] = r.declares;
-        core["verdict"] = verdict_word(r.verdict);
+        core["verdict"] = std::string(verdict_word(r.verdict));
         core["reason"] = r.reason;
         nlohmann::json modes;
         for (const char* mode : {"framelock", "nowait", "rollback", "hybrid"})

@@ -6,20 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "common/core_atlas.h"  // AtlasVerdict, its words and what it means per mode
 #include "frontend/app/atlas_checks.h"
 #include "netplay/base/result.h"
 
 namespace framelock::frontend {
-
-enum class AtlasVerdict {
-    kSafe,           // every check passed: rollback, the hybrid and the frame lock
-    kFrameLockOnly,  // identical in the frame lock; its savestates fail a rollback check
-    kDesyncs,        // two runs or a frame-lock session disagree: no mode is safe
-    kNotMeasured,    // cannot run here, not installed, or its content reads no pads
-};
-
-// "safe", "framelock-only", "desyncs", "not-measured": the JSON's words.
-std::string verdict_word(AtlasVerdict verdict);
 
 struct AtlasCoreResult {
     AtlasCore core;
@@ -34,10 +25,6 @@ struct AtlasCoreResult {
 
 // Sets `verdict` and `reason` from the checks.
 void decide_verdict(AtlasCoreResult& result);
-
-// Whether a session in `mode` ("framelock", "nowait", "rollback", "hybrid") is safe with a
-// core of this verdict.
-bool safe_in_mode(AtlasVerdict verdict, const std::string& mode);
 
 // What the atlas measured with, for the report's header.
 struct AtlasRun {

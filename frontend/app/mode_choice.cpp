@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/core_atlas.h"
 #include "frontend/app/determinism_lab.h"
 
 namespace framelock::frontend {
@@ -12,6 +13,21 @@ bool predicts(const std::string& mode) {
 }
 
 }  // namespace
+
+Status rollback_trusted_for_auto(const HostConfig& host, std::uint32_t window) {
+    HostConfig copy = host;
+    copy.private_core_copy = true;
+    copy.load_sram = copy.write_sram = false;
+    auto emulator = RetroEmulator::create(copy);
+    if (!emulator) return emulator.error();
+    const CoreInfo& core = emulator.value()->core_info();
+    const CoreAtlasAnswer atlas =
+        built_in_core_atlas().answer(core.library_name, core.library_version, "hybrid");
+    if (atlas.verdict == ModeVerdict::kUnsafe)
+        return make_error(ErrorCode::kState, "rollback refused: " + atlas.reason);
+    emulator.value().reset();
+    return check_rollback_savestates(host, kRollbackCheckFrames, window);
+}
 
 Result<ModeChoice> choose_mode(const ServerArgs& args, const HostConfig& host,
                                ServerRunConfig& config) {
@@ -37,7 +53,9 @@ Result<ModeChoice> choose_mode(const ServerArgs& args, const HostConfig& host,
         // as far back as the window reaches.
         chosen.prediction_window = chosen.window_for(chosen.mode);
         const Status trusted =
-            check_rollback_savestates(host, kRollbackCheckFrames, chosen.prediction_window);
+            args.mode == "auto"
+                ? rollback_trusted_for_auto(host, chosen.prediction_window)
+                : check_rollback_savestates(host, kRollbackCheckFrames, chosen.prediction_window);
         if (trusted) {
             choice.reason = fmt::format(
                 "{}{}: savestates checked, {} frames reloaded 1 and {} frames back, every "

@@ -18,6 +18,14 @@ namespace framelock::frontend {
 // frame): a host's for `auto`, and a player's when a server asks it to vouch.
 inline constexpr std::uint64_t kRollbackCheckFrames = 600;
 
+// For `--mode auto` (a host's own choice, and a player vouching to a server): whether the
+// hybrid may rely on this core's savestates with this content. Not where the core atlas
+// (common/core_atlas.h, the verdicts `framelock atlas` measured) found this core and version
+// unsafe for rollback: that answer, with the atlas's reason, without running anything. Else
+// the rollback check (check_rollback_savestates) on this content, kRollbackCheckFrames
+// frames, reloading 1 and `window` frames back.
+Status rollback_trusted_for_auto(const HostConfig& host, std::uint32_t window);
+
 struct ModeChoice {
     std::string mode;    // what is played: "framelock", "nowait", "rollback" or "hybrid"
     std::string reason;  // why, for the log, the stats and the lobby's room

@@ -189,8 +189,7 @@ int play_netplay(const JoinArgs& args, const ServerArgs* server_args,
             // A server without a core plays the hybrid only while its players vouch for their
             // own savestates (netplay/server/hybrid_guard.h).
             config.savestate_check = [checked = host.value()] {
-                return check_rollback_savestates(checked, kRollbackCheckFrames,
-                                                 netplay::kHybridPredictionWindow);
+                return rollback_trusted_for_auto(checked, netplay::kHybridPredictionWindow);
             };
         }
         if (!server && args.host_default_slot) config.slot = 0;  // on a relay: any free slot

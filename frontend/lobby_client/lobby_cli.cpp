@@ -84,16 +84,23 @@ int list(const LobbyCommand& c) {
         fmt::print("{}\n", body.dump(2, ' ', true));
         return 0;
     }
-    fmt::print("{:<6}  {:<24}  {:<16}  {:>7}  {:>5}  {:<9}  {:<20}  {:<16}  {}\n", "CODE", "GAME",
-               "HOST", "PLAYERS", "WATCH", "MODE", "CORE", "DELAY", "SERVER");
+    fmt::print("{:<6}  {:<24}  {:<16}  {:>7}  {:>5}  {:<9}  {:<20}  {:<7}  {:<16}  {}\n", "CODE",
+               "GAME", "HOST", "PLAYERS", "WATCH", "MODE", "CORE", "CHECK", "DELAY", "SERVER");
     for (const auto& r : body["rooms"]) {
-        fmt::print("{:<6}  {:<24}  {:<16}  {:>3}/{:<3}  {:>5}  {:<9}  {:<20}  {:<16}  {}{}\n",
-                   shown(r, "code"), shown(r, "game_name", 24), shown(r, "host_name", 16),
-                   r.value("players", 0), r.value("slots", 0), r.value("spectators", 0),
-                   shown(r, "mode"),
-                   cut_text(shown(r, "core_name") + " " + shown(r, "core_version"), 20),
-                   expected_delay_text(r), shown(r, "server_address"),
-                   r.value("has_password", false) ? " (password)" : "");
+        // The core atlas's word on the room's core in its mode, as the lobby decided it: an
+        // unsafe room says why on a line of its own, before anyone joins.
+        const std::string check = shown(r, "core_verdict");
+        fmt::print(
+            "{:<6}  {:<24}  {:<16}  {:>3}/{:<3}  {:>5}  {:<9}  {:<20}  {:<7}  {:<16}  {}{}\n",
+            shown(r, "code"), shown(r, "game_name", 24), shown(r, "host_name", 16),
+            r.value("players", 0), r.value("slots", 0), r.value("spectators", 0), shown(r, "mode"),
+            cut_text(shown(r, "core_name") + " " + shown(r, "core_version"), 20),
+            check == "unsafe" ? "UNSAFE"
+            : check.empty()   ? "-"
+                              : check,
+            expected_delay_text(r), shown(r, "server_address"),
+            r.value("has_password", false) ? " (password)" : "");
+        if (check == "unsafe") fmt::print("        ! {}\n", shown(r, "core_verdict_reason", 200));
     }
     fmt::print("{} room{}\n", body["rooms"].size(), body["rooms"].size() == 1 ? "" : "s");
     return 0;

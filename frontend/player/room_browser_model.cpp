@@ -48,6 +48,8 @@ std::optional<std::vector<BrowserRoom>> parse_rooms_json(const std::string& body
         room.spectators = r.value("spectators", 0);
         room.has_password = r.value("has_password", false);
         room.server_address = r.value("server_address", "");
+        room.core_verdict = safe_text(r.value("core_verdict", ""));
+        room.core_verdict_reason = safe_text(r.value("core_verdict_reason", ""));
         if (r.contains("expected_delay") && r["expected_delay"].is_number_integer()) {
             room.expected_delay = r["expected_delay"].get<int>();
             room.expected_rtt_ms = r.value("expected_rtt_ms", 0.0);
@@ -69,6 +71,7 @@ std::string format_room_row(const BrowserRoom& room) {
                     clip(room.mode, 9), clip(delay, 10), clip(room.host_name, 16));
     if (room.full()) row += "  full";
     if (room.has_password) row += "  password";
+    if (room.unsafe()) row += "  UNSAFE";
     return row;
 }
 
@@ -196,6 +199,9 @@ std::vector<OverlayLine> RoomBrowserModel::lines(const std::string& lobby_url) c
     out.push_back(
         {end < m_rooms.size() ? fmt::format("  v {} more", m_rooms.size() - end) : std::string(),
          Tone::kDim});
+    // The selected room's core is unsafe in its mode: why, before the player joins.
+    if (const BrowserRoom* room = selected_room(); room && room->unsafe())
+        out.push_back({"  ! " + clip(room->core_verdict_reason, 150), Tone::kWarning});
     if (m_prompt) {
         out.push_back(
             {fmt::format("password for {}: {}_", selected_room() ? selected_room()->code : "?",

@@ -27,7 +27,12 @@ struct BrowserRoom {
     // when it has no estimate.
     int expected_delay = -1;
     double expected_rtt_ms = 0;
+    // What the lobby's core atlas says of the room's core in its mode: "safe", "unsafe" or
+    // "unknown" (empty from an older lobby), and why it is not safe.
+    std::string core_verdict;
+    std::string core_verdict_reason;
 
+    bool unsafe() const { return core_verdict == "unsafe"; }
     bool full() const { return slots > 0 && players >= slots; }
 };
 
@@ -35,7 +40,7 @@ struct BrowserRoom {
 std::optional<std::vector<BrowserRoom>> parse_rooms_json(const std::string& body);
 
 // "CODE  GAME  2/4  mode  delay  host" (delay "3f 41ms" or "-"), columns padded so rows line up,
-// with "  full" and "  password" appended when they apply.
+// with "  full", "  password" and "  UNSAFE" (the core atlas's verdict) appended when they apply.
 std::string format_room_row(const BrowserRoom& room);
 
 // Keys as the browser understands them, from the keyboard or a pad.

@@ -458,3 +458,72 @@ TEST_CASE("lobby web page in headless Chromium: a room without heartbeats leaves
          << std::chrono::duration<double>(Steady::duration(longest_gap.load())).count() << " s");
     CHECK(failed_beats == 0);
 }
+
+// The core atlas compiled into the lobby (docs/cores.json) answers for each room's core in
+// its mode: Nestopia 1.52.0 is safe in the frame lock only (its savestates leave out the
+// turbo counter), the bundled arcade core everywhere, fbneo is not in it. The page and
+// `lobby list` both say so before anyone joins; the unsafe room says why.
+TEST_CASE(
+    "lobby web page in headless Chromium and lobby list: each room's core check, the "
+    "unsafe one saying why",
+    "[lobby][http][web]") {
+    FRAMELOCK_SKIP_UNLESS_FILE(kChromium, "Debian: apt-get install chromium");
+    test::TempDir dir("lobby-core-check");
+    Lobby lobby = Lobby::start(dir, "lobby", "sqlite:" + dir.file("lobby.db"),
+                               {"--quiet", "--room-ttl", "3600"});
+    auto c = lobby.client();
+    const auto room = [](const char* game, const char* core, const char* version,
+                         const char* mode) {
+        json body = room_body(game, mode);
+        body["core_name"] = core;
+        body["core_version"] = version;
+        return body;
+    };
+    const CreatedRoom unsafe = create_room(c, room("Turbo Hybrid", "Nestopia", "1.52.0", "hybrid"));
+    const CreatedRoom locked =
+        create_room(c, room("Turbo Lock", "Nestopia", "1.52.0", "framelock"));
+    const CreatedRoom arcade =
+        create_room(c, room("Arcade", "framelock-arcade", "1.0", "rollback"));
+    const CreatedRoom unknown = create_room(c, room("Unknown", "fbneo", "1.0", "framelock"));
+
+    auto listed = c.Get("/api/rooms");
+    REQUIRE(listed);
+    const json rooms = json::parse(listed->body)["rooms"];
+    std::map<std::string, json> by_code;
+    for (const auto& r : rooms) by_code[r["code"].get<std::string>()] = r;
+    CHECK(by_code[unsafe.code]["core_verdict"] == "unsafe");
+    CHECK_THAT(by_code[unsafe.code]["core_verdict_reason"].get<std::string>(),
+               Catch::StartsWith("the core atlas found Nestopia 1.52.0 safe in the frame lock "
+                                 "only: roundtrip"));
+    CHECK(by_code[locked.code]["core_verdict"] == "safe");
+    CHECK(by_code[locked.code]["core_verdict_reason"] == "");
+    CHECK(by_code[arcade.code]["core_verdict"] == "safe");
+    CHECK(by_code[unknown.code]["core_verdict"] == "unknown");
+    CHECK(by_code[unknown.code]["core_verdict_reason"] == "fbneo is not in the core atlas");
+
+    const std::string dom = dump_dom(dir, "http://127.0.0.1:" + std::to_string(lobby.port) + "/");
+    CHECK(codes_in(dom) ==
+          std::set<std::string>{unsafe.code, locked.code, arcade.code, unknown.code});
+    CHECK_THAT(dom, Catch::Contains("<td data-col=\"check\" class=\"check-unsafe\">unsafe in "
+                                    "hybrid: the core atlas found Nestopia 1.52.0 safe in the "
+                                    "frame lock only: roundtrip"));
+    CHECK_THAT(dom, Catch::Contains("<td data-col=\"check\" class=\"check-safe\">safe in frame "
+                                    "lock</td>"));
+    CHECK_THAT(dom, Catch::Contains("<td data-col=\"check\" class=\"check-safe\">safe in "
+                                    "rollback</td>"));
+    CHECK_THAT(dom, Catch::Contains("<td data-col=\"check\" class=\"check-unknown\">unknown: "
+                                    "fbneo is not in the core atlas</td>"));
+
+    const auto list =
+        test::run_process({test::build_paths::framelock_exe, "lobby", "list", "--lobby",
+                           "http://127.0.0.1:" + std::to_string(lobby.port), "--no-probe"},
+                          60s);
+    INFO(list.out << list.err);
+    REQUIRE(list.exit_code == 0);
+    CHECK_THAT(list.out, Catch::Contains("CHECK"));
+    CHECK_THAT(list.out, Catch::Contains("Nestopia 1.52.0       UNSAFE "));
+    CHECK_THAT(list.out, Catch::Contains("\n        ! the core atlas found Nestopia 1.52.0 safe "
+                                         "in the frame lock only: roundtrip"));
+    CHECK_THAT(list.out, Catch::Contains("framelock-arcade 1.0  safe "));
+    CHECK_THAT(list.out, Catch::Contains("fbneo 1.0             unknown "));
+}

@@ -47,11 +47,13 @@ std::string slurp(const std::string& path) {
     return s.str();
 }
 
-// `framelock lobby list` as the table prints a room with these fields and no expected delay.
+// `framelock lobby list` as the table prints a room with these fields and no expected delay
+// (its core, fbneo, is not in the core atlas: its check is unknown).
 std::string list_row(const std::string& code, const std::string& game, const std::string& host,
                      const std::string& core, const std::string& address) {
-    return fmt::format("{:<6}  {:<24}  {:<16}  {:>3}/{:<3}  {:>5}  {:<9}  {:<20}  {:<16}  {}\n",
-                       code, game, host, 1, 2, 0, "framelock", core, "-", address);
+    return fmt::format(
+        "{:<6}  {:<24}  {:<16}  {:>3}/{:<3}  {:>5}  {:<9}  {:<20}  {:<7}  {:<16}  {}\n", code,
+        game, host, 1, 2, 0, "framelock", core, "unknown", "-", address);
 }
 
 // Nothing a terminal acts on: no control but the new line, no byte past ASCII.

@@ -46,7 +46,7 @@ TEST_CASE(
     };
     for (const Expect& e : {Expect{"arcade", "hybrid", "savestates checked"},
                             Expect{"pce_fast", "hybrid", "savestates checked"},
-                            Expect{"nestopia", "framelock", "not deterministic"}}) {
+                            Expect{"nestopia", "framelock", "the core atlas found Nestopia"}}) {
         const CoreCase core = core_case(e.core);
         if (!core.content.empty() || core.core.rfind(build_paths::system_core_dir, 0) == 0) {
             // A Debian core or ROM that is not here skips the whole test, saying which.

@@ -68,6 +68,34 @@ TEST_CASE("Room browser: the lobby's expected delay is read when it is there", "
     CHECK((*rooms)[2].expected_delay == -1);
 }
 
+TEST_CASE(
+    "Room browser: a room whose core the atlas finds unsafe in its mode is marked, and "
+    "says why once selected",
+    "[unit][browser]") {
+    const auto parsed = parse_rooms_json(
+        R"({"rooms":[{"code":"SAFE01","mode":"framelock","core_verdict":"safe"},)"
+        R"({"code":"RISKY1","mode":"hybrid","core_verdict":"unsafe","core_verdict_reason":)"
+        R"("the core atlas found Nestopia 1.52.0 safe in the frame lock only: roundtrip 1"}]})");
+    REQUIRE(parsed);
+    REQUIRE(parsed->size() == 2);
+    CHECK((*parsed)[0].core_verdict == "safe");
+    CHECK_FALSE((*parsed)[0].unsafe());
+    CHECK((*parsed)[1].unsafe());
+    CHECK(format_room_row((*parsed)[1]).substr(format_room_row((*parsed)[1]).size() - 8) ==
+          "  UNSAFE");
+    RoomBrowserModel m;
+    m.set_rooms(*parsed);
+    const auto warning = [&] {
+        for (const auto& line : m.lines("http://lobby"))
+            if (line.text.rfind("  ! ", 0) == 0) return line.text;
+        return std::string();
+    };
+    CHECK(warning().empty());  // the safe room is selected
+    m.move(1);
+    CHECK(warning() ==
+          "  ! the core atlas found Nestopia 1.52.0 safe in the frame lock only: roundtrip 1");
+}
+
 TEST_CASE("Room browser: Up/Down wrap at the ends, an empty list has no selection",
           "[unit][browser]") {
     RoomBrowserModel m;
