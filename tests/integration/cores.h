@@ -67,6 +67,29 @@ inline std::vector<CoreCase> all_core_cases() {
          1,
          0,
          "apt-get install libretro-mgba sdcc"},
+        // The three bsnes-mercury profiles play the SNES ROM, which reads both pads in the
+        // middle of the picture: in the same retro_run, no lag (tests/roms/README.md).
+        {"bsnes_accuracy",
+         sys + "/bsnes_mercury_accuracy_libretro.so",
+         build_paths::snes_rom,
+         {},
+         2,
+         0,
+         "apt-get install libretro-bsnes-mercury-accuracy cc65"},
+        {"bsnes_balanced",
+         sys + "/bsnes_mercury_balanced_libretro.so",
+         build_paths::snes_rom,
+         {},
+         2,
+         0,
+         "apt-get install libretro-bsnes-mercury-balanced cc65"},
+        {"bsnes_performance",
+         sys + "/bsnes_mercury_performance_libretro.so",
+         build_paths::snes_rom,
+         {},
+         2,
+         0,
+         "apt-get install libretro-bsnes-mercury-performance cc65"},
     };
 }
 

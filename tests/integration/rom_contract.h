@@ -1,0 +1,127 @@
+// The test ROMs' contract (tests/roms/README.md), checked through RetroEmulator: drive a ROM
+// with a random input script and predict, every frame, the raw pad bytes it stores, its
+// CRC-32 of them and its frame counter. Shared by the contract tests of every system.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "frontend/host/input_script.h"
+#include "frontend/host/retro_emulator.h"
+#include "integration/cores.h"
+
+namespace framelock::test {
+
+inline std::uint32_t crc_update(std::uint32_t crc, std::uint8_t byte) {
+    crc ^= byte;
+    for (int i = 0; i < 8; ++i) crc = (crc >> 1) ^ ((crc & 1) ? 0xEDB88320u : 0u);
+    return crc;
+}
+
+inline std::uint32_t le32(const std::uint8_t* p) {
+    return p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
+}
+
+// A d-pad with both directions of an opposing pair pressed reads as neither (mgba, bsnes).
+inline netplay::InputWord without_opposing_directions(netplay::InputWord w) {
+    constexpr unsigned kUp = 4, kDown = 5, kLeft = 6, kRight = 7;  // RETRO_DEVICE_ID_JOYPAD_*
+    for (const auto pair : {(1u << kUp) | (1u << kDown), (1u << kLeft) | (1u << kRight)}) {
+        if ((w & pair) == pair) w &= static_cast<netplay::InputWord>(~pair);
+    }
+    return w;
+}
+
+struct RomContract {
+    const char* core;          // core_case() name
+    const char* region;        // memory region holding the block: SYSTEM_RAM, or a memory
+                               // map's region named by its start address
+    std::size_t block_offset;  // the block's offset in that region
+    unsigned pads;             // pads the ROM reads
+    unsigned bytes_per_pad;    // 1, or 2 (a 16-bit word, little-endian)
+    // The bytes the ROM stores for a pad word as it reaches the ROM, little-endian.
+    std::function<std::uint16_t(netplay::InputWord)> pad_bytes;
+    // What a pad can physically send to the core (what the ROM then reads).
+    netplay::InputWord (*physical)(netplay::InputWord);
+    std::uint64_t frames = 3000;  // run_frame calls; the ROMs boot within the first 10
+};
+
+inline void check_rom_contract(const RomContract& rom) {
+    using frontend::RandomInput;
+    using frontend::RetroEmulator;
+    const auto c = core_case(rom.core);
+    require_core_case(c);
+    frontend::HostConfig config;
+    config.core_path = c.core;
+    config.content_path = c.content;
+    config.ports = rom.pads;
+    config.load_sram = config.write_sram = false;
+    auto created = RetroEmulator::create(config);
+    INFO((created.ok() ? std::string() : created.error().message));
+    REQUIRE(created.ok());
+    RetroEmulator& emu = *created.value();
+
+    const std::size_t pad_block = rom.pads * rom.bytes_per_pad;
+    REQUIRE(pad_block <= 5);  // the signature follows at +5
+    auto ram_block = [&]() -> const std::uint8_t* {
+        for (const auto& region : emu.memory_regions()) {
+            if (region.name == rom.region && region.bytes.size() >= rom.block_offset + 16) {
+                return region.bytes.data() + rom.block_offset;
+            }
+        }
+        return nullptr;
+    };
+    REQUIRE(ram_block() != nullptr);
+
+    RandomInput input(99, rom.pads);
+    std::uint32_t expected = 0;
+    int frames_processed = 0, mismatches = 0, nonzero_pads = 0, pad_mismatches = 0;
+    std::string first_pad_mismatch;
+    for (std::uint64_t f = 0; f < rom.frames; ++f) {
+        netplay::InputFrame frame = input.input_for(f);
+        for (auto& pad : frame.pads) pad = rom.physical(pad);
+        // Before the ROM wrote its signature, the block holds power-on bytes (random on some
+        // cores).
+        const std::uint8_t* before = ram_block();
+        const bool booted = before[5] == 'F' && before[6] == 'L' && before[7] == 1;
+        const std::uint32_t counter_before = le32(before + 12);
+        emu.run_frame(frame, false);
+        const std::uint8_t* block = ram_block();
+        if (booted && le32(block + 12) != counter_before) {  // the ROM read every pad
+            ++frames_processed;
+            CHECK(le32(block + 12) == counter_before + 1);
+            for (unsigned p = 0; p < rom.pads; ++p) {
+                const std::uint16_t bytes = rom.pad_bytes(frame.pads[p]);
+                nonzero_pads += bytes != 0;
+                for (unsigned b = 0; b < rom.bytes_per_pad; ++b) {
+                    const auto byte = static_cast<std::uint8_t>(bytes >> (8 * b));
+                    const std::uint8_t stored = block[p * rom.bytes_per_pad + b];
+                    if (stored != byte && pad_mismatches++ == 0) {
+                        first_pad_mismatch = "frame " + std::to_string(f) + ", pad " +
+                                             std::to_string(p + 1) + " byte " + std::to_string(b) +
+                                             ": stored " + std::to_string(stored) + ", sent " +
+                                             std::to_string(byte) + " (pad word " +
+                                             std::to_string(frame.pads[p]) + ")";
+                    }
+                    expected = crc_update(expected, byte);
+                }
+            }
+        }
+        mismatches += le32(block + 8) != expected;
+    }
+    INFO(first_pad_mismatch);
+    CHECK(pad_mismatches == 0);
+    const std::uint8_t* block = ram_block();
+    CHECK(block[5] == 'F');
+    CHECK(block[6] == 'L');
+    CHECK(block[7] == 1);
+    CHECK(frames_processed >= static_cast<int>(rom.frames) - 10);
+    CHECK(nonzero_pads > frames_processed * static_cast<int>(rom.pads) / 2);
+    CHECK(mismatches == 0);
+    CHECK(expected != 0);
+}
+
+}  // namespace framelock::test
