@@ -1,19 +1,14 @@
-// The test ROMs keep a CRC-32 of every pad byte they read (tests/roms/README.md). Driving
-// them through RetroEmulator with known inputs and predicting that CRC independently
-// proves the host's whole input path: port numbering, button mapping, per-frame timing.
+// The NES, PC Engine and Game Boy ROMs' contract (integration/rom_contract.h): each pad's byte,
+// pad 1 first, in its checksum.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
-#include "frontend/host/input_script.h"
-#include "frontend/host/retro_emulator.h"
-#include "integration/cores.h"
+#include "integration/rom_contract.h"
 
 using namespace framelock;
 using namespace framelock::frontend;
-using framelock::test::core_case;
 
 namespace {
 
@@ -40,16 +35,6 @@ std::uint8_t pad_byte(netplay::InputWord word, const int (&order)[8]) {
     return byte;
 }
 
-std::uint32_t crc_update(std::uint32_t crc, std::uint8_t byte) {
-    crc ^= byte;
-    for (int i = 0; i < 8; ++i) crc = (crc >> 1) ^ ((crc & 1) ? 0xEDB88320u : 0u);
-    return crc;
-}
-
-std::uint32_t le32(const std::uint8_t* p) {
-    return p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
-}
-
 // What a pad can physically send to each core. nestopia cancels opposing directions
 // (a real NES pad cannot press both) and maps X/Y to turbo A/B; L2 switches a PC Engine
 // pad to 6-button mode. The ROMs then see something else than the buttons sent, by design.
@@ -71,14 +56,7 @@ netplay::InputWord gb_pad(netplay::InputWord w) {
     return w & 0x01fd;  // B, SELECT, START, d-pad, A
 }
 netplay::InputWord mgba_gb_pad(netplay::InputWord w) {
-    w = gb_pad(w);
-    for (const auto& [a, b] :
-         {std::pair{RETRO_DEVICE_ID_JOYPAD_UP, RETRO_DEVICE_ID_JOYPAD_DOWN},
-          std::pair{RETRO_DEVICE_ID_JOYPAD_LEFT, RETRO_DEVICE_ID_JOYPAD_RIGHT}}) {
-        const auto pair = static_cast<netplay::InputWord>((1u << a) | (1u << b));
-        if ((w & pair) == pair) w &= static_cast<netplay::InputWord>(~pair);
-    }
-    return w;
+    return test::mgba_drop_opposing(gb_pad(w));
 }
 
 // `region`: the memory region holding the block (SYSTEM_RAM, or a memory map's region named
@@ -86,52 +64,12 @@ netplay::InputWord mgba_gb_pad(netplay::InputWord w) {
 void check_contract(const char* name, const char* region_name, std::size_t block_offset,
                     unsigned pads, const int (&order)[8],
                     netplay::InputWord (*physical)(netplay::InputWord)) {
-    const auto c = core_case(name);
-    framelock::test::require_core_case(c);
-    HostConfig config;
-    config.core_path = c.core;
-    config.content_path = c.content;
-    config.ports = pads;
-    config.load_sram = config.write_sram = false;
-    auto created = RetroEmulator::create(config);
-    INFO((created.ok() ? std::string() : created.error().message));
-    REQUIRE(created.ok());
-    RetroEmulator& emu = *created.value();
-
-    auto ram_block = [&]() -> const std::uint8_t* {
-        for (const auto& region : emu.memory_regions()) {
-            if (region.name == region_name && region.bytes.size() >= block_offset + 16) {
-                return region.bytes.data() + block_offset;
-            }
-        }
-        return nullptr;
-    };
-    REQUIRE(ram_block() != nullptr);
-
-    RandomInput input(99, pads);
-    std::uint32_t expected = 0;
-    int frames_processed = 0, mismatches = 0, nonzero_pads = 0;
-    for (std::uint64_t f = 0; f < 3000; ++f) {
-        netplay::InputFrame frame = input.input_for(f);
-        for (auto& pad : frame.pads) pad = physical(pad);
-        const std::uint32_t counter_before = le32(ram_block() + 12);
-        emu.run_frame(frame, false);
-        const std::uint8_t* block = ram_block();
-        if (le32(block + 12) != counter_before) {  // the ROM processed a frame: it read every pad
-            ++frames_processed;
-            for (unsigned p = 0; p < pads; ++p) {
-                const std::uint8_t byte = pad_byte(frame.pads[p], order);
-                nonzero_pads += byte != 0;
-                CHECK(block[p] == byte);
-                expected = crc_update(expected, byte);
-            }
-        }
-        mismatches += le32(block + 8) != expected;
-    }
-    CHECK(frames_processed >= 2990);
-    CHECK(nonzero_pads > frames_processed * static_cast<int>(pads) / 2);
-    CHECK(mismatches == 0);
-    CHECK(expected != 0);
+    test::check_rom_contract(
+        {name, region_name, block_offset, physical, [&](const netplay::InputFrame& frame) {
+             std::vector<std::uint8_t> bytes;
+             for (unsigned p = 0; p < pads; ++p) bytes.push_back(pad_byte(frame.pads[p], order));
+             return bytes;
+         }});
 }
 
 }  // namespace
