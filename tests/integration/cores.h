@@ -90,6 +90,15 @@ inline std::vector<CoreCase> all_core_cases() {
          2,
          0,
          "apt-get install libretro-bsnes-mercury-performance cc65"},
+        // The Game Boy Advance has one pad (ten keys); the ROM reads it once a frame, at the
+        // start of vertical blank, and mgba runs it with its built-in BIOS.
+        {"mgba_gba",
+         sys + "/mgba_libretro.so",
+         build_paths::gba_rom,
+         {},
+         1,
+         0,
+         "apt-get install libretro-mgba binutils-arm-none-eabi"},
     };
 }
 

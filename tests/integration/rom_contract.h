@@ -5,9 +5,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "frontend/host/input_script.h"
@@ -47,6 +50,10 @@ struct RomContract {
     // What a pad can physically send to the core (what the ROM then reads).
     netplay::InputWord (*physical)(netplay::InputWord);
     std::uint64_t frames = 3000;  // run_frame calls; the ROMs boot within the first 10
+    std::map<std::string, std::string> options = {};  // core option overrides
+    // When set, the frame counter is checked after every retro_run call: after call n
+    // (counting from 1) it is n - boot_calls, and 0 before.
+    std::optional<int> boot_calls = std::nullopt;
 };
 
 inline void check_rom_contract(const RomContract& rom) {
@@ -58,6 +65,7 @@ inline void check_rom_contract(const RomContract& rom) {
     config.core_path = c.core;
     config.content_path = c.content;
     config.ports = rom.pads;
+    config.option_overrides = rom.options;
     config.load_sram = config.write_sram = false;
     auto created = RetroEmulator::create(config);
     INFO((created.ok() ? std::string() : created.error().message));
@@ -79,6 +87,7 @@ inline void check_rom_contract(const RomContract& rom) {
     RandomInput input(99, rom.pads);
     std::uint32_t expected = 0;
     int frames_processed = 0, mismatches = 0, nonzero_pads = 0, pad_mismatches = 0;
+    int counter_mismatches = 0;
     std::string first_pad_mismatch;
     for (std::uint64_t f = 0; f < rom.frames; ++f) {
         netplay::InputFrame frame = input.input_for(f);
@@ -110,9 +119,15 @@ inline void check_rom_contract(const RomContract& rom) {
                 }
             }
         }
+        if (rom.boot_calls) {
+            const auto calls = static_cast<std::int64_t>(f) + 1;
+            counter_mismatches +=
+                le32(block + 12) != std::max<std::int64_t>(0, calls - *rom.boot_calls);
+        }
         mismatches += le32(block + 8) != expected;
     }
     INFO(first_pad_mismatch);
+    CHECK(counter_mismatches == 0);
     CHECK(pad_mismatches == 0);
     const std::uint8_t* block = ram_block();
     CHECK(block[5] == 'F');

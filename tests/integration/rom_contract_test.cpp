@@ -1,6 +1,5 @@
-// The test ROMs keep a CRC-32 of every pad byte they read (tests/roms/README.md). Driving
-// them through RetroEmulator with known inputs and predicting that CRC independently
-// proves the host's whole input path: port numbering, button mapping, per-frame timing.
+// The NES, PC Engine and Game Boy ROMs' contract (integration/rom_contract.h): each pad's byte,
+// pad 1 first, in its checksum.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
