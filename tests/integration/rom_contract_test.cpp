@@ -10,10 +10,14 @@
 #include "frontend/host/input_script.h"
 #include "frontend/host/retro_emulator.h"
 #include "integration/cores.h"
+#include "integration/rom_contract.h"
 
 using namespace framelock;
 using namespace framelock::frontend;
 using framelock::test::core_case;
+using framelock::test::crc_update;
+using framelock::test::le32;
+using framelock::test::pad_byte;
 
 namespace {
 
@@ -31,24 +35,6 @@ constexpr int kGbOrder[8] = {RETRO_DEVICE_ID_JOYPAD_START, RETRO_DEVICE_ID_JOYPA
                              RETRO_DEVICE_ID_JOYPAD_B,     RETRO_DEVICE_ID_JOYPAD_A,
                              RETRO_DEVICE_ID_JOYPAD_DOWN,  RETRO_DEVICE_ID_JOYPAD_UP,
                              RETRO_DEVICE_ID_JOYPAD_LEFT,  RETRO_DEVICE_ID_JOYPAD_RIGHT};
-
-std::uint8_t pad_byte(netplay::InputWord word, const int (&order)[8]) {
-    std::uint8_t byte = 0;
-    for (int i = 0; i < 8; ++i) {
-        if (word & (1u << order[i])) byte |= static_cast<std::uint8_t>(0x80 >> i);
-    }
-    return byte;
-}
-
-std::uint32_t crc_update(std::uint32_t crc, std::uint8_t byte) {
-    crc ^= byte;
-    for (int i = 0; i < 8; ++i) crc = (crc >> 1) ^ ((crc & 1) ? 0xEDB88320u : 0u);
-    return crc;
-}
-
-std::uint32_t le32(const std::uint8_t* p) {
-    return p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
-}
 
 // What a pad can physically send to each core. nestopia cancels opposing directions
 // (a real NES pad cannot press both) and maps X/Y to turbo A/B; L2 switches a PC Engine
