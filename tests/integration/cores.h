@@ -99,6 +99,15 @@ inline std::vector<CoreCase> all_core_cases() {
          1,
          0,
          "apt-get install libretro-mgba binutils-arm-none-eabi"},
+        // The WonderSwan has one keypad (11 keys); the ROM reads it early in each call, in
+        // vertical blank. The core exports no memory: the ROM's block is in its savestate.
+        {"wswan",
+         sys + "/mednafen_wswan_libretro.so",
+         build_paths::wswan_rom,
+         {},
+         1,
+         0,
+         "apt-get install libretro-beetle-wswan nasm"},
     };
 }
 

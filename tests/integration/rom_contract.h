@@ -19,6 +19,15 @@
 
 namespace framelock::test {
 
+// The ROM's byte for a pad: bit 7 - i is held when RetroPad button order[i] is.
+inline std::uint8_t pad_byte(netplay::InputWord word, const int (&order)[8]) {
+    std::uint8_t byte = 0;
+    for (int i = 0; i < 8; ++i) {
+        if (word & (1u << order[i])) byte |= static_cast<std::uint8_t>(0x80 >> i);
+    }
+    return byte;
+}
+
 inline std::uint32_t crc_update(std::uint32_t crc, std::uint8_t byte) {
     crc ^= byte;
     for (int i = 0; i < 8; ++i) crc = (crc >> 1) ^ ((crc & 1) ? 0xEDB88320u : 0u);

@@ -9,6 +9,7 @@
 
 using namespace framelock;
 using namespace framelock::frontend;
+using framelock::test::pad_byte;
 
 namespace {
 
@@ -26,14 +27,6 @@ constexpr int kGbOrder[8] = {RETRO_DEVICE_ID_JOYPAD_START, RETRO_DEVICE_ID_JOYPA
                              RETRO_DEVICE_ID_JOYPAD_B,     RETRO_DEVICE_ID_JOYPAD_A,
                              RETRO_DEVICE_ID_JOYPAD_DOWN,  RETRO_DEVICE_ID_JOYPAD_UP,
                              RETRO_DEVICE_ID_JOYPAD_LEFT,  RETRO_DEVICE_ID_JOYPAD_RIGHT};
-
-std::uint8_t pad_byte(netplay::InputWord word, const int (&order)[8]) {
-    std::uint8_t byte = 0;
-    for (int i = 0; i < 8; ++i) {
-        if (word & (1u << order[i])) byte |= static_cast<std::uint8_t>(0x80 >> i);
-    }
-    return byte;
-}
 
 // What a pad can physically send to each core. nestopia cancels opposing directions
 // (a real NES pad cannot press both) and maps X/Y to turbo A/B; L2 switches a PC Engine
