@@ -18,9 +18,12 @@
 // adaptive delay holds when its mean is at most the smallest fixed delay that stalls every
 // player on at most 0.1% of the frames, plus half a frame (--check: exit 1 when it does not).
 //
+// --mode rollback plays rollback (its fixed local delay, 0) instead of the hybrid, under the
+// same budget: the core atlas's direct run of a core it found safe (tools/atlas_direct.py).
+//
 //   bench_hybrid_sessions [--core arcade] [--content F] [--option K=V] [--ports N]
 //                         [--frames 3600] [--networks 80ms,150ms,bursty40ms] [--ladder 4-12]
-//                         [--check] [--json F]
+//                         [--mode hybrid|rollback] [--check] [--json F]
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -235,6 +238,7 @@ int main(int argc, char** argv) {
     for (const auto& n : networks()) chosen.push_back(n.name);
     bool check = false;
     std::string json_path;
+    std::string mode = "hybrid";
     app.add_option("--frames", frames, "frames per session")
         ->check(CLI::Range(kSettledFrom + 60, 1'000'000u))
         ->capture_default_str();
@@ -251,6 +255,9 @@ int main(int argc, char** argv) {
                  "exit 1 when a network's figures are outside the budget (and, with --ladder, "
                  "when the adaptive delay does not hold)");
     app.add_option("--json", json_path, "also write the figures to this JSON file");
+    app.add_option("--mode", mode, "what the sessions play: the hybrid, or rollback (delay 0)")
+        ->check(CLI::IsMember({"hybrid", "rollback"}))
+        ->capture_default_str();
     CLI11_PARSE(app, argc, argv);
     std::optional<std::pair<int, int>> ladder;
     if (!ladder_text.empty()) {
@@ -265,11 +272,12 @@ int main(int argc, char** argv) {
     const auto host = core.host_config();
     if (!host) return 2;
     std::printf(
-        "hybrid_sessions: 2 bots on %s%s, %u frames a session, through framelock_netem; the "
+        "hybrid_sessions: %s, 2 bots on %s%s, %u frames a session, through framelock_netem; the "
         "delay from frame %u on; budget: mean delay <= %.0f, corrections p99 <= %u deep and "
         "<= %.1f ms, stall frames <= %u per player, hash logs identical\n",
-        core.core.c_str(), core.content.empty() ? "" : (" (" + core.content + ")").c_str(), frames,
-        kSettledFrom, kMaxMeanDelay, kMaxDepthP99, kMaxRerunMsP99, frames / 1000);
+        mode.c_str(), core.core.c_str(),
+        core.content.empty() ? "" : (" (" + core.content + ")").c_str(), frames, kSettledFrom,
+        kMaxMeanDelay, kMaxDepthP99, kMaxRerunMsP99, frames / 1000);
     std::printf("  %-8s %-46s %10s %5s %5s %13s %9s %9s %9s\n", "network", "", "mean delay", "max",
                 "floor", "stall frames", "depth p99", "re-run ms", "identical");
     std::fflush(stdout);
@@ -277,7 +285,7 @@ int main(int argc, char** argv) {
     bool all_within = true;
     for (const auto& network : networks()) {
         if (std::find(chosen.begin(), chosen.end(), network.name) == chosen.end()) continue;
-        const auto f = play(core, host->core_path, network, frames, "hybrid");
+        const auto f = play(core, host->core_path, network, frames, mode);
         if (!f) return 1;
         const bool within = within_budget(*f, frames);
         all_within = all_within && within;
@@ -310,6 +318,7 @@ int main(int argc, char** argv) {
                 all_within ? "every network within the budget" : "outside the budget");
     if (!json_path.empty()) {
         const Json json = {{"bench", "hybrid_sessions"},
+                           {"mode", mode},
                            {"core", core.core},
                            {"content", core.content},
                            {"settled_from_frame", kSettledFrom},

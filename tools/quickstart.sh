@@ -197,10 +197,12 @@ stage() {
     return 0
 }
 SWEEP=""
+ATLAS=""
 stage_table() {
     local status=$?
     # A run stopped early leaves nothing behind in the background.
     [ -z "$SWEEP" ] || kill "$SWEEP" 2>/dev/null || true
+    [ -z "$ATLAS" ] || kill "$ATLAS" 2>/dev/null || true
     # ... nor a build.
     kill $(jobs -p) 2>/dev/null || true
     stage ""
@@ -225,7 +227,13 @@ tests() {
     # (they keep about 0.9 of 2 busy), and its verdict is read at the benchmarks stage.
     (at_idle build/bench_netplay_delay --check --check-bursty) >build/netplay-delay-sweep.log 2>&1 &
     SWEEP=$!
-    stage "tests"
+    # The core atlas (docs/cores.md): every installed core measured again, beside the tests.
+    # Its sessions play in real time and mostly sleep; its synctest checks take one core at a
+    # time. Its verdicts are compared with docs/cores.json at the benchmarks stage.
+    build/framelock atlas --json build/atlas.json --markdown build/cores.md --work build/atlas \
+        --jobs 1 --no-progress >build/atlas.log 2>&1 &
+    ATLAS=$!
+    stage "tests (beside the delay sweep and the core atlas)"
     run_suite build 600
 
     # Long tests run a shorter variant under the sanitizers (tests/support/sanitized.h; their
@@ -275,12 +283,18 @@ tests() {
     stage "threaded tests under TSan"
     ctest --test-dir build-tsan --output-on-failure -j "$TEST_JOBS" --timeout 900 -L threaded
 
-    stage "benchmark smoke runs, and the full delay sweep's verdict"
+    stage "benchmark smoke runs, the full delay sweep's verdict, the core atlas against docs/"
     local sweep_status=0
     wait "$SWEEP" || sweep_status=$?
     SWEEP=""
     cat build/netplay-delay-sweep.log
     [ "$sweep_status" -eq 0 ] || { echo "== the delay sweep failed (exit $sweep_status)" >&2; return 1; }
+    local atlas_status=0
+    wait "$ATLAS" || atlas_status=$?
+    ATLAS=""
+    cat build/atlas.log
+    [ "$atlas_status" -eq 0 ] || { echo "== the core atlas failed (exit $atlas_status)" >&2; return 1; }
+    python3 tools/check_atlas.py docs/cores.json build/atlas.json
     bench_smoke
 }
 

@@ -33,11 +33,13 @@ std::optional<nlohmann::json> read_json(const fs::path& path) {
     return json;
 }
 
-// The last line of a log that says what went wrong (an error or a warning), else its last.
+// The last line of a log that says what went wrong (a logged error, or the error a command
+// ended with), else its last line: a core may log on after the error.
 std::string last_words(const fs::path& log) {
     const auto lines = read_lines(log);
     for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
-        if (it->find("[error]") != std::string::npos) return *it;
+        if (it->find("[error]") != std::string::npos || it->rfind("framelock: error: ", 0) == 0)
+            return *it;
     }
     return lines.empty() ? std::string("(no output)") : lines.back();
 }

@@ -150,7 +150,15 @@ frame-lock session agree but a round trip, the state size or the rollback sessio
 **desyncs** when two runs or a frame-lock session disagree; **not-measured** otherwise. The
 same verdicts, per session mode, are in `docs/cores.json` for programs. CI measures every
 installed core again and fails when a verdict differs from this page's
-(`tools/check_atlas.py`).
+(`tools/check_atlas.py`). `tools/atlas_direct.py` holds the verdicts against direct runs:
+each core marked safe plays a 3,600-frame rollback session through the impairment proxy at
+80 ms with 1 % loss, which must be identical; each core marked unsafe names its failing check
+with the frame and region.
+
+Where the verdicts are used: the lobby's room list, its web page and `framelock browse` show
+each room's core as safe, unsafe (with the reason above) or unknown in the room's mode, and
+`--mode auto` plays the frame lock without a check on a core marked unsafe for rollback
+(`common/core_atlas.h`; the build compiles `docs/cores.json` in).
 
 Run it after a build (from the source tree; the ROMs are in the build's `roms/`):
 
@@ -177,6 +185,8 @@ std::string atlas_json(const std::vector<AtlasCoreResult>& results, const AtlasR
         core["system"] = r.core.system;
         core["package"] = r.core.package;
         core["content"] = r.core.content;
+        core["ports"] = r.core.ports;
+        core["options"] = r.core.options;
         core["declares"] = r.declares;
         core["verdict"] = std::string(verdict_word(r.verdict));
         core["reason"] = r.reason;
