@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Renders the lobby's web page to docs/lobby.png in headless Chromium: a throwaway lobby
 # (SQLite in a temp dir) with a few rooms of the kinds players see: different games and
-# modes, a password room, a full room, a room on a relay in another region.
+# modes, a password room, a full room, a room on a relay in another region; cores the core
+# atlas (docs/cores.json) finds safe in their room's mode, one it finds unsafe there, and
+# one it has not measured.
 #   bash tools/lobby_screenshot.sh [BUILD_DIR]      (default: build; needs chromium, curl)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,15 +26,15 @@ room() {
 }
 # Oldest first: the page lists the newest at the top.
 room "kasumi" "Garou: Mark of the Wolves" fbneo v1.0.0.03 rollback 2 2 5 eu-west
-room "tetsuo" "Windjammers" fbneo v1.0.0.03 framelock 1 2 0 eu-west
-room "mika" "Super Bomberman 2" snes9x 1.62.3 nowait 3 4 1 us-east
-room "pcengine_fan" "Bomberman '94" mednafen_pce_fast v1.31 nowait 2 5 0 jp "secret"
-room "ryo" "Puzzle Bobble" fbneo v1.0.0.03 framelock 0 2 0 ""
-room "nina" "Street Fighter III: 3rd Strike" fbneo v1.0.0.03 rollback 1 2 12 us-west
+room "tetsuo" "Super Mario Bros. 3" Nestopia 1.52.0 hybrid 1 2 0 eu-west
+room "mika" "Super Bomberman 2" bsnes-mercury "v094 (Performance)" framelock 3 4 1 us-east
+room "pcengine_fan" "Bomberman '94" "Mednafen PCE Fast" v0.9.38.7 hybrid 2 5 0 jp "secret"
+room "ryo" "Star Lanes" framelock-arcade 1.0 hybrid 0 2 0 ""
+room "nina" "Mario Kart: Super Circuit" mGBA 0.10.1 rollback 1 2 12 us-west
 sleep 1
 
 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
-    --user-data-dir="$WORK/profile" --window-size=1280,560 --virtual-time-budget=3000 \
+    --user-data-dir="$WORK/profile" --window-size=1500,560 --virtual-time-budget=3000 \
     --screenshot="$OUT" "$url/" 2>"$WORK/chromium.log" || {
     cat "$WORK/chromium.log" >&2
     exit 1

@@ -170,6 +170,10 @@ std::vector<AtlasCheck> synctest_check(const AtlasSettings& s, const AtlasCore& 
     check.region = first_region(details);
     if (*check.passed) {
         check.summary = "ok";
+    } else if (mode == "twice" && check.frame == std::optional<std::uint64_t>(0)) {
+        // Powered on a second apart, the two differ before running anything of the game.
+        check.summary =
+            "power-on differs" + (check.region.empty() ? "" : " (" + check.region + ")");
     } else {
         check.summary = fmt::format("{} at frame {}{}", result.value("verdict", "failed"),
                                     check.frame.value_or(0),

@@ -45,6 +45,25 @@ std::string escape_cell(std::string text) {
 
 }  // namespace
 
+namespace {
+
+// What makes a core unsafe in every mode: a frame-lock session whose players differ, or two
+// runs that diverge after power-on. Two runs that differ from power-on (frame 0: a core that
+// seeds its memory from the wall clock) are what a session's common start state covers, when
+// the frame-lock session shows it.
+const AtlasCheck* desync(const AtlasCoreResult& r) {
+    const AtlasCheck* twice = find_check(r, "twice");
+    const AtlasCheck* session = find_check(r, "framelock session");
+    const bool session_identical = session && session->passed.value_or(false);
+    if (twice && twice->passed && !*twice->passed &&
+        !(twice->frame == std::optional<std::uint64_t>(0) && session_identical))
+        return twice;
+    if (session && session->passed && !*session->passed) return session;
+    return nullptr;
+}
+
+}  // namespace
+
 void decide_verdict(AtlasCoreResult& r) {
     if (r.checks.empty()) {
         r.verdict = AtlasVerdict::kNotMeasured;
@@ -61,7 +80,7 @@ void decide_verdict(AtlasCoreResult& r) {
     if (const AtlasCheck* f = first_failure({"inputs"})) {
         r.verdict = AtlasVerdict::kNotMeasured;
         r.reason = f->message;
-    } else if (const AtlasCheck* d = first_failure({"twice", "framelock session"})) {
+    } else if (const AtlasCheck* d = desync(r)) {
         r.verdict = AtlasVerdict::kDesyncs;
         r.reason = d->name + ": " + d->message;
     } else if (const AtlasCheck* u = first_failure({"roundtrip 1", "roundtrip 4", "roundtrip 12",
@@ -147,7 +166,10 @@ check, not the atlas:
 
 The verdict: **safe** when every check passes; **framelock-only** when the two runs and the
 frame-lock session agree but a round trip, the state size or the rollback session fails;
-**desyncs** when two runs or a frame-lock session disagree; **not-measured** otherwise. The
+**desyncs** when a frame-lock session disagrees, or two runs diverge after power-on (two runs
+that differ from power-on, a second apart on the wall clock, are what a session's common start
+state covers: bsnes-mercury's accuracy and balanced profiles seed memory from the clock's
+second); **not-measured** otherwise. The
 same verdicts, per session mode, are in `docs/cores.json` for programs. CI measures every
 installed core again and fails when a verdict differs from this page's
 (`tools/check_atlas.py`). `tools/atlas_direct.py` holds the verdicts against direct runs:

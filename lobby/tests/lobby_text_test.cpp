@@ -47,13 +47,15 @@ std::string slurp(const std::string& path) {
     return s.str();
 }
 
-// `framelock lobby list` as the table prints a room with these fields and no expected delay
-// (its core, fbneo, is not in the core atlas: its check is unknown).
+// `framelock lobby list` as the table prints a room with these fields and no expected delay.
+// `check`: the core atlas's word the lobby gave ("unknown" for fbneo, which it did not
+// measure; "-" from a lobby that gave none).
 std::string list_row(const std::string& code, const std::string& game, const std::string& host,
-                     const std::string& core, const std::string& address) {
+                     const std::string& core, const std::string& address,
+                     const std::string& check = "unknown") {
     return fmt::format(
-        "{:<6}  {:<24}  {:<16}  {:>3}/{:<3}  {:>5}  {:<9}  {:<20}  {:<7}  {:<16}  {}\n", code,
-        game, host, 1, 2, 0, "framelock", core, "unknown", "-", address);
+        "{:<6}  {:<24}  {:<16}  {:>3}/{:<3}  {:>5}  {:<9}  {:<20}  {:<7}  {:<16}  {}\n", code, game,
+        host, 1, 2, 0, "framelock", core, check, "-", address);
 }
 
 // Nothing a terminal acts on: no control but the new line, no byte past ASCII.
@@ -202,7 +204,7 @@ TEST_CASE("lobby text: a hostile lobby's raw controls reach `framelock lobby lis
     INFO(list.err);
     REQUIRE(list.exit_code == 0);
     CHECK(list.out.find(list_row("EV1L\\x1b]0;PWN\\x07", kGameShown, kHostShown, kCoreShown,
-                                 "203.0.113.7:7845\\x0d\\x0a")) != std::string::npos);
+                                 "203.0.113.7:7845\\x0d\\x0a", "-")) != std::string::npos);
     CHECK(plain_ascii(list.out));
     // --json: the lobby's strings as they are, every character past ASCII as its escape.
     REQUIRE(as_json.exit_code == 0);

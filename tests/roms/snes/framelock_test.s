@@ -174,16 +174,18 @@ zero_byte:
 
         ; Work RAM, video RAM, palette and sprite table to zero: power-on memory depends on
         ; the emulator (bsnes fills some of it at random), and the run must depend on the
-        ; inputs only. Inline: the stack lives in the work RAM being cleared.
-        stz     WMADDL
-        stz     WMADDM
-        stz     WMADDH
+        ; inputs only. Inline: the stack lives in the work RAM being cleared. Each 64 KiB
+        ; bank from its own address: bsnes-mercury's port address did not carry into bank
+        ; $7F after the first 64 KiB (its upper half kept power-on bytes, measured).
+        stz     WMADDH          ; bank $7E first
         lda     #DMAP_FIXED
         sta     DMAP0
         lda     #<WMDATA
         sta     BBAD0
         ldx     #2              ; 2 x 64 KiB
 wram_half:
+        stz     WMADDL
+        stz     WMADDM
         rep     #$20
 .a16
         lda     #zero_byte
@@ -194,6 +196,7 @@ wram_half:
         stz     A1B0
         lda     #$01
         sta     MDMAEN
+        sta     WMADDH          ; then bank $7F (A = 1)
         dex
         bne     wram_half
 
