@@ -15,13 +15,15 @@ shot_begin
 shot_start_lobby "$B"
 url=$LOBBY
 
+# A host's own server names its key (docs/netplay.md, "The server's key"); any 32 bytes do here.
+SERVER_KEY=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
 # room HOST GAME CORE VERSION MODE PLAYERS SLOTS SPECTATORS REGION [PASSWORD]
 room() {
     local body
     body=$(printf '{"host_name":"%s","game_name":"%s","content_hash":"%016x","core_name":"%s",
         "core_version":"%s","mode":"%s","players":%d,"slots":%d,"spectators":%d,"region":"%s",
-        "server_address":"203.0.113.7:%d"%s}' "$1" "$2" "$RANDOM$RANDOM" "$3" "$4" "$5" "$6" \
-        "$7" "$8" "$9" $((7845 + RANDOM % 100)) "${10:+,\"password\":\"${10}\"}")
+        "server_address":"203.0.113.7:%d","server_key":"%s"%s}' "$1" "$2" "$RANDOM$RANDOM" "$3" "$4" "$5" "$6" \
+        "$7" "$8" "$9" $((7845 + RANDOM % 100)) "$SERVER_KEY" "${10:+,\"password\":\"${10}\"}")
     curl -sf -o /dev/null -H 'Content-Type: application/json' -d "$body" "$url/api/rooms"
 }
 # Oldest first: the page lists the newest at the top.
@@ -34,7 +36,7 @@ room "nina" "Mario Kart: Super Circuit" mGBA 0.10.1 rollback 1 2 12 us-west
 sleep 1
 
 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
-    --user-data-dir="$WORK/profile" --window-size=1500,560 --virtual-time-budget=3000 \
+    --user-data-dir="$WORK/profile" --window-size=1500,620 --virtual-time-budget=3000 \
     --screenshot="$OUT" "$url/" 2>"$WORK/chromium.log" || {
     cat "$WORK/chromium.log" >&2
     exit 1
