@@ -167,9 +167,8 @@ check, not the atlas:
 The verdict: **safe** when every check passes; **framelock-only** when the two runs and the
 frame-lock session agree but a round trip, the state size or the rollback session fails;
 **desyncs** when a frame-lock session disagrees, or two runs diverge after power-on (two runs
-that differ from power-on, a second apart on the wall clock, are what a session's common start
-state covers: bsnes-mercury's accuracy and balanced profiles seed memory from the clock's
-second); **not-measured** otherwise. The
+that differ only from power-on, when the frame-lock session is identical, are what a session's
+common start state covers); **not-measured** otherwise. The
 same verdicts, per session mode, are in `docs/cores.json` for programs. CI measures every
 installed core again and fails when a verdict differs from this page's
 (`tools/check_atlas.py`). `tools/atlas_direct.py` holds the verdicts against direct runs:
