@@ -124,8 +124,9 @@ start9:
         bl      draw
 
         @ The first vertical blank passes unread: desmume's first call runs from power-on
-        @ through it, and without this the ROM would read that call's keys before the block
-        @ had its signature. From here on each call reads the keys once.
+        @ through it, and without this the ROM would fold that call's keys in during the
+        @ call that writes the block's signature, where a test comparing the block before
+        @ and after the call cannot count them. From here on each call reads the keys once.
         mov     r0, #IO
         bl      wait_vblank
 
