@@ -108,6 +108,16 @@ inline std::vector<CoreCase> all_core_cases() {
          1,
          0,
          "apt-get install libretro-beetle-wswan nasm"},
+        // The Nintendo DS has one set of twelve keys (X and Y through the ARM7); the ROM reads
+        // them once a frame, at the start of vertical blank, and desmume boots it without BIOS
+        // or firmware files.
+        {"desmume",
+         sys + "/desmume_libretro.so",
+         build_paths::nds_rom,
+         {},
+         1,
+         0,
+         "apt-get install libretro-desmume binutils-arm-none-eabi"},
     };
 }
 
