@@ -215,10 +215,10 @@ def parse(source):
     for number, line in enumerate(source.splitlines(), 1):
         line = re.sub(r';(?=(?:[^"]*"[^"]*")*[^"]*$).*', "", line).strip()
         label = None
-        match = re.match(r"([A-Za-z_.][\w.]*):\s*(.*)", line)
-        if match and not line.startswith("."):
+        match = re.match(r"([A-Za-z_]\w*):\s*(.*)", line)
+        if match:
             label, line = match.group(1), match.group(2)
-        word, _, rest = line.partition(" ")
+        word, rest = (line.split(None, 1) + ["", ""])[:2]
         statements.append((number, label, word.lower() or None, split_operands(rest)))
     return statements
 

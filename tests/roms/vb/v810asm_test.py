@@ -72,6 +72,11 @@ class Encodings(unittest.TestCase):
         self.assertEqual(image[0x20], ord("G"))
         self.assertEqual(len(image), 64)
 
+    def test_labels_comments_and_tabs_share_a_line(self):
+        image = assemble('here:\tbr\there ; a comment\n\t.ascii\t"a;b" ; after the text')
+        self.assertEqual(halfwords(image, 1), [0x8A00])
+        self.assertEqual(image[2:5], b"a;b")
+
 
 class Errors(unittest.TestCase):
     def assert_error(self, body, words):
