@@ -80,3 +80,5 @@ find_program(FRAMELOCK_NASM nasm DOC "the Netwide Assembler (Debian: nasm)")
 find_program(FRAMELOCK_ARM_AS arm-none-eabi-as DOC "ARM assembler (Debian: binutils-arm-none-eabi)")
 find_program(FRAMELOCK_ARM_LD arm-none-eabi-ld DOC "ARM linker (Debian: binutils-arm-none-eabi)")
 find_program(FRAMELOCK_ARM_OBJCOPY arm-none-eabi-objcopy DOC "ARM objcopy (Debian: binutils-arm-none-eabi)")
+# The Virtual Boy ROM: no V810 assembler is packaged, tests/roms/vb/v810asm.py runs on python3.
+find_program(FRAMELOCK_PYTHON3 python3 DOC "Python 3, for the V810 assembler (Debian: python3)")

@@ -118,6 +118,16 @@ inline std::vector<CoreCase> all_core_cases() {
          1,
          0,
          "apt-get install libretro-desmume binutils-arm-none-eabi"},
+        // The Virtual Boy has one pad (14 buttons); the ROM reads it at the start of each
+        // call, at the VIP's game frame start. The core exports no memory: the ROM's block is
+        // in its savestate.
+        {"vb",
+         sys + "/mednafen_vb_libretro.so",
+         build_paths::vb_rom,
+         {},
+         1,
+         0,
+         "apt-get install libretro-beetle-vb python3"},
     };
 }
 

@@ -20,6 +20,7 @@ extern const char* const snes_rom;         // "" when cc65 is missing
 extern const char* const wswan_rom;        // "" when nasm is missing
 extern const char* const gba_rom;          // "" when binutils-arm-none-eabi is missing
 extern const char* const nds_rom;          // "" when binutils-arm-none-eabi is missing
+extern const char* const vb_rom;           // "" when python3 is missing
 // Fixture cores for the host's load-error paths (fixtures/fake_core.c).
 extern const char* const fake_good_core;
 extern const char* const fake_norun_core;
