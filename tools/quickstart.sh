@@ -228,14 +228,14 @@ tests() {
     stage "tests"
     run_suite build 600
 
-    # The core atlas (docs/cores.md): every installed core measured again, alone (about
-    # 100 s): its 22 sessions play side by side in real time, two of them bsnes-mercury's
-    # accuracy profile at 6 ms a frame, and on a machine loaded beyond its two cores a host
-    # lost its own server once. Its synctest checks run one at a time, beside the sessions.
-    # Its verdicts must be docs/cores.json's (tools/check_atlas.py).
+    # The core atlas (docs/cores.md): every installed core measured again, alone: its 26
+    # sessions play side by side in real time (two of them bsnes-mercury's accuracy profile
+    # at 6 ms a frame; on a machine loaded beyond its two cores a host lost its own server
+    # once), beside its synctest checks, two at a time. Its verdicts must be
+    # docs/cores.json's (tools/check_atlas.py).
     stage "the core atlas, against docs/cores.json"
     build/framelock atlas --json build/atlas.json --markdown build/cores.md --work build/atlas \
-        --jobs 1 --no-progress
+        --no-progress
     python3 tools/check_atlas.py docs/cores.json build/atlas.json
 
     # Long tests run a shorter variant under the sanitizers (tests/support/sanitized.h; their

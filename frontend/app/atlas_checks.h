@@ -23,7 +23,7 @@ struct AtlasSettings {
     std::string self;                     // this executable
     std::string roms_dir;                 // where the catalogue's content files are
     std::string work_dir;                 // each check's logs and reports, <work>/<core>/<check>/
-    std::uint64_t check_frames = 1200;    // frames of the synctest checks
+    std::uint64_t check_frames = 600;     // frames of the synctest checks (as --mode auto's)
     std::uint64_t session_frames = 3600;  // frames each player of a session plays
     double start_gap_s = 2.0;             // the second player starts this long after the first
 };
