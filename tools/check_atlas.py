@@ -2,8 +2,8 @@
 """The core atlas on this machine agrees with the one in docs/: every core's verdict and its
 answer for each session mode, as `framelock atlas --json` measured them here, equal
 docs/cores.json's. A check that passed in one run and not in the other without moving a
-verdict (desmume's `twice`: addresses of its process that enter its state at a varying frame)
-is printed as a note.
+verdict (desmume's frame-lock session: addresses of its process in its state make its players
+differ at a varying frame, or not at all) is printed as a note.
 
     python3 tools/check_atlas.py docs/cores.json build/atlas.json
 

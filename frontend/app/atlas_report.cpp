@@ -48,17 +48,18 @@ std::string escape_cell(std::string text) {
 namespace {
 
 // What makes a core unsafe in every mode: a frame-lock session whose players differ, or two
-// runs whose game diverges. Two runs that differ from power-on (frame 0), or only in savestate
-// bytes no memory region shows (desmume keeps addresses of its process's heap in its sound
-// unit's state, first at frame 0 in one run and frame 41 in another), are values of the
-// process, which a session's common start state covers, when its frame-lock session is
-// identical.
+// runs that differ. Two runs whose memory differs from power-on (frame 0: bsnes-mercury seeds
+// work RAM from the wall clock's second) hold values of their processes, which a session's
+// common start state covers, when its frame-lock session is identical. A difference only in
+// savestate bytes no memory region shows is a desync: nothing tells it from the game's own
+// (desmume keeps addresses of its process's heap in its state; its two players' states then
+// differ at a frame that varies from run to run, 1,285 in one session).
 const AtlasCheck* desync(const AtlasCoreResult& r) {
     const AtlasCheck* twice = find_check(r, "twice");
     const AtlasCheck* session = find_check(r, "framelock session");
     const bool session_identical = session && session->passed.value_or(false);
-    const bool process_values = twice && (twice->frame == std::optional<std::uint64_t>(0) ||
-                                          twice->region.empty() || twice->region == "savestate");
+    const bool process_values = twice && twice->frame == std::optional<std::uint64_t>(0) &&
+                                !twice->region.empty() && twice->region != "savestate";
     if (twice && twice->passed && !*twice->passed && !(process_values && session_identical))
         return twice;
     if (session && session->passed && !*session->passed) return session;
@@ -169,10 +170,10 @@ check, not the atlas:
 
 The verdict: **safe** when every check passes; **framelock-only** when the two runs and the
 frame-lock session agree but a round trip, the state size or the rollback session fails;
-**desyncs** when a frame-lock session disagrees, or two runs diverge in the game's memory (two
-runs that differ from power-on or only in savestate bytes no memory region shows, while the
-frame-lock session is identical, hold values of their processes, which a session's common start
-state covers); **not-measured** otherwise. The
+**desyncs** when a frame-lock session disagrees or two runs differ (but two runs whose memory
+differs from power-on, while the frame-lock session is identical, hold values of their
+processes, which a session's common start state covers; a core that shows no memory cannot
+vouch for savestate bytes that differ between processes); **not-measured** otherwise. The
 same verdicts, per session mode, are in `docs/cores.json` for programs. CI measures every
 installed core again and fails when a verdict differs from this page's (a check that
 passes in one run and not in another, without moving a verdict, is printed:
