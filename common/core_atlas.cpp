@@ -59,16 +59,21 @@ Result<CoreAtlas> CoreAtlas::parse(std::string_view json) {
     if (root.is_discarded() || !root.is_object() || !root.contains("cores") ||
         !root["cores"].is_array())
         return make_error(ErrorCode::kConfig, "the core atlas is not `framelock atlas --json`'s");
+    // A field of another type reads as empty: the lobby answers from what it can read.
+    const auto text = [](const nlohmann::json& object, const char* key) {
+        const auto it = object.find(key);
+        return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
     CoreAtlas atlas;
     for (const auto& core : root["cores"]) {
         if (!core.is_object()) continue;
         Row row;
-        row.name = core.value("name", "");
-        row.core_name = core.value("core_name", "");
-        row.version = core.value("version", "");
-        row.system = core.value("system", "");
-        row.reason = core.value("reason", "");
-        row.verdict = verdict_from_word(core.value("verdict", ""));
+        row.name = text(core, "name");
+        row.core_name = text(core, "core_name");
+        row.version = text(core, "version");
+        row.system = text(core, "system");
+        row.reason = text(core, "reason");
+        row.verdict = verdict_from_word(text(core, "verdict"));
         if (!row.core_name.empty()) atlas.m_rows.push_back(std::move(row));
     }
     return atlas;

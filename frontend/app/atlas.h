@@ -20,7 +20,7 @@ struct AtlasOptions {
     std::string json_out;                               // empty: not written
     std::vector<std::string> only;                      // core names; empty: all
     int cpu_jobs = 2;                                   // synctest checks at once
-    int sessions = 32;  // sessions at once: eleven cores' two, side by side
+    int sessions = 32;  // sessions at once: every core's two side by side (13 cores: 26)
     bool progress = true;
     AtlasSettings settings;
 };

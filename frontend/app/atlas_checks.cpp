@@ -188,7 +188,7 @@ std::vector<AtlasCheck> synctest_check(const AtlasSettings& s, const AtlasCore& 
     if (*check.passed) {
         check.summary = "ok";
     } else if (mode == "twice" && check.frame == std::optional<std::uint64_t>(0)) {
-        // Powered on a second apart, the two differ before running anything of the game.
+        // The two differ before running anything of the game: values of their processes.
         check.summary =
             "power-on differs" + (check.region.empty() ? "" : " (" + check.region + ")");
     } else {
@@ -347,6 +347,7 @@ std::vector<AtlasCheck> run_atlas_task(const AtlasSettings& settings, const Atla
                                        AtlasTask task, AtlasCoreIdentity* identity) {
     const fs::path dir = fs::path(settings.work_dir) / core.name / task_name(task);
     std::error_code ec;
+    fs::remove_all(dir, ec);  // nothing of an earlier run may be read as this one's
     fs::create_directories(dir, ec);
     if (ec) return {failed(task_name(task), "could not run", "cannot create " + dir.string())};
     switch (task) {

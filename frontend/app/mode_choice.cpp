@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/core_atlas.h"
+#include "common/log.h"
 #include "frontend/app/determinism_lab.h"
 
 namespace framelock::frontend {
@@ -23,8 +24,12 @@ Status rollback_trusted_for_auto(const HostConfig& host, std::uint32_t window) {
     const CoreInfo& core = emulator.value()->core_info();
     const CoreAtlasAnswer atlas =
         built_in_core_atlas().answer(core.library_name, core.library_version, "hybrid");
-    if (atlas.verdict == ModeVerdict::kUnsafe)
+    if (atlas.verdict == ModeVerdict::kUnsafe) {
+        // The frame lock follows; the atlas may have found that unsafe too.
+        if (atlas.atlas == AtlasVerdict::kDesyncs)
+            log_warn("{}: the frame lock may desync as well", atlas.reason);
         return make_error(ErrorCode::kState, "rollback refused: " + atlas.reason);
+    }
     emulator.value().reset();
     return check_rollback_savestates(host, kRollbackCheckFrames, window);
 }

@@ -35,24 +35,34 @@ std::optional<std::vector<BrowserRoom>> parse_rooms_json(const std::string& body
     for (const auto& r : json["rooms"]) {
         if (!r.is_object()) return std::nullopt;
         BrowserRoom room;
-        // value() with defaults: a lobby newer or older than this client may add or drop
-        // fields; only the code is needed to join.
-        room.code = r.value("code", "");
-        // What the window shows is safe text, whatever the lobby sent (safe_text.h).
-        room.game_name = safe_text(r.value("game_name", ""));
-        room.host_name = safe_text(r.value("host_name", ""));
-        room.core_name = safe_text(r.value("core_name", ""));
-        room.mode = safe_text(r.value("mode", ""));
-        room.players = r.value("players", 0);
-        room.slots = r.value("slots", 0);
-        room.spectators = r.value("spectators", 0);
-        room.has_password = r.value("has_password", false);
-        room.server_address = r.value("server_address", "");
-        room.core_verdict = safe_text(r.value("core_verdict", ""));
-        room.core_verdict_reason = safe_text(r.value("core_verdict_reason", ""));
+        // Defaults for what is missing or of another type: a lobby newer or older than this
+        // client may add or drop fields, a hostile one send anything; only the code is needed
+        // to join. What the window shows is safe text, whatever the lobby sent (safe_text.h).
+        const auto text = [&r](const char* key) {
+            const auto it = r.find(key);
+            return it != r.end() && it->is_string() ? it->get<std::string>() : std::string();
+        };
+        const auto integer = [&r](const char* key) {
+            const auto it = r.find(key);
+            return it != r.end() && it->is_number_integer() ? it->get<int>() : 0;
+        };
+        room.code = text("code");
+        room.game_name = safe_text(text("game_name"));
+        room.host_name = safe_text(text("host_name"));
+        room.core_name = safe_text(text("core_name"));
+        room.mode = safe_text(text("mode"));
+        room.players = integer("players");
+        room.slots = integer("slots");
+        room.spectators = integer("spectators");
+        room.has_password = r.contains("has_password") && r["has_password"].is_boolean() &&
+                            r["has_password"].get<bool>();
+        room.server_address = text("server_address");
+        room.core_verdict = safe_text(text("core_verdict"));
+        room.core_verdict_reason = safe_text(text("core_verdict_reason"));
         if (r.contains("expected_delay") && r["expected_delay"].is_number_integer()) {
             room.expected_delay = r["expected_delay"].get<int>();
-            room.expected_rtt_ms = r.value("expected_rtt_ms", 0.0);
+            const auto rtt = r.find("expected_rtt_ms");
+            room.expected_rtt_ms = rtt != r.end() && rtt->is_number() ? rtt->get<double>() : 0.0;
         }
         if (room.code.empty()) continue;
         rooms.push_back(std::move(room));

@@ -96,6 +96,26 @@ TEST_CASE(
           "  ! the core atlas found Nestopia 1.52.0 safe in the frame lock only: roundtrip 1");
 }
 
+TEST_CASE("Room browser: fields of the wrong type from a hostile lobby read as missing",
+          "[unit][browser][hostile]") {
+    const auto parsed = parse_rooms_json(
+        R"({"rooms":[{"code":"TYPES1","core_verdict":5,"core_verdict_reason":[1],)"
+        R"("game_name":{},"players":"x","slots":2.5,"has_password":"yes","mode":null,)"
+        R"("expected_delay":3,"expected_rtt_ms":"fast"}]})");
+    REQUIRE(parsed);
+    REQUIRE(parsed->size() == 1);
+    const BrowserRoom& room = (*parsed)[0];
+    CHECK(room.code == "TYPES1");
+    CHECK(room.core_verdict.empty());
+    CHECK(room.core_verdict_reason.empty());
+    CHECK(room.game_name.empty());
+    CHECK(room.players == 0);
+    CHECK(room.slots == 0);
+    CHECK_FALSE(room.has_password);
+    CHECK(room.expected_delay == 3);
+    CHECK(room.expected_rtt_ms == 0.0);
+}
+
 TEST_CASE("Room browser: Up/Down wrap at the ends, an empty list has no selection",
           "[unit][browser]") {
     RoomBrowserModel m;
