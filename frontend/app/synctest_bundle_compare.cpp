@@ -110,7 +110,13 @@ void compare_inputs(const DesyncBundle& a, const DesyncBundle& b, BundleComparis
 
 void compare_states(const Side& x, const Side& y, std::uint32_t frame, BundleComparison& out) {
     const netplay::ByteDiff state = netplay::diff_bytes(*x.state, *y.state);
-    const auto regions = netplay::diff_regions(*x.regions, *y.regions);
+    // A side without memory (the core exposes none, or it was not kept) compares states only.
+    const bool memory = !x.regions->empty() && !y.regions->empty();
+    const auto regions =
+        memory ? netplay::diff_regions(*x.regions, *y.regions) : std::vector<netplay::RegionDiff>{};
+    if (!memory && (!x.regions->empty() || !y.regions->empty()))
+        out.lines.push_back(fmt::format("memory: {} holds none of its state: states compared only",
+                                        x.regions->empty() ? x.name : y.name));
     if (state.empty() && regions.empty()) {
         out.lines.push_back(fmt::format(
             "the states of frame {} are identical ({} bytes), and so is the memory ({} regions)",
@@ -138,8 +144,8 @@ void compare_states(const Side& x, const Side& y, std::uint32_t frame, BundleCom
         out.lines.push_back(fmt::format(
             "first differing byte: state offset {}, in no memory region the core exposes{}: {} in "
             "{}, {} in {}",
-            at, x.regions->empty() ? " (the bundles hold no memory)" : "", byte_at(*x.state, at),
-            x.name, byte_at(*y.state, at), y.name));
+            at, memory ? "" : " (or in memory not compared)", byte_at(*x.state, at), x.name,
+            byte_at(*y.state, at), y.name));
     }
 }
 

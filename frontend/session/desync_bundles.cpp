@@ -11,8 +11,10 @@
 namespace framelock::frontend {
 namespace {
 
-// Memory pictures kept: the client keeps 8 snapshots (ClientConfig::snapshots_kept).
-constexpr std::size_t kRegionPicturesKept = 12;
+// Memory pictures kept, the newest: a desync is reported within seconds of its frame, and its
+// states are of the first snapshot frame after it (a copy of a large core's memory is
+// megabytes, kept whether a desync comes or not).
+constexpr std::size_t kRegionPicturesKept = 4;
 // A divergent player waits this many snapshot intervals past the states' frame for a repair.
 constexpr std::uint32_t kRepairWaitIntervals = 4;
 
@@ -40,8 +42,13 @@ void DesyncBundles::after_frame(std::uint64_t frame, const netplay::InputFrame& 
     m_inputs[frame] = inputs;
     while (m_inputs.size() > kBundleInputFrames) m_inputs.erase(m_inputs.begin());
     if (snapshot_interval == 0 || frame % snapshot_interval != 0) return;
-    m_regions[static_cast<std::uint32_t>(frame + 1)] = netplay::copy_regions(emulator);
+    const auto next = static_cast<std::uint32_t>(frame + 1);
+    m_regions[next] = netplay::copy_regions(emulator);
     while (m_regions.size() > kRegionPicturesKept) m_regions.erase(m_regions.begin());
+    // A bundle waiting for this frame's state keeps its memory (until it is written).
+    for (Pending& p : m_pending) {
+        if (p.bundle.state_frame == next) p.bundle.own_regions = m_regions[next];
+    }
 }
 
 std::string DesyncBundles::on_desync(const netplay::Client& client,
@@ -63,6 +70,7 @@ std::string DesyncBundles::on_desync(const netplay::Client& client,
     b.desync_frame = event.frame;
     b.differing_slots = event.differing_slots;
     b.state_frame = (event.frame + si - 1) / si * si + 1;
+    if (auto it = m_regions.find(b.state_frame); it != m_regions.end()) b.own_regions = it->second;
     const std::uint8_t own = static_cast<std::uint8_t>(1u << (client.slot() - 1));
     // Every player present differs: no reference, so nobody is repaired (hash_votes.h).
     const std::uint8_t present = client.present_slots();
@@ -109,8 +117,8 @@ void DesyncBundles::write(Pending& p, const netplay::Client& client) {
         b.other_note = "the reference state the repair sent this player";
     } else {
         if (const auto* own = client.own_state(b.state_frame)) b.own_state = *own;
-        if (auto it = m_regions.find(b.state_frame); it != m_regions.end())
-            b.own_regions = it->second;
+        // The memory was kept with the bundle (after_frame); without the state, it is not hers.
+        if (b.own_state.empty()) b.own_regions.clear();
         const std::uint8_t own_bit = static_cast<std::uint8_t>(1u << (b.slot - 1));
         b.other = DesyncBundle::Other::kNone;
         b.other_note =
@@ -125,10 +133,13 @@ void DesyncBundles::write(Pending& p, const netplay::Client& client) {
         b.state_diff = netplay::diff_bytes(b.own_state, b.other_state);
         b.region_diffs = netplay::diff_regions(b.own_regions, b.other_regions);
     }
-    // The inputs as run, the newest contiguous frames.
+    // The inputs as run, the newest contiguous frames that are final (rollback: the frames
+    // ahead ran on predictions).
     b.inputs.clear();
     std::uint64_t next = 0;
+    const std::uint64_t final_end = client.final_frames();
     for (const auto& [frame, inputs] : m_inputs) {
+        if (frame >= final_end) break;
         if (b.inputs.empty() || frame != next) {
             b.inputs.clear();
             b.inputs_from = static_cast<std::uint32_t>(frame);

@@ -51,7 +51,7 @@ class DesyncBundles {
 
   private:
     struct Pending {
-        DesyncBundle bundle;
+        DesyncBundle bundle;  // own_regions: the memory of its state's frame, once it ran
         std::filesystem::path path;
         bool await_repair = false;  // this player differs and a repair may come
     };
