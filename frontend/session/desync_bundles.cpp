@@ -53,7 +53,7 @@ void DesyncBundles::after_frame(std::uint64_t frame, const netplay::InputFrame& 
 
 std::string DesyncBundles::on_desync(const netplay::Client& client,
                                      const netplay::ClientEvent& event) {
-    if (client.spectator()) return {};
+    if (client.spectator() || client.slot() < 1) return {};
     if (std::find(m_frames.begin(), m_frames.end(), event.frame) != m_frames.end()) return {};
     if (static_cast<int>(m_frames.size()) >= kMaxPerSession) return {};
     m_frames.push_back(event.frame);
