@@ -21,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS_ALL=(protocol server client state_transfer replay config input_script lobby)
+TARGETS_ALL=(protocol server client state_transfer replay config input_script lobby desync_bundle)
 BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
 limit=(-max_total_time=60)
 targets=()

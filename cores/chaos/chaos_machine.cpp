@@ -204,6 +204,9 @@ void ChaosMachine::evolve_hidden(std::uint32_t frame, const std::array<PadWord, 
 }
 
 void ChaosMachine::inject_faults(std::uint32_t frame) {
+    // A fault of its own, in SCRATCH, which MAIN absorbs only from the next frame on: the
+    // state after this frame differs from every other player's in that byte alone.
+    if (m_faults.flip_frame == frame) region(kScratch)[kFlipOffset] ^= 0xFF;
     if (frame < m_faults.frame) return;
     switch (m_faults.fault) {
         case Fault::kWallclock:

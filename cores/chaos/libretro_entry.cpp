@@ -8,7 +8,9 @@
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include <libretro.h>
 
@@ -67,6 +69,19 @@ chaos::FaultConfig read_options(const chaos::FaultConfig& current) {
         }
     }
     return config;
+}
+
+// The flip's frame from the environment (chaos::kFlipEnv): nullopt when unset or not a number.
+std::optional<std::uint32_t> read_flip_frame() {
+    const char* value = std::getenv(chaos::kFlipEnv);
+    if (value == nullptr || *value == '\0') return std::nullopt;
+    char* end = nullptr;
+    const unsigned long frame = std::strtoul(value, &end, 10);
+    if (*end != '\0' || frame > 0xFFFFFFFFul) {
+        logger()(RETRO_LOG_WARN, "chaos: ignoring %s=\"%s\"\n", chaos::kFlipEnv, value);
+        return std::nullopt;
+    }
+    return static_cast<std::uint32_t>(frame);
 }
 
 // chaos_cpu_ms_per_frame, `current` when unset or not one of the offered values.
@@ -295,10 +310,16 @@ RETRO_API bool retro_load_game(const struct retro_game_info* game) {
     }
 
     // Defaults first: options from a previous game must not leak into this one.
-    const chaos::FaultConfig config = read_options(chaos::FaultConfig{});
+    chaos::FaultConfig config = read_options(chaos::FaultConfig{});
+    config.flip_frame = read_flip_frame();
     g_machine.set_faults(config);
     logger()(RETRO_LOG_INFO, "chaos: fault %s from frame %u\n", chaos::fault_name(config.fault),
              static_cast<unsigned>(config.frame));
+    if (config.flip_frame) {
+        logger()(RETRO_LOG_INFO, "chaos: %s: frame %u flips the SCRATCH byte at 0x%zx\n",
+                 chaos::kFlipEnv, static_cast<unsigned>(*config.flip_frame),
+                 chaos::kScratch.start + chaos::kFlipOffset);
+    }
     g_cpu_ms = 0;
     apply_cpu_ms(read_cpu_ms(0));
     g_machine.power_on();

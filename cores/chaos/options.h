@@ -4,6 +4,7 @@
 // it is the oldest and simplest path, and a real core using it keeps the host's v0 code tested.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -35,7 +36,18 @@ struct FaultConfig {
     // Frame number (as stored in MAIN: retro_run calls completed since power-on) at which the
     // fault starts.
     std::uint32_t frame = 60;
+    // Beside the fault: the retro_run of this frame flips every bit of one SCRATCH byte
+    // (kFlipOffset) after it ran (each time it runs). Set from the environment (kFlipEnv), not
+    // a core option: players with different options are refused a session (their options hash
+    // differs), and a desync needs one process to differ, as a stray write or a bad RAM cell
+    // would make it.
+    std::optional<std::uint32_t> flip_frame;
 };
+
+// FRAMELOCK_CHAOS_FLIP_FRAME=N: the flip at frame N, in this process only.
+inline constexpr const char* kFlipEnv = "FRAMELOCK_CHAOS_FLIP_FRAME";
+// The byte flipped: SCRATCH's, at this offset (address kScratch.start + kFlipOffset).
+inline constexpr std::size_t kFlipOffset = 0x15;
 
 inline constexpr const char* kFaultKey = "chaos_fault";
 inline constexpr const char* kFaultFrameKey = "chaos_fault_frame";

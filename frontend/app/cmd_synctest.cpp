@@ -1,6 +1,6 @@
 // `framelock synctest`: the determinism lab (frontend/app/determinism_lab.h) on the command
 // line: which checks, how many frames of which input, where the report goes; also its
-// hidden worker mode and `--compare A B` of two hash logs.
+// hidden worker mode and `--compare` of two hash logs or of desync bundles.
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -14,6 +14,7 @@
 #include "frontend/app/commands.h"
 #include "frontend/app/determinism_lab.h"
 #include "frontend/app/host_args.h"
+#include "frontend/app/synctest_bundle_compare.h"
 
 namespace framelock::frontend {
 namespace {
@@ -51,8 +52,9 @@ struct SynctestArgs {
             ->capture_default_str();
         app.add_option("--report", report, "report directory")->capture_default_str();
         app.add_option("--compare", compare,
-                       "compare two hash logs (from two machines) instead: A B")
-            ->expected(2);
+                       "compare instead: two hash logs (from two machines), A B; or two desync "
+                       "bundles (one from each player), A B, or one that holds both states")
+            ->expected(1, 2);
         app.add_flag("--no-progress", no_progress, "no progress bar");
         app.add_option("--worker", worker)->group("");
         app.add_option("--worker-dir", worker_dir)->group("");
@@ -60,7 +62,16 @@ struct SynctestArgs {
 };
 
 int cmd_synctest(const SynctestArgs& args, int argc, char** argv) {
-    if (!args.compare.empty()) return run_synctest_compare(args.compare[0], args.compare[1]);
+    if (!args.compare.empty()) {
+        // Bundles begin with their magic; anything else is read as a hash log.
+        if (std::any_of(args.compare.begin(), args.compare.end(), file_is_desync_bundle))
+            return run_bundle_compare(args.compare);
+        if (args.compare.size() != 2)
+            return fail(make_error(ErrorCode::kUsage,
+                                   "--compare of hash logs takes two: A B (one file alone must "
+                                   "be a desync bundle holding both states)"));
+        return run_synctest_compare(args.compare[0], args.compare[1]);
+    }
     if (args.worker.empty())
         args.host.apply_log_level();
     else

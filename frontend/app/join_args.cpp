@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "frontend/files/user_dirs.h"
 #include "netplay/base/safe_text.h"
 #include "netplay/crypto/server_identity.h"
 
@@ -56,6 +57,11 @@ void JoinArgs::add_to(CLI::App& app, bool joining) {
     app.add_option("--record", record,
                    "record the session to this replay file (written as FILE.part until the "
                    "end; `framelock replay play FILE --verify` checks it)");
+    app.add_option("--desync-bundle", desync_bundle,
+                   "on a desync, write a bundle for a core developer (both states, the memory "
+                   "that differs, the last inputs; `framelock synctest --compare` reads it) into "
+                   "this directory (default: desyncs/ in the data directory, "
+                   "~/.local/share/framelock/desyncs)");
     app.add_flag("--sram", sram,
                  "load save RAM at start (every player needs the same file, or the games "
                  "differ from frame 0); it is never written during netplay");
@@ -94,6 +100,9 @@ ClientRunConfig JoinArgs::to_config(const std::string& server_address) const {
     config.frames = frames;
     config.hash_log = hash_log;
     config.record_path = record;
+    config.desync_bundle_dir =
+        desync_bundle.empty() ? (std::filesystem::path(default_data_dir()) / "desyncs").string()
+                              : desync_bundle;
     config.spectate = spectate;
     config.password = password;
     config.rejoin_file = rejoin_file;

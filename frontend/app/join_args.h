@@ -30,6 +30,7 @@ struct JoinArgs {
     std::int64_t screenshot_frame = -1;
     std::string screenshot;
     std::string record;
+    std::string desync_bundle;  // "": the user's data dir's desyncs/
     std::string window_screenshot;
     bool sram = false;
     bool spectate = false;

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "common/log.h"
+#include "frontend/session/desync_bundles.h"
 #include "frontend/session/realtime_loop.h"
 #include "frontend/session/recording_emulator.h"
 #include "frontend/session/session_identity.h"
@@ -82,6 +83,11 @@ Result<std::unique_ptr<ClientRunner>> ClientRunner::create(
     client.content_name = config.content_name;
     client.identity = session_identity(emulator);
     client.server_timeout_us = config.server_timeout_us;
+    if (!config.desync_bundle_dir.empty() && !config.spectate) {
+        runner->m_bundles = std::make_unique<DesyncBundles>(config.desync_bundle_dir,
+                                                            client.identity, config.content_name);
+        runner->m_recording->keep_for_bundles(runner->m_bundles.get());
+    }
     client.role = config.spectate ? netplay::Role::kSpectator : netplay::Role::kPlayer;
     client.password = config.password;
     client.server_key = config.server_key;
@@ -154,6 +160,7 @@ void ClientRunner::step() {
     // Events first: a late joiner's replay is opened on kJoined, before the frames it ran
     // in the same tick are flushed to it.
     while (auto event = m_client->poll_event()) handle_event(*event);
+    if (m_bundles) m_bundles->poll(*m_client, false);
     if (!m_left && (m_client->state() == netplay::Client::State::kJoining ||
                     m_client->receiving_start_state()))
         show_transfer_progress();
@@ -260,12 +267,18 @@ void ClientRunner::handle_event(const netplay::ClientEvent& event) {
             log_info("slot {} left, neutral input from frame {}: {}", event.slot, event.frame,
                      event.message);
             break;
-        case Type::kDesync:
+        case Type::kDesync: {
             ++m_summary.desyncs;
             if (!m_summary.first_desync_frame) m_summary.first_desync_frame = event.frame;
-            log_error("desync at frame {}: slot(s) {} differ from the majority", event.frame,
-                      slot_list(event.differing_slots));
+            const std::string bundle = m_bundles ? m_bundles->on_desync(*m_client, event) : "";
+            log_error("desync at frame {}: slot(s) {} differ from the majority; {}", event.frame,
+                      slot_list(event.differing_slots),
+                      !bundle.empty() ? "its bundle for a core developer goes to " + bundle
+                      : m_bundles ? fmt::format("no bundle (one per desync frame, {} a session)",
+                                                DesyncBundles::kMaxPerSession)
+                                  : std::string("no bundle (--desync-bundle is off)"));
             break;
+        }
         case Type::kJoining:
             log_info("{}", event.message);
             m_transfer_on_tty = isatty(2) && log_level() <= LogLevel::kInfo;
@@ -398,6 +411,8 @@ bool ClientRunner::wait(Micros max_wait) {
 }
 
 Status ClientRunner::finish() {
+    // A bundle still waiting for a state writes what it has.
+    if (m_bundles) m_bundles->poll(*m_client, true);
     m_summary.frames_run = m_summary.stats.frames_run;
     m_summary.frames_logged = m_recording->logged();
     m_summary.slot = m_client->slot();

@@ -28,6 +28,7 @@
 
 namespace framelock::frontend {
 
+class DesyncBundles;
 class RecordingEmulator;
 
 struct ClientRunConfig {
@@ -54,6 +55,8 @@ struct ClientRunConfig {
     // asks the players to vouch for their savestates: run once, on a thread of its own, when
     // the server asks. Unset: the player says it cannot tell.
     std::function<Status()> savestate_check;
+    // Where a desync's bundle goes (frontend/session/desync_bundles.h); empty: none is written.
+    std::string desync_bundle_dir;
 };
 
 class ClientRunner {
@@ -109,6 +112,7 @@ class ClientRunner {
     std::unique_ptr<HashLogWriter> m_hash_log;
     std::unique_ptr<ReplayWriter> m_replay;
     HeadlessVideo m_video;  // the screenshot's copy; passes pictures on to the emulator's sink
+    std::unique_ptr<DesyncBundles> m_bundles;  // null: none written
     std::unique_ptr<RecordingEmulator> m_recording;
     std::unique_ptr<netplay::EnetTransport> m_transport;
     std::unique_ptr<netplay::Client> m_client;

@@ -13,6 +13,8 @@ void RecordingEmulator::run_frame(const netplay::InputFrame& inputs, bool presen
     const bool picture = m_video && m_picture_frame == frame;
     m_inner.run_frame(inputs, present || picture);
     m_ran_any = true;
+    if (m_bundles && m_client)
+        m_bundles->after_frame(frame, inputs, m_inner, m_client->snapshot_interval());
     // Frames beyond the requested count can run in the last catch-up tick; the log
     // stops at the count so logs of equal runs have equal length. A frame run again
     // (rollback) replaces its line; lines are written once final (flush_log). A frame

@@ -13,6 +13,7 @@
 #include "frontend/host/headless.h"
 #include "frontend/host/image.h"
 #include "frontend/host/retro_emulator.h"
+#include "frontend/session/desync_bundles.h"
 #include "netplay/client/client.h"
 #include "netplay/determinism/evidence.h"
 #include "netplay/interfaces/emulator.h"
@@ -44,6 +45,8 @@ class RecordingEmulator final : public netplay::Emulator {
     void flush_log(std::uint64_t final_frames);
     // The client whose evidence masks the log's hashes follow.
     void set_client(const netplay::Client* client) { m_client = client; }
+    // Every frame run is shown to `bundles` (what a desync bundle needs; null: nothing).
+    void keep_for_bundles(DesyncBundles* bundles) { m_bundles = bundles; }
     // Frames are recorded from now on (from the first frame: set before the session starts
     // or, for a late joiner, before its first frame is flushed).
     void record_to(ReplayWriter* replay) {
@@ -85,6 +88,7 @@ class RecordingEmulator final : public netplay::Emulator {
     bool m_ran_any = false;
     std::uint64_t m_flushed_end = 0;  // frames [0, this) are written
     const netplay::Client* m_client = nullptr;
+    DesyncBundles* m_bundles = nullptr;
     std::vector<std::uint8_t> m_scratch;
     // The evidence masks hashes were computed with, each from the first frame it was used
     // at (a replay records them), and how many of them the replay has.

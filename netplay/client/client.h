@@ -107,6 +107,18 @@ class Client {
     }
     // The frame this client's emulator started from (0, or a late join's state).
     std::uint32_t first_frame() const { return m_transfer.first_frame(); }
+    // For a frontend that keeps a desync's evidence (a desync bundle): this player's own
+    // state whose next frame is `frame`, while it is kept as a snapshot (nullptr: not or no
+    // longer); the states the last repair compared (nullopt: none); the frames at whose
+    // multiples the states are kept (a repair's state is of the first after the desync), and
+    // the server's time of frame 0 (the same for every player of a session).
+    const std::vector<std::uint8_t>* own_state(std::uint32_t frame) const {
+        return m_transfer.snapshot_of(frame);
+    }
+    const std::optional<ResyncEvidence>& last_resync() const { return m_transfer.last_resync(); }
+    std::uint16_t snapshot_interval() const { return m_welcome.snapshot_interval; }
+    std::int64_t session_start_us() const { return m_start.start_time_us; }
+
     // The desync evidence mask in force at `frame` (evidence.h), as the server announced it:
     // a hash log that must compare with other players' hashes its states with it.
     const EvidenceMask& evidence_mask_at(std::uint32_t frame) const;

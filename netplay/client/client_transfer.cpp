@@ -65,6 +65,13 @@ void ClientTransfer::take_snapshot(std::uint32_t next_frame, std::vector<std::ui
     }
 }
 
+const std::vector<std::uint8_t>* ClientTransfer::snapshot_of(std::uint32_t frame) const {
+    for (const Snapshot& snapshot : m_snapshots) {
+        if (snapshot.frame == frame) return &snapshot.state;
+    }
+    return nullptr;
+}
+
 void ClientTransfer::serve_pending(const Position& position, ClientLink& link) {
     if (!m_pending_request || m_pending_request->frame != position.final_end) return;
     const StateRequest request = *m_pending_request;
@@ -293,13 +300,17 @@ void ClientTransfer::resync(std::uint32_t frame, const std::vector<std::uint8_t>
         return fail("the inputs since frame " + std::to_string(frame) + " are no longer held");
     // What differed: this client's own state of that frame against the reference.
     std::string regions;
+    ResyncEvidence evidence;
+    evidence.frame = frame;
+    evidence.desync_frame = m_last_desync_frame;
     std::vector<std::uint8_t> current;
     const bool have_current = m_emulator.save_state(current);
     for (const Snapshot& own : m_snapshots) {
         if (own.frame != frame || !m_emulator.load_state(own.state)) continue;
-        const auto mine = copy_regions(m_emulator);
+        evidence.own_state = own.state;
+        evidence.own_regions = copy_regions(m_emulator);
         if (m_emulator.load_state(state)) {
-            const auto diffs = diff_regions(mine, copy_regions(m_emulator));
+            const auto diffs = diff_regions(evidence.own_regions, copy_regions(m_emulator));
             regions = diffs.empty() ? "no memory region differs (the difference is in state "
                                       "the core does not expose)"
                                     : describe_regions(diffs);
@@ -311,6 +322,9 @@ void ClientTransfer::resync(std::uint32_t frame, const std::vector<std::uint8_t>
         return fail("the reference state does not load (" + std::to_string(state.size()) +
                     " bytes)");
     }
+    evidence.reference_state = state;
+    evidence.reference_regions = copy_regions(m_emulator);
+    m_last_resync = std::move(evidence);
     report_moved(
         state, frame,
         have_current ? std::span<const std::uint8_t>(current) : std::span<const std::uint8_t>(),

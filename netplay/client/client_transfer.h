@@ -89,6 +89,11 @@ class ClientTransfer {
         m_history.clear();
     }
 
+    // This player's own snapshot whose next frame is `frame`, while kept (nullptr: none).
+    const std::vector<std::uint8_t>* snapshot_of(std::uint32_t frame) const;
+    // The states the last resync compared (nullopt: none yet).
+    const std::optional<ResyncEvidence>& last_resync() const { return m_last_resync; }
+
     // The frame this client's emulator started from (0, or a late join's state).
     std::uint32_t first_frame() const { return m_first_frame; }
     // Joining: the state's frame is known (its confirmed inputs are collected).
@@ -140,6 +145,7 @@ class ClientTransfer {
     std::vector<std::vector<std::uint8_t>> m_early_bulk;
     std::optional<std::pair<std::uint32_t, std::vector<std::uint8_t>>> m_resync_waiting;
     std::uint32_t m_last_desync_frame = 0;
+    std::optional<ResyncEvidence> m_last_resync;
     std::uint32_t m_first_frame = 0;
 };
 

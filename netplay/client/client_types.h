@@ -7,9 +7,11 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "netplay/base/result.h"
 #include "netplay/crypto/join_proof.h"
+#include "netplay/determinism/synctest.h"
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
 #include "netplay/wire/protocol.h"
@@ -67,6 +69,18 @@ struct ClientEvent {
     int delay = 0;
     std::uint8_t differing_slots = 0;
     std::string message;
+};
+
+// What a repair showed this player (ClientEvent::kResynced): its own state of `frame` and the
+// reference state it was sent of it, each with its memory regions as the core exposes them
+// once it is loaded. Kept for a frontend that hands a desync on (a desync bundle).
+struct ResyncEvidence {
+    std::uint32_t frame = 0;              // the states' frame: the next frame to run from them
+    std::uint32_t desync_frame = 0;       // the first frame whose hashes disagreed
+    std::vector<std::uint8_t> own_state;  // empty: this player held no state of that frame
+    std::vector<RegionCopy> own_regions;
+    std::vector<std::uint8_t> reference_state;
+    std::vector<RegionCopy> reference_regions;
 };
 
 struct ClientStatsSnapshot {

@@ -19,6 +19,7 @@ int fuzz_replay(const std::uint8_t* data, std::size_t size);          // parse_r
 int fuzz_config(const std::uint8_t* data, std::size_t size);          // the TOML config
 int fuzz_input_script(const std::uint8_t* data, std::size_t size);    // input scripts
 int fuzz_lobby(const std::uint8_t* data, std::size_t size);           // LobbyApi::handle
+int fuzz_desync_bundle(const std::uint8_t* data, std::size_t size);   // decode_desync_bundle
 
 using FuzzFunction = int (*)(const std::uint8_t*, std::size_t);
 struct FuzzTarget {
@@ -34,6 +35,7 @@ inline constexpr FuzzTarget kFuzzTargets[] = {
     {"config", fuzz_config},
     {"input_script", fuzz_input_script},
     {"lobby", fuzz_lobby},
+    {"desync_bundle", fuzz_desync_bundle},
 };
 
 // A broken invariant: in a fuzzer, prints and aborts (libFuzzer keeps the input); in

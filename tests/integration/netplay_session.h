@@ -197,6 +197,9 @@ class Session {
         // The rejoin token beside the other files: restart() passes it back.
         if (!given("--rejoin-file") && !given("--spectate"))
             args.insert(args.end(), {"--rejoin-file", m_dir.file(name + ".token")});
+        // A desync's bundle too, not in the user's data directory.
+        if (!given("--desync-bundle"))
+            args.insert(args.end(), {"--desync-bundle", m_dir.file(name + ".bundles")});
         if (!core.content.empty()) {
             args.push_back("--content");
             args.push_back(core.content);
