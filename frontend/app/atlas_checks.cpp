@@ -247,14 +247,13 @@ AtlasCheck session_check(const AtlasSettings& s, const AtlasCore& core, const fs
     fs::remove(port_file, ec);
     const auto player = [&](int n) {
         const std::string id = n == 1 ? "host" : "join";
-        return std::vector<std::string>{"--video",       "none",
-                                        "--audio",       "none",
-                                        "--random",      std::to_string(10 + n),
-                                        "--frames",      frames,
-                                        "--hash-log",    (dir / (id + ".hashes")).string(),
-                                        "--stats-json",  (dir / (id + ".json")).string(),
-                                        "--name",        "atlas " + std::to_string(n),
-                                        "--rejoin-file", "-"};
+        return std::vector<std::string>{"--video", "none", "--audio", "none", "--random",
+                                        std::to_string(10 + n), "--frames", frames, "--hash-log",
+                                        (dir / (id + ".hashes")).string(), "--stats-json",
+                                        (dir / (id + ".json")).string(), "--name",
+                                        "atlas " + std::to_string(n), "--rejoin-file", "-",
+                                        // A desync's bundles stay with the check's files.
+                                        "--desync-bundle", (dir / (id + ".bundles")).string()};
     };
     auto host_args = concat(
         concat({s.self, "host", "--players", "2", "--port", "0", "--port-file", port_file.string(),
