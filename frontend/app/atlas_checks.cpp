@@ -18,14 +18,14 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-std::vector<std::string> read_lines(const fs::path& path) {
+std::vector<std::string> lines_in(const fs::path& path) {
     std::vector<std::string> lines;
     std::ifstream in(path);
     for (std::string line; std::getline(in, line);) lines.push_back(line);
     return lines;
 }
 
-std::optional<nlohmann::json> read_json(const fs::path& path) {
+std::optional<nlohmann::json> json_in(const fs::path& path) {
     std::ifstream in(path);
     if (!in) return std::nullopt;
     auto json = nlohmann::json::parse(in, nullptr, false);
@@ -36,7 +36,7 @@ std::optional<nlohmann::json> read_json(const fs::path& path) {
 // The last line of a log that says what went wrong (a logged error, or the error a command
 // ended with), else its last line: a core may log on after the error.
 std::string last_words(const fs::path& log) {
-    const auto lines = read_lines(log);
+    const auto lines = lines_in(log);
     for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
         if (it->find("[error]") != std::string::npos || it->rfind("framelock: error: ", 0) == 0)
             return *it;
@@ -109,7 +109,7 @@ AtlasCheck inputs_check(const AtlasSettings& s, const AtlasCore& core, const fs:
             return failed(
                 "inputs", "could not run",
                 error.empty() ? last_words(dir / (random ? "random.log" : "idle.log")) : error);
-        logs.push_back(read_lines(hashes));
+        logs.push_back(lines_in(hashes));
     }
     const HashLogComparison c = compare_hash_logs(logs[0], logs[1]);
     AtlasCheck check;
@@ -149,7 +149,7 @@ std::vector<AtlasCheck> synctest_check(const AtlasSettings& s, const AtlasCore& 
                        core_args(s, core));
     auto status =
         run_child(args, dir / "synctest.log", frames_limit(s.check_frames, 60, 60), &error);
-    const auto summary = read_json(report / "summary.json");
+    const auto summary = json_in(report / "summary.json");
     if (!status || !summary || !(*summary)["checks"].is_array() || (*summary)["checks"].empty())
         return {failed(name, "could not run",
                        error.empty() ? last_words(dir / "synctest.log") : error)};
@@ -172,7 +172,7 @@ std::vector<AtlasCheck> synctest_check(const AtlasSettings& s, const AtlasCore& 
     // memory says the game never saw them), but a core that shows no memory cannot vouch
     // for that: desmume keeps addresses of its process's heap in its state, and sessions of
     // its two players then differ at a frame that varies from run to run.
-    const auto hash_line = read_lines(report / "hashes.log");
+    const auto hash_line = lines_in(report / "hashes.log");
     const bool shows_memory =
         !hash_line.empty() && hash_line.front().find('=') != std::string::npos;
     if (mode == "twice" && *check.passed && details.contains("process_bytes") && !shows_memory) {
@@ -287,13 +287,13 @@ AtlasCheck session_check(const AtlasSettings& s, const AtlasCore& core, const fs
             return player_failed(name, dir, id, child.status()->describe());
     }
     const HashLogComparison c =
-        compare_hash_logs(read_lines(dir / "host.hashes"), read_lines(dir / "join.hashes"));
+        compare_hash_logs(lines_in(dir / "host.hashes"), lines_in(dir / "join.hashes"));
     std::uint64_t desyncs = 0;
-    if (auto server = read_json(dir / "server.json")) {
+    if (auto server = json_in(dir / "server.json")) {
         for (const auto& session : (*server)["sessions"]) desyncs += session.value("desyncs", 0);
     }
     for (const char* id : {"host", "join"}) {
-        if (auto stats = read_json(dir / (std::string(id) + ".json")))
+        if (auto stats = json_in(dir / (std::string(id) + ".json")))
             desyncs += stats->value("desyncs", 0);
     }
     AtlasCheck check;
