@@ -115,12 +115,19 @@ TEST_CASE("Nintendo DS ROM's cartridge header: no boot logo, both CRC-16s right"
 // and the count 0x400000 as 32 bits little-endian, then the 4 MiB from 0x02000000), so the
 // block at 0x02000010 is 0x10 bytes into it. The ROM processes a frame in every call from
 // the second. A state of 12 MiB is saved after every call, which makes a call about 9 ms
-// here (the core alone runs 340 frames a second): 600 calls, 300 under sanitizers. One
+// here (the core alone runs 340 frames a second): 600 calls (none under ASan: below). One
 // test case loads desmume: loading it a second time in one process crashes it.
 TEST_CASE(
-    "Nintendo DS ROM's key checksum equals one computed from the inputs sent "
-    "(desmume, 600 frames, 300 under sanitizers)",
+    "Nintendo DS ROM's key checksum equals one computed from the inputs sent (desmume, 600 "
+    "frames)",
     "[integration][rom]") {
+    // Debian's desmume deletes an object with another size than it allocated it with, inside
+    // the core (ASan: new-delete-type-mismatch in desmume_libretro.so, while loading): not
+    // ours to fix, and not to switch off for every other core.
+    if (framelock::test::kSanitized)
+        FRAMELOCK_SKIP_BECAUSE(
+            "under ASan, Debian's desmume_libretro.so trips new-delete-type-mismatch in its own "
+            "code while loading");
     test::check_rom_contract({.core = "desmume",
                               .region = "",
                               .block_offset = 0x10,
@@ -128,7 +135,7 @@ TEST_CASE(
                               .bytes_per_pad = 2,
                               .pad_bytes = nds_key_word,
                               .physical = nds_pad,
-                              .frames = test::full_or_sanitized<std::uint64_t>(600, 300),
+                              .frames = 600,
                               .boot_calls = 1,
                               .block_in_state = main_ram_block()});
 }
