@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 #include "common/log.h"
@@ -22,6 +23,12 @@ namespace {
 constexpr int kConflictInMappingEntry = 718;
 constexpr int kOnlyPermanentLeasesSupported = 725;
 constexpr int kNoSuchEntryInArray = 714;
+constexpr int kActionFailed = 501;
+// A request the router did not answer (miniupnpc's HTTP error: a busy router's dropped
+// connection) or failed for now ("Action Failed") is asked again this many times in all,
+// this long apart.
+constexpr int kAddTries = 3;
+constexpr auto kAddRetryWait = std::chrono::milliseconds(500);
 constexpr auto kRemovalWait = std::chrono::seconds(2);
 
 Error upnp_error(std::string message) {
@@ -154,6 +161,13 @@ Result<std::unique_ptr<UpnpMapping>> UpnpMapping::open(std::uint16_t local_port,
     for (int i = 0; i < attempts && local_port + i <= 65535; ++i) {
         const auto port = static_cast<std::uint16_t>(local_port + i);
         int r = mapping->add(port, lease);
+        for (int tries = 1;
+             tries < kAddTries && (r == UPNPCOMMAND_HTTP_ERROR || r == kActionFailed); ++tries) {
+            log_info("UPnP: {} did not map UDP {} ({}); asking again", router, port,
+                     describe_code(r));
+            std::this_thread::sleep_for(kAddRetryWait);
+            r = mapping->add(port, lease);
+        }
         if (r == kOnlyPermanentLeasesSupported && lease != 0) {
             lease = 0;  // removed at exit all the same
             r = mapping->add(port, lease);

@@ -51,13 +51,14 @@ inline std::pair<int, nlohmann::json> get_in(const NatLab& lab, const std::strin
 
 // Waits until `text` is in NAME.log of the lab's process `child`; the log.
 inline std::string wait_for_lab_log(NatLab& lab, const std::string& name, const std::string& text,
-                                    framelock::ChildProcess& child,
-                                    std::chrono::milliseconds limit) {
+                                    framelock::ChildProcess& child, std::chrono::milliseconds limit,
+                                    const std::string& also_show = "") {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     for (;;) {
         const std::string log = read_text(lab.file(name + ".log"));
         if (log.find(text) != std::string::npos) return log;
-        INFO("waiting for '" << text << "'" << lab.log_of(name));
+        INFO("waiting for '" << text << "'" << lab.log_of(name)
+                             << (also_show.empty() ? std::string() : lab.log_of(also_show)));
         REQUIRE(child.running());
         REQUIRE(std::chrono::steady_clock::now() < deadline);
         std::this_thread::sleep_for(20ms);

@@ -355,7 +355,7 @@ TEST_CASE(
     const std::string code = wait_for_room_code(lab, "host", host);
     const std::string mapped = NatLab::wan_address(1) + ":" + std::to_string(kHostPort);
     // Found by SSDP on the home's network, mapped, and announced to the room.
-    wait_for_lab_log(lab, "host", "now announces " + mapped, host, kReadyLimit);
+    wait_for_lab_log(lab, "host", "now announces " + mapped, host, kReadyLimit, "igd");
     const auto during = mappings();
     INFO(during.dump());
     REQUIRE(during.size() == 1);

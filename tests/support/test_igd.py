@@ -192,7 +192,14 @@ class Gateway:
             self.mappings[key] = m
             self.adds += 1
             if not old:
-                self.sync_forwards()
+                try:
+                    self.sync_forwards()
+                except (OSError, subprocess.SubprocessError) as e:
+                    # A router that cannot forward the port says so (the mapping undone):
+                    # UPnP's "Action Failed", never a connection closed without an answer.
+                    del self.mappings[key]
+                    self.adds -= 1
+                    raise UpnpError(501) from e
 
     @staticmethod
     def key_of(a):
@@ -344,7 +351,8 @@ def make_handler(gateway, log):
             try:
                 values = gateway.call(service, action, args)
             except UpnpError as e:
-                log(f"soap: {action} {args} -> error {e.code}")
+                cause = f" ({e.__cause__!r})" if e.__cause__ else ""
+                log(f"soap: {action} {args} -> error {e.code}{cause}")
                 self.reply(500, soap_fault(e.code), 'text/xml; charset="utf-8"')
                 return
             log(f"soap: {action} {args} -> ok")
