@@ -48,6 +48,21 @@ inline netplay::InputWord without_opposing_directions(netplay::InputWord w) {
     return w;
 }
 
+// Where a mednafen savestate's entry `name` of `size` bytes starts (its data, after the
+// name's length, the name and the size, 32 bits little-endian), or 0 when the entry is not
+// there exactly once: mednafen_wswan and mednafen_vb export no memory, and keep their RAM so.
+inline std::size_t mednafen_entry(const std::vector<std::uint8_t>& state, const std::string& name,
+                                  std::uint32_t size) {
+    std::vector<std::uint8_t> entry{static_cast<std::uint8_t>(name.size())};
+    entry.insert(entry.end(), name.begin(), name.end());
+    for (int i = 0; i < 4; ++i) entry.push_back(static_cast<std::uint8_t>(size >> (8 * i)));
+    const auto first = std::search(state.begin(), state.end(), entry.begin(), entry.end());
+    if (first == state.end()) return 0;
+    if (std::search(first + 1, state.end(), entry.begin(), entry.end()) != state.end()) return 0;
+    const auto offset = static_cast<std::size_t>(first - state.begin()) + entry.size();
+    return state.size() >= offset + size ? offset : 0;
+}
+
 struct RomContract {
     const char* core;          // core_case() name
     const char* region;        // memory region holding the block: SYSTEM_RAM, or a memory
@@ -68,6 +83,8 @@ struct RomContract {
     // when not found there). When set, `region` is not used and the block is read from a
     // state saved after every call.
     std::function<std::size_t(const std::vector<std::uint8_t>&)> block_in_state = nullptr;
+    // When not 0: the bits of pad_bytes() the run must have pressed, each at some point.
+    std::uint16_t bits_seen = 0;
 };
 
 inline void check_rom_contract(const RomContract& rom) {
@@ -109,6 +126,7 @@ inline void check_rom_contract(const RomContract& rom) {
     std::uint32_t expected = 0;
     int frames_processed = 0, mismatches = 0, nonzero_pads = 0, pad_mismatches = 0;
     int counter_mismatches = 0;
+    unsigned bits_seen = 0;
     std::string first_pad_mismatch;
     for (std::uint64_t f = 0; f < rom.frames; ++f) {
         netplay::InputFrame frame = input.input_for(f);
@@ -126,6 +144,7 @@ inline void check_rom_contract(const RomContract& rom) {
             for (unsigned p = 0; p < rom.pads; ++p) {
                 const std::uint16_t bytes = rom.pad_bytes(frame.pads[p]);
                 nonzero_pads += bytes != 0;
+                bits_seen |= bytes;
                 for (unsigned b = 0; b < rom.bytes_per_pad; ++b) {
                     const auto byte = static_cast<std::uint8_t>(bytes >> (8 * b));
                     const std::uint8_t stored = block[p * rom.bytes_per_pad + b];
@@ -156,6 +175,7 @@ inline void check_rom_contract(const RomContract& rom) {
     CHECK(block[7] == 1);
     CHECK(frames_processed >= static_cast<int>(rom.frames) - 10);
     CHECK(nonzero_pads > frames_processed * static_cast<int>(rom.pads) / 2);
+    if (rom.bits_seen != 0) CHECK(bits_seen == rom.bits_seen);
     CHECK(mismatches == 0);
     CHECK(expected != 0);
 }
