@@ -13,11 +13,11 @@ if(FRAMELOCK_ARM_AS AND FRAMELOCK_ARM_LD AND FRAMELOCK_ARM_OBJCOPY)
     file(MAKE_DIRECTORY ${gba_obj})
     add_custom_command(
         OUTPUT ${gba_rom}
-        COMMAND ${FRAMELOCK_ARM_AS} -mcpu=arm7tdmi -o ${gba_obj}/framelock_test.o ${gba_dir}/framelock_test.s
+        COMMAND ${FRAMELOCK_ARM_AS} -I ${CMAKE_CURRENT_SOURCE_DIR}/common -mcpu=arm7tdmi -o ${gba_obj}/framelock_test.o ${gba_dir}/framelock_test.s
         COMMAND ${FRAMELOCK_ARM_LD} -T ${gba_dir}/gba.ld -Map ${gba_obj}/framelock_test.map
                 -o ${gba_obj}/framelock_test.elf ${gba_obj}/framelock_test.o
         COMMAND ${FRAMELOCK_ARM_OBJCOPY} -O binary ${gba_obj}/framelock_test.elf ${gba_rom}
-        DEPENDS ${gba_dir}/framelock_test.s ${gba_dir}/gba.ld
+        DEPENDS ${gba_dir}/framelock_test.s ${gba_dir}/gba.ld ${arm_includes}
         WORKING_DIRECTORY ${gba_obj}
         COMMENT "Assembling Game Boy Advance test ROM framelock_test.gba"
         VERBATIM)

@@ -13,13 +13,13 @@ if(FRAMELOCK_ARM_AS AND FRAMELOCK_ARM_LD AND FRAMELOCK_ARM_OBJCOPY)
     file(MAKE_DIRECTORY ${nds_obj})
     add_custom_command(
         OUTPUT ${nds_rom}
-        COMMAND ${FRAMELOCK_ARM_AS} -mcpu=arm946e-s -o ${nds_obj}/arm9.o ${nds_dir}/framelock_test.s
+        COMMAND ${FRAMELOCK_ARM_AS} -I ${CMAKE_CURRENT_SOURCE_DIR}/common -mcpu=arm946e-s -o ${nds_obj}/arm9.o ${nds_dir}/framelock_test.s
         COMMAND ${FRAMELOCK_ARM_AS} -mcpu=arm7tdmi -o ${nds_obj}/arm7.o ${nds_dir}/arm7.s
         COMMAND ${CMAKE_COMMAND} -DLD=${FRAMELOCK_ARM_LD} -DOBJCOPY=${FRAMELOCK_ARM_OBJCOPY}
                 -DSCRIPT=${nds_dir}/nds.ld -DARM9=${nds_obj}/arm9.o -DARM7=${nds_obj}/arm7.o
                 -DWORK=${nds_obj} -DOUTPUT=${nds_rom} -P ${nds_dir}/assemble.cmake
         DEPENDS ${nds_dir}/framelock_test.s ${nds_dir}/arm7.s ${nds_dir}/nds.ld
-                ${nds_dir}/assemble.cmake
+                ${nds_dir}/assemble.cmake ${arm_includes}
         WORKING_DIRECTORY ${nds_obj}
         COMMENT "Assembling Nintendo DS test ROM framelock_test.nds"
         VERBATIM)
