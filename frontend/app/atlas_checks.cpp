@@ -10,6 +10,7 @@
 
 #include "common/child_process.h"
 #include "frontend/app/demo.h"  // compare_hash_logs
+#include "frontend/files/read_back.h"
 
 namespace framelock::frontend {
 namespace {
@@ -18,25 +19,10 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-std::vector<std::string> lines_in(const fs::path& path) {
-    std::vector<std::string> lines;
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
-
-std::optional<nlohmann::json> json_in(const fs::path& path) {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    auto json = nlohmann::json::parse(in, nullptr, false);
-    if (json.is_discarded()) return std::nullopt;
-    return json;
-}
-
 // The last line of a log that says what went wrong (a logged error, or the error a command
 // ended with), else its last line: a core may log on after the error.
 std::string last_words(const fs::path& log) {
-    const auto lines = lines_in(log);
+    const auto lines = read_lines(log);
     for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
         if (it->find("[error]") != std::string::npos || it->rfind("framelock: error: ", 0) == 0)
             return *it;
@@ -109,7 +95,7 @@ AtlasCheck inputs_check(const AtlasSettings& s, const AtlasCore& core, const fs:
             return failed(
                 "inputs", "could not run",
                 error.empty() ? last_words(dir / (random ? "random.log" : "idle.log")) : error);
-        logs.push_back(lines_in(hashes));
+        logs.push_back(read_lines(hashes));
     }
     const HashLogComparison c = compare_hash_logs(logs[0], logs[1]);
     AtlasCheck check;
@@ -149,17 +135,19 @@ std::vector<AtlasCheck> synctest_check(const AtlasSettings& s, const AtlasCore& 
                        core_args(s, core));
     auto status =
         run_child(args, dir / "synctest.log", frames_limit(s.check_frames, 60, 60), &error);
-    const auto summary = json_in(report / "summary.json");
-    if (!status || !summary || !(*summary)["checks"].is_array() || (*summary)["checks"].empty())
+    const auto read = read_json(report / "summary.json");
+    const nlohmann::json summary = read.ok() ? read.value() : nlohmann::json();
+    if (!status || !summary.contains("checks") || !summary["checks"].is_array() ||
+        summary["checks"].empty())
         return {failed(name, "could not run",
                        error.empty() ? last_words(dir / "synctest.log") : error)};
     if (identity) {
-        identity->name = summary->value("core", "");
-        identity->version = summary->value("core_version", "");
+        identity->name = summary.value("core", "");
+        identity->version = summary.value("core_version", "");
         while (!identity->version.empty() && identity->version.back() == ' ')
             identity->version.pop_back();
     }
-    const nlohmann::json& result = (*summary)["checks"][0];
+    const nlohmann::json& result = summary["checks"][0];
     const nlohmann::json details = result.value("details", nlohmann::json::object());
     AtlasCheck check;
     check.name = name;
@@ -172,7 +160,7 @@ std::vector<AtlasCheck> synctest_check(const AtlasSettings& s, const AtlasCore& 
     // memory says the game never saw them), but a core that shows no memory cannot vouch
     // for that: desmume keeps addresses of its process's heap in its state, and sessions of
     // its two players then differ at a frame that varies from run to run.
-    const auto hash_line = lines_in(report / "hashes.log");
+    const auto hash_line = read_lines(report / "hashes.log");
     const bool shows_memory =
         !hash_line.empty() && hash_line.front().find('=') != std::string::npos;
     if (mode == "twice" && *check.passed && details.contains("process_bytes") && !shows_memory) {
@@ -287,14 +275,15 @@ AtlasCheck session_check(const AtlasSettings& s, const AtlasCore& core, const fs
             return player_failed(name, dir, id, child.status()->describe());
     }
     const HashLogComparison c =
-        compare_hash_logs(lines_in(dir / "host.hashes"), lines_in(dir / "join.hashes"));
+        compare_hash_logs(read_lines(dir / "host.hashes"), read_lines(dir / "join.hashes"));
     std::uint64_t desyncs = 0;
-    if (auto server = json_in(dir / "server.json")) {
-        for (const auto& session : (*server)["sessions"]) desyncs += session.value("desyncs", 0);
+    if (auto server = read_json(dir / "server.json"); server.ok()) {
+        for (const auto& session : server.value()["sessions"])
+            desyncs += session.value("desyncs", 0);
     }
     for (const char* id : {"host", "join"}) {
-        if (auto stats = json_in(dir / (std::string(id) + ".json")))
-            desyncs += stats->value("desyncs", 0);
+        if (auto stats = read_json(dir / (std::string(id) + ".json")); stats.ok())
+            desyncs += stats.value().value("desyncs", 0);
     }
     AtlasCheck check;
     check.name = name;

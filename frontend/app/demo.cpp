@@ -12,6 +12,7 @@
 
 #include "common/child_process.h"
 #include "common/stop_signal.h"
+#include "frontend/files/read_back.h"
 #include "frontend/host/image.h"
 
 namespace framelock::frontend {
@@ -29,22 +30,6 @@ constexpr std::uint32_t kPictureGapColor = 0x202020;
 
 std::string fixed(double value) {
     return fmt::format("{:.3f}", value);
-}
-
-std::vector<std::string> read_lines(const fs::path& path) {
-    std::ifstream in(path);
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
-
-Result<nlohmann::json> read_json(const fs::path& path) {
-    std::ifstream in(path);
-    if (!in) return make_error(ErrorCode::kIo, "cannot read " + path.string());
-    auto json = nlohmann::json::parse(in, nullptr, false);
-    if (json.is_discarded())
-        return make_error(ErrorCode::kIo, path.string() + " is not valid JSON");
-    return json;
 }
 
 // The last lines of a child's log, for error messages.
