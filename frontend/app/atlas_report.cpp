@@ -128,10 +128,25 @@ std::string atlas_markdown(const std::vector<AtlasCoreResult>& results, const At
     }
     md += "\n## What each verdict means for a session\n\n";
     md += "| verdict | frame lock, no-wait | rollback, hybrid |\n|---|---|---|\n";
-    md += "| safe | safe | safe |\n";
-    md += "| framelock-only | safe | unsafe: its savestates do not replay faithfully |\n";
-    md += "| desyncs | unsafe: two runs disagree | unsafe |\n";
-    md += "| not-measured | unknown | unknown |\n\n";
+    for (const AtlasVerdict v : {AtlasVerdict::kSafe, AtlasVerdict::kFrameLockOnly,
+                                 AtlasVerdict::kDesyncs, AtlasVerdict::kNotMeasured}) {
+        md += fmt::format("| {} |", verdict_word(v));
+        // What the lobby and --mode auto answer (safe_in_mode); the first unsafe column says why.
+        bool said_why = false;
+        for (const char* mode : {"framelock", "rollback"}) {
+            std::string answer = v == AtlasVerdict::kNotMeasured ? "unknown"
+                                 : safe_in_mode(v, mode)         ? "safe"
+                                                                 : "unsafe";
+            if (answer == "unsafe" && !said_why) {
+                answer += v == AtlasVerdict::kDesyncs ? ": two runs disagree"
+                                                      : ": its savestates do not replay faithfully";
+                said_why = true;
+            }
+            md += " " + answer + " |";
+        }
+        md += "\n";
+    }
+    md += "\n";
     md += "## Findings\n\n";
     for (const auto& r : results) {
         md += fmt::format("- **{}** ({}; {}): **{}**", r.core.name,
