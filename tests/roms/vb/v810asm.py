@@ -233,10 +233,13 @@ def data_bytes(directive, operands, symbols, final):
         return text.ljust(width).encode("ascii")
     size = {".byte": 1, ".half": 2, ".word": 4}[directive]
     out = b""
+    bits = 8 * size
     for operand in operands:
         value = evaluate(operand, symbols) if final else 0
-        out += checked(value & ((1 << 8 * size) - 1), 8 * size, False, directive).to_bytes(
-            size, "little")
+        # Signed or unsigned: -1 and 0xFF are both a byte, 0x100 and -129 are not.
+        if not -(1 << (bits - 1)) <= value <= (1 << bits) - 1:
+            raise AsmError(f"{directive} {value} does not fit in {bits} bits")
+        out += (value & ((1 << bits) - 1)).to_bytes(size, "little")
     return out
 
 

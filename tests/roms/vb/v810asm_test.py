@@ -65,7 +65,7 @@ class Encodings(unittest.TestCase):
             self.assertEqual(((hi << 16) + signed_lo) & 0xFFFFFFFF, value)
 
     def test_data_and_org_place_bytes(self):
-        image = assemble('.byte 1, 0xFF\n.half 0x1234\n.word 0xA1B2C3D4\n.ascii "FL", 4\n'
+        image = assemble('.byte 1, -1\n.half 0x1234\n.word 0xA1B2C3D4\n.ascii "FL", 4\n'
                          ".equ X, 'F'\n.org 0x07000020\n.byte X + 1")
         self.assertEqual(image[:12], bytes([1, 0xFF, 0x34, 0x12, 0xD4, 0xC3, 0xB2, 0xA1]) +
                          b"FL  ")
@@ -93,6 +93,9 @@ class Errors(unittest.TestCase):
         self.assert_error("br missing", "unknown symbol 'missing'")
         self.assert_error("andi r1, r2, r3", "unknown symbol 'r1'")
         self.assert_error("movea 1, r0, r32", "'r32' is not a register")
+        self.assert_error(".byte 0x100", ".byte 256 does not fit in 8 bits")
+        self.assert_error(".byte -129", ".byte -129 does not fit in 8 bits")
+        self.assert_error(".half 0x10000", ".half 65536 does not fit in 16 bits")
         self.assert_error("x: nop\nx: nop", "label 'x' defined twice")
         self.assert_error(".org 0x07000040\nnop", "past the image's 64")
 
