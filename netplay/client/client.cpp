@@ -39,11 +39,29 @@ void Client::leave(const std::string& reason) {
     end("left: " + reason);
 }
 
+Status Client::say(const std::string& text) {
+    if (m_state == State::kIdle || m_state == State::kConnecting || m_state == State::kEnded)
+        return make_error(ErrorCode::kUsage, "not in a session: nothing was said");
+    if (!m_welcome.chat)
+        return make_error(ErrorCode::kUsage, "chat is off on this server (its --no-chat)");
+    if (text.find_first_not_of(' ') == std::string::npos)
+        return make_error(ErrorCode::kUsage, "nothing to say");
+    m_link.send(Channel::kControl, encode(ChatSay{cut_text(text, kMaxChatBytes)}));
+    return {};
+}
+
 std::optional<ClientEvent> Client::poll_event() {
     if (m_events.empty()) return std::nullopt;
     ClientEvent event = std::move(m_events.front());
     m_events.pop_front();
     return event;
+}
+
+std::optional<ChatLine> Client::poll_chat() {
+    if (m_chat.empty()) return std::nullopt;
+    ChatLine line = std::move(m_chat.front());
+    m_chat.pop_front();
+    return line;
 }
 
 int Client::delay_at(std::uint32_t frame) const {
@@ -464,6 +482,16 @@ void Client::handle_message(std::span<const std::uint8_t> bytes) {
             }
             emit({ClientEvent::Type::kModeChanged, 0, change->frame, 0, 0,
                   safe_text(change->reason)});
+            return;
+        }
+        case MsgId::kChatLine: {
+            // The server's text is made safe where the client takes it, as every other text.
+            if (auto line = decode_chat_line(bytes)) {
+                line->from = safe_text(line->from, kMaxNameBytes);
+                line->text = safe_text(line->text, kMaxChatBytes);
+                if (m_chat.size() == kMaxChatQueued) m_chat.pop_front();
+                m_chat.push_back(std::move(*line));
+            }
             return;
         }
         case MsgId::kDesync: {

@@ -61,8 +61,20 @@ class Client {
     Micros next_wakeup() const;
     // Says goodbye (reliable) and closes.
     void leave(const std::string& reason);
+    // Says `text` in the session's chat (once welcomed; the server relays it to every member,
+    // this one too: poll_chat()). kUsage error when there is nothing to say, the client
+    // was not welcomed or has ended, or the server has chat off (Welcome::chat). Longer text
+    // than kMaxChatBytes is cut on a character's boundary.
+    Status say(const std::string& text);
+    // Whether the server relays chat (after the Welcome; before it, true).
+    bool chat_on() const { return m_welcome.chat; }
 
     std::optional<ClientEvent> poll_event();
+    // The chat lines the server relayed, oldest first, as safe text (from_slot 1..8: a player,
+    // 0: a spectator, kChatFromServer: the server's own notice). At most kMaxChatQueued wait:
+    // beyond, the oldest are dropped.
+    std::optional<ChatLine> poll_chat();
+    static constexpr std::size_t kMaxChatQueued = 256;
 
     State state() const { return m_state; }
     int slot() const { return m_welcome.slot; }
@@ -172,6 +184,7 @@ class Client {
     Micros m_last_tick = -1;   // when tick() last ran
     bool m_tick_late = false;  // this tick came late: arrivals waited on the process
     std::deque<ClientEvent> m_events;
+    std::deque<ChatLine> m_chat;
 
     ClientHandshake m_handshake;
     ClientLink m_link;

@@ -7,7 +7,12 @@
 namespace framelock::netplay {
 namespace {
 
-enum BlockType : std::uint8_t { kHeaderBlock = 1, kFramesBlock = 2, kMaskBlock = 3 };
+enum BlockType : std::uint8_t {
+    kHeaderBlock = 1,
+    kFramesBlock = 2,
+    kMaskBlock = 3,
+    kChatBlock = 4,
+};
 constexpr std::size_t kBlockHead = 1 + 4 + 4 + 4;
 
 std::vector<std::uint8_t> block(BlockType type, const std::vector<std::uint8_t>& raw) {
@@ -35,7 +40,8 @@ Result<Block> read_block(std::span<const std::uint8_t> bytes, std::size_t& at, s
     const std::uint32_t raw_size = r.u32();
     const std::uint32_t packed_size = r.u32();
     const std::uint32_t crc = r.u32();
-    if (b.type != kHeaderBlock && b.type != kFramesBlock && b.type != kMaskBlock)
+    if (b.type != kHeaderBlock && b.type != kFramesBlock && b.type != kMaskBlock &&
+        b.type != kChatBlock)
         return make_error(ErrorCode::kState, "an unknown block type " + std::to_string(b.type));
     if (packed_size > bytes.size() - at - kBlockHead)
         return make_error(ErrorCode::kState, "a block cut short");
@@ -80,6 +86,10 @@ std::vector<std::uint8_t> encode_replay_frames(std::uint32_t first,
 
 std::vector<std::uint8_t> encode_replay_mask(const EvidenceMask& mask) {
     return block(kMaskBlock, encode(mask));
+}
+
+std::vector<std::uint8_t> encode_replay_chat(const ChatLine& line) {
+    return block(kChatBlock, encode(line));
 }
 
 EvidenceMask ReplayContents::mask_at(std::uint32_t frame) const {
@@ -142,6 +152,16 @@ Result<ReplayContents> parse_replay(std::span<const std::uint8_t> bytes) {
                 break;
             }
             out.masks.push_back(std::move(*mask));
+            continue;
+        }
+        if (b.value().type == kChatBlock && version >= 3) {
+            auto line = decode_chat_line(b.value().raw);
+            if (!line) {
+                out.stopped = "a malformed chat block after frame " +
+                              std::to_string(out.header.start_frame + out.frames.size());
+                break;
+            }
+            out.chat.push_back(std::move(*line));
             continue;
         }
         WireReader r(b.value().raw);

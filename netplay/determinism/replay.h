@@ -2,7 +2,7 @@
 // state hash after it, so `framelock replay play --verify` can re-run and check it.
 //
 //   file  = magic "FLRP" (u32 LE) | version (u16) | block (header) | block (frames, mask)...
-//   block = type (u8: 1 header, 2 frames, 3 mask) | raw size (u32) | packed size (u32) |
+//   block = type (u8: 1 header, 2 frames, 3 mask, 4 chat) | raw size (u32) | packed size (u32) |
 //           CRC-32 of the packed bytes (u32) | packed bytes (zlib)
 //   header payload = identity | players (u8) | start frame (u32) | start state size (u32) |
 //                    start state bytes (empty: the core's power-on)
@@ -11,6 +11,8 @@
 //   mask payload   = an EvidenceMask message (protocol.h) whose from_frame is the first frame
 //                    hashed with it here: the frame hashes from then on leave its bytes out
 //                    (version 2; a version 1 file has none and is read as ever)
+//   chat payload   = a ChatLine message (protocol.h): a line said in the session, at the
+//                    server's confirmed frame as it relayed it (version 3)
 //
 // Blocks are written one at a time (a recorder flushes one a second), each checked on its
 // own, so a file cut short by a crash reads up to its last complete block. Every size is
@@ -29,7 +31,7 @@
 namespace framelock::netplay {
 
 inline constexpr std::uint32_t kReplayMagic = 0x50524c46;  // "FLRP"
-inline constexpr std::uint16_t kReplayVersion = 2;
+inline constexpr std::uint16_t kReplayVersion = 3;
 inline constexpr std::uint16_t kReplayOldestVersion = 1;  // still read
 inline constexpr std::size_t kReplayFramesPerBlock = 240;
 inline constexpr std::size_t kMaxReplayStateBytes = std::size_t{64} << 20;
@@ -56,11 +58,14 @@ std::vector<std::uint8_t> encode_replay_frames(std::uint32_t first,
 
 // One mask block: from its from_frame on, hashes leave its bytes out.
 std::vector<std::uint8_t> encode_replay_mask(const EvidenceMask& mask);
+// One chat block: a line said in the session.
+std::vector<std::uint8_t> encode_replay_chat(const ChatLine& line);
 
 struct ReplayContents {
     ReplayHeader header;
     std::vector<ReplayFrame> frames;  // from header.start_frame on, contiguous
     std::vector<EvidenceMask> masks;  // in the order written (from_frame ascending)
+    std::vector<ChatLine> chat;       // in the order said (as written: not made safe here)
     // The mask the hash of `frame` was computed with (the whole state before any).
     EvidenceMask mask_at(std::uint32_t frame) const;
     // Empty when every byte was read; else why reading stopped early (a block cut short by

@@ -346,6 +346,7 @@ Welcome Admission::welcome(const ServerSlot& member, int slot_number, bool late,
     welcome.vouch_savestates = !member.spectator && m_config.hybrid_if_vouched &&
                                m_config.mode == SessionMode::kRollback && m_config.delay.hybrid;
     welcome.snapshot_interval = snapshot_interval;
+    welcome.chat = m_config.chat;
     welcome.name = member.name;
     welcome.server_key = m_server_identity->public_key();
     if (const auto seal = m_seals.find(member.peer); seal != m_seals.end()) {

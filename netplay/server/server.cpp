@@ -23,7 +23,8 @@ Server::Server(Transport& transport, const Clock& clock, ServerConfig config)
       m_measure(m_config, m_events),
       m_votes(m_transport, m_config, m_events),
       m_transfers(m_transport, m_clock, m_config, m_events),
-      m_guard(m_config) {
+      m_guard(m_config),
+      m_chat(m_transport, m_config, m_events) {
     m_votes.keep_votes_every(m_transfers.snapshot_interval());
     // A setting outside its range (session_limits.h) is said, never changed in silence.
     for (std::string& what : m_config_adjusted)
@@ -252,6 +253,11 @@ void Server::handle_message(PeerId peer, Channel channel, std::span<const std::u
             m_votes.resynced(slot, s, *report);
             return;
         }
+        case MsgId::kChatSay:
+            if (auto say = heard(decode_chat_say(bytes), "ChatSay"))
+                m_chat.say(slot, s, *say, now, m_book.confirmed_end(), m_roster.players(),
+                           m_roster.spectators());
+            return;
         case MsgId::kBye: {
             auto bye = decode_bye(bytes);
             // Relayed to every player: safe text, and short.

@@ -20,6 +20,7 @@
 //   hash_votes.h          hash votes, the repair they call for, the desync evidence mask
 //   state_transfers.h     uploads, the start state, join and resync states
 //   hybrid_guard.h        whether the hybrid may go on, and its one switch to the frame lock
+//   chat_room.h           chat: each member's rate, the line relayed to every member
 // Its settings are in server_config.h, its tuning in server_tuning.h, what it reports in
 // server_events.h and slot_stats.h.
 #pragma once
@@ -33,6 +34,7 @@
 #include "netplay/interfaces/clock.h"
 #include "netplay/interfaces/transport.h"
 #include "netplay/server/admission.h"
+#include "netplay/server/chat_room.h"
 #include "netplay/server/delay_measurements.h"
 #include "netplay/server/delay_schedule.h"
 #include "netplay/server/hash_votes.h"
@@ -92,6 +94,8 @@ class Server {
     std::uint64_t hash_frames_matched() const { return m_votes.frames_matched(); }
     std::vector<SlotStats> slot_stats() const;
     int spectators() const { return static_cast<int>(m_roster.spectators().size()); }
+    // Chat lines relayed to the members so far.
+    std::uint64_t chat_lines() const { return m_chat.relayed(); }
     std::uint16_t snapshot_interval() const { return m_transfers.snapshot_interval(); }
     // Connections closed before their Hello (a flood of half-open connections).
     Admission::HalfOpen half_open() const { return m_admission.half_open(); }
@@ -151,6 +155,7 @@ class Server {
     HashVotes m_votes;
     StateTransfers m_transfers;
     HybridGuard m_guard;
+    ChatRoom m_chat;
 };
 
 }  // namespace framelock::netplay

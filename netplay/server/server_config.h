@@ -86,6 +86,9 @@ struct ServerConfig {
     // bytes, whatever a core keeps of its own process (a clock read at load, leftover
     // memory). A core that cannot save its state starts as before, each from its own.
     bool common_start = true;
+    // Chat: members' messages relayed to every member (chat_room.h); off: dropped, and the
+    // Welcome says so.
+    bool chat = true;
     // Clients' clocks (clock_check.h). No-wait mode names a player whose clock is off pace
     // (ServerEvent::kOffPace) and, with this, removes it.
     ClockCheckConfig clock_check;

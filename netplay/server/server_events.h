@@ -35,6 +35,7 @@ struct ServerEvent {
         kHalfOpen,  // connections closed before their Hello: counts by address (every 10 s at most)
         kPrediction,   // the hybrid predicts fewer (or again more) frames: a player's re-run cost
         kModeChanged,  // the hybrid turned into the frame lock (message: why)
+        kChat,         // a member's chat line was relayed (message: "name: text", safe text)
     };
     Type type;
     int slot = 0;  // 1..8 where it applies

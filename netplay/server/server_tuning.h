@@ -14,6 +14,11 @@ namespace framelock::netplay::server_tuning {
 // would double the downstream datagrams whenever a frame's last input is a little late.
 inline constexpr int kQuietUpdateFrames = 3;
 inline constexpr std::size_t kMaxEvents = 4096;
+// Chat (chat_room.h): a member may say this many messages at once, and one more each
+// kChatRefillUs after; beyond, its messages are dropped, and it hears why at most once each
+// kChatRefillUs.
+inline constexpr int kChatBurst = 5;
+inline constexpr Micros kChatRefillUs = 2'000'000;
 // Round trips reported this long after a player went away or came back are not network
 // measurements (Roster::unsettled).
 inline constexpr Micros kAbsenceSettleUs = 1'000'000;

@@ -234,6 +234,7 @@ void fields(auto& io, Is<Welcome> auto& m) {
     io.flag(m.late);
     io.flag(m.vouch_savestates);
     io.u16(m.snapshot_interval).at_least(1);
+    io.flag(m.chat);
     io.string(m.name, kMaxNameBytes);
     io.bytes(m.sealed_token);
     io.bytes(m.kx_key);
@@ -376,6 +377,20 @@ void fields(auto& io, Is<SavestateVouch> auto& m) {
     io.string(m.note, kMaxNoteBytes);
 }
 
+void fields(auto& io, Is<ChatSay> auto& m) {
+    io.tag(MsgId::kChatSay);
+    io.string(m.text, kMaxChatWireBytes);
+}
+
+void fields(auto& io, Is<ChatLine> auto& m) {
+    io.tag(MsgId::kChatLine);
+    io.u32(m.frame);
+    io.u8(m.from_slot);
+    io.check(m.from_slot <= kMaxPlayers || m.from_slot == kChatFromServer);
+    io.string(m.from, kMaxNameBytes);
+    io.string(m.text, kMaxChatWireBytes);
+}
+
 void fields(auto& io, Is<MovedBytes> auto& m) {
     io.tag(MsgId::kMovedBytes);
     io.u32(m.frame);
@@ -434,6 +449,8 @@ std::optional<MsgId> peek_id(std::span<const std::uint8_t> bytes) {
         case MsgId::kModeChange:
         case MsgId::kFrameLockFrom:
         case MsgId::kSavestateVouch:
+        case MsgId::kChatSay:
+        case MsgId::kChatLine:
         case MsgId::kResyncReport:
         case MsgId::kMovedBytes:
         case MsgId::kEvidenceMask:
@@ -471,6 +488,8 @@ std::vector<std::uint8_t> encode(const EvidenceMask& m) { return write_record(m)
 std::vector<std::uint8_t> encode(const ModeChange& m) { return write_record(m); }
 std::vector<std::uint8_t> encode(const FrameLockFrom& m) { return write_record(m); }
 std::vector<std::uint8_t> encode(const SavestateVouch& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const ChatSay& m) { return write_record(m); }
+std::vector<std::uint8_t> encode(const ChatLine& m) { return write_record(m); }
 
 std::optional<Challenge> decode_challenge(Bytes b) { return read_record<Challenge>(b); }
 std::optional<Hello> decode_hello(Bytes b) { return read_record<Hello>(b); }
@@ -494,6 +513,8 @@ std::optional<EvidenceMask> decode_evidence_mask(Bytes b) { return read_record<E
 std::optional<ModeChange> decode_mode_change(Bytes b) { return read_record<ModeChange>(b); }
 std::optional<FrameLockFrom> decode_frame_lock_from(Bytes b) { return read_record<FrameLockFrom>(b); }
 std::optional<SavestateVouch> decode_savestate_vouch(Bytes b) { return read_record<SavestateVouch>(b); }
+std::optional<ChatSay> decode_chat_say(Bytes b) { return read_record<ChatSay>(b); }
+std::optional<ChatLine> decode_chat_line(Bytes b) { return read_record<ChatLine>(b); }
 // clang-format on
 
 Frame expand_frame(std::uint16_t low, Frame reference) {

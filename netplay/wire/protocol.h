@@ -44,8 +44,9 @@ inline constexpr std::uint32_t kProtocolMagic = 0x4b434c46;  // "FLCK"
 // trips in its ClientStats (the path floor measured, one_way_trips.h), and a third copy of each
 // datagram on a bursty link (ServerUpdate::copies up to 3); 13: the hybrid turns into the frame
 // lock mid-session on a desync (ModeChange, and each player's FrameLockFrom), and a server
-// without a core plays it only while its players vouch for their savestates (SavestateVouch).
-inline constexpr std::uint16_t kProtocolVersion = 13;
+// without a core plays it only while its players vouch for their savestates (SavestateVouch);
+// 14: chat (ChatSay up, ChatLine down, Welcome::chat).
+inline constexpr std::uint16_t kProtocolVersion = 14;
 inline constexpr std::size_t kStateChunkBytes = 16 * 1024;
 // The largest state a session transfers, uncompressed (the largest libretro states, of
 // disc-based systems, are a few MiB).
@@ -56,6 +57,10 @@ inline constexpr std::size_t kMaxNameBytes = 40;
 // A player's Bye reason as the server keeps it and relays it to the others (bytes of safe
 // text, netplay/base/safe_text.h): the wire carries up to 1 KiB, a reason needs a line.
 inline constexpr std::size_t kMaxReasonBytes = 120;
+// A chat message as the server keeps and relays it (bytes of safe text: a line a person
+// reads at a glance); the wire carries up to kMaxChatWireBytes, the server cuts the rest.
+inline constexpr std::size_t kMaxChatBytes = 160;
+inline constexpr std::size_t kMaxChatWireBytes = 1024;
 // A SavestateVouch's note (why a player's savestates fail the check: the check's own message,
 // which names the frame and the memory that differed): two lines.
 inline constexpr std::size_t kMaxNoteBytes = 240;
@@ -90,6 +95,8 @@ enum class MsgId : std::uint8_t {
     kStateRequest = 0x07,
     kChallenge = 0x08,
     kModeChange = 0x09,
+    kChatSay = 0x0a,
+    kChatLine = 0x0b,
     kClientInput = 0x10,
     kServerUpdate = 0x11,
     kHashReport = 0x20,
@@ -168,6 +175,7 @@ struct Welcome {
     // Players keep their state at every multiple of this frame count (a multiple of the
     // hash and keyframe intervals): late joiners and resyncs start from one of them.
     std::uint16_t snapshot_interval = 60;
+    bool chat = true;  // the server relays chat (off: `--no-chat`, ChatSay is dropped)
     std::string name;  // this client's display name here (a clash gets a suffix)
     // Players: the secret that takes this slot back from a new process (Hello::rejoin_proof),
     // a new one with every Welcome, sealed to the Hello's box key. Spectators: zero.
@@ -388,6 +396,24 @@ struct SavestateVouch {
     std::string note;  // at most kMaxNoteBytes
 };
 
+// Member -> server: one chat message (a player's or a spectator's). The server makes it safe
+// text, cuts it to kMaxChatBytes and, within the sender's rate, relays it as a ChatLine.
+struct ChatSay {
+    std::string text;
+};
+
+// The sender of a ChatLine that is the server's own notice (to one member: a message it did
+// not relay, and why).
+inline constexpr std::uint8_t kChatFromServer = 0xff;
+
+// Server -> every member (players and spectators, the sender too): one chat line, safe text.
+struct ChatLine {
+    std::uint32_t frame = 0;     // the server's confirmed frames when it relayed the line
+    std::uint8_t from_slot = 0;  // 1..8: a player; 0: a spectator; kChatFromServer: the server
+    std::string from;            // the sender's display name (empty from the server)
+    std::string text;
+};
+
 struct ResyncReport {
     std::uint32_t frame = 0;          // the reference state's frame
     std::uint32_t desync_frame = 0;   // the first frame whose hashes disagreed
@@ -442,6 +468,8 @@ std::vector<std::uint8_t> encode(const EvidenceMask& m);
 std::vector<std::uint8_t> encode(const ModeChange& m);
 std::vector<std::uint8_t> encode(const FrameLockFrom& m);
 std::vector<std::uint8_t> encode(const SavestateVouch& m);
+std::vector<std::uint8_t> encode(const ChatSay& m);
+std::vector<std::uint8_t> encode(const ChatLine& m);
 
 std::optional<Challenge> decode_challenge(std::span<const std::uint8_t> bytes);
 std::optional<Hello> decode_hello(std::span<const std::uint8_t> bytes);
@@ -465,6 +493,8 @@ std::optional<EvidenceMask> decode_evidence_mask(std::span<const std::uint8_t> b
 std::optional<ModeChange> decode_mode_change(std::span<const std::uint8_t> bytes);
 std::optional<FrameLockFrom> decode_frame_lock_from(std::span<const std::uint8_t> bytes);
 std::optional<SavestateVouch> decode_savestate_vouch(std::span<const std::uint8_t> bytes);
+std::optional<ChatSay> decode_chat_say(std::span<const std::uint8_t> bytes);
+std::optional<ChatLine> decode_chat_line(std::span<const std::uint8_t> bytes);
 
 // Why two identities differ, naming both sides' values ("" when equal): `reference`'s
 // values (called `reference`, e.g. "session") against "yours".

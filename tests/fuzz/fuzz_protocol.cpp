@@ -58,6 +58,8 @@ int fuzz_protocol(const std::uint8_t* data, std::size_t size) {
     accepted += round_trip(bytes, netplay::decode_resync_report);
     accepted += round_trip(bytes, netplay::decode_moved_bytes);
     accepted += round_trip(bytes, netplay::decode_evidence_mask);
+    accepted += round_trip(bytes, netplay::decode_chat_say);
+    accepted += round_trip(bytes, netplay::decode_chat_line);
     // The datagrams beside ENet (netplay/reach/rendezvous.h): whatever decodes survives
     // encode -> decode, and a decoded datagram is never longer encoded than it came (a
     // probe's padding is not read back, so the encoding is no copy of the input).

@@ -183,6 +183,31 @@ TEST_CASE("Control messages round trip and refuse truncation", "[netplay][protoc
     CHECK(decode_frame_lock_from(encode(fl))->frame == 1275);
     check_truncation_and_trailing(encode(fl), decode_frame_lock_from);
     CHECK(peek_id(encode(fl)) == MsgId::kFrameLockFrom);
+
+    ChatSay say{"gg"};
+    CHECK(decode_chat_say(encode(say))->text == "gg");
+    check_truncation_and_trailing(encode(say), decode_chat_say);
+    CHECK(peek_id(encode(say)) == MsgId::kChatSay);
+    // A longer text is cut by the encoder; one longer on the wire is refused.
+    CHECK(decode_chat_say(encode(ChatSay{std::string(kMaxChatWireBytes + 1, 'x')}))->text.size() ==
+          kMaxChatWireBytes);
+    auto too_long = encode(ChatSay{std::string(kMaxChatWireBytes, 'x')});
+    too_long[1] = static_cast<std::uint8_t>((kMaxChatWireBytes + 1) & 0xff);  // u16 length
+    too_long[2] = static_cast<std::uint8_t>((kMaxChatWireBytes + 1) >> 8);
+    too_long.push_back('x');
+    CHECK_FALSE(decode_chat_say(too_long));
+    ChatLine line{4200, 2, "bob", "well played"};
+    auto lined = decode_chat_line(encode(line));
+    REQUIRE(lined);
+    CHECK(lined->frame == 4200);
+    CHECK(lined->from_slot == 2);
+    CHECK(lined->from == "bob");
+    CHECK(lined->text == "well played");
+    check_truncation_and_trailing(encode(line), decode_chat_line);
+    CHECK(peek_id(encode(line)) == MsgId::kChatLine);
+    CHECK(decode_chat_line(encode(ChatLine{1, kChatFromServer, "", "not sent"})));
+    CHECK(decode_chat_line(encode(ChatLine{1, 0, "sam", "a spectator's"})));
+    CHECK_FALSE(decode_chat_line(encode(ChatLine{1, kMaxPlayers + 1, "x", "no such slot"})));
 }
 
 TEST_CASE("ClientInput run-length codes inputs and rejects inconsistent runs",

@@ -180,3 +180,36 @@ TEST_CASE(
     CHECK(v1.value().frames.size() == 120);
     CHECK(v1.value().masks.empty());
 }
+
+TEST_CASE(
+    "replay: chat blocks keep each line with its frame, sender and text, and version 2 files (no "
+    "chat) still read",
+    "[replay][chat]") {
+    std::vector<std::uint8_t> file = encode_replay_start(header());
+    const auto append = [&](const std::vector<std::uint8_t>& bytes) {
+        file.insert(file.end(), bytes.begin(), bytes.end());
+    };
+    append(encode_replay_frames(0, frames(0, 60), 2));
+    append(encode_replay_chat(ChatLine{42, 1, "ann", "gl hf"}));
+    append(encode_replay_chat(ChatLine{58, 0, "sam", "go!"}));
+    append(encode_replay_frames(60, frames(60, 60), 2));
+    auto parsed = parse_replay(file);
+    REQUIRE(parsed);
+    const ReplayContents& r = parsed.value();
+    CHECK(r.stopped.empty());
+    CHECK(r.frames.size() == 120);
+    REQUIRE(r.chat.size() == 2);
+    CHECK(r.chat[0].frame == 42);
+    CHECK(r.chat[0].from_slot == 1);
+    CHECK(r.chat[0].from == "ann");
+    CHECK(r.chat[0].text == "gl hf");
+    CHECK(r.chat[1].from_slot == 0);
+    CHECK(r.chat[1].text == "go!");
+    // A version 2 file: the same blocks but chat, read as before.
+    auto v2 = file_with_blocks(2, 60);
+    v2[4] = 2;
+    auto old = parse_replay(v2);
+    REQUIRE(old);
+    CHECK(old.value().frames.size() == 120);
+    CHECK(old.value().chat.empty());
+}
