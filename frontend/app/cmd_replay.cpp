@@ -1,5 +1,5 @@
 // `framelock replay play FILE`: runs a recorded session again, headless, and with --verify
-// checks every recorded state hash.
+// checks every recorded state hash; prints the session's chat where it was said.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -16,7 +16,9 @@
 #include "frontend/files/replay_file.h"
 #include "frontend/host/headless.h"
 #include "frontend/host/retro_emulator.h"
+#include "frontend/session/session_chat.h"
 #include "frontend/session/session_identity.h"
+#include "netplay/base/safe_text.h"
 #include "netplay/determinism/evidence.h"
 #include "netplay/determinism/state_hash.h"
 
@@ -71,7 +73,22 @@ int cmd_replay_play(const ReplayArgs& args) {
     }
     std::uint64_t frame = contents.header.start_frame, verified = 0;
     std::vector<std::uint8_t> scratch;
+    // The chat as it was said, printed where the session was when it was (safe text: a file
+    // is anyone's).
+    std::vector<netplay::ChatLine> chat = contents.chat;
+    std::stable_sort(chat.begin(), chat.end(),
+                     [](const auto& a, const auto& b) { return a.frame < b.frame; });
+    std::size_t next_chat = 0;
+    const auto print_chat = [&](std::uint64_t upto) {
+        for (; next_chat < chat.size() && chat[next_chat].frame <= upto; ++next_chat) {
+            netplay::ChatLine line = chat[next_chat];
+            line.from = safe_text(line.from, netplay::kMaxNameBytes);
+            line.text = safe_text(line.text, netplay::kMaxChatBytes);
+            fmt::print("chat     frame {}: {}\n", line.frame, chat_entry_text(line));
+        }
+    };
     for (const auto& recorded : contents.frames) {
+        print_chat(frame);
         emu.run_frame(recorded.inputs, false);
         if (args.verify || log) {
             // The evidence the session recorded: the state without the bytes a load moves.
@@ -90,6 +107,7 @@ int cmd_replay_play(const ReplayArgs& args) {
         }
         ++frame;
     }
+    print_chat(UINT64_MAX);
     if (log) {
         if (Status closed = log->close(); !closed) return fail(closed.error());
     }

@@ -41,7 +41,10 @@ void JoinArgs::add_to(CLI::App& app, bool joining) {
         app.add_option("--input", input_script, "input script for this player's pad (its port 1)");
     random_opt = app.add_option("--random", random_seed, "random bot on the pad, this seed");
     input_opt->excludes(random_opt);
-    app.add_option("--frames", frames, "leave after this many frames (default: play on)");
+    app.add_option("--frames", frames,
+                   "leave once the session's frame N has run: the frame to leave at, counted "
+                   "from the session's start (a late joiner or spectator too, not from when "
+                   "it joined; default: play on)");
     app.add_option("--hash-log", hash_log,
                    "write 'FRAME HASH' for every frame to this file (as `run --hash-log`)");
     app.add_option("--stats-json", stats_json, "write this player's statistics here");
@@ -62,6 +65,12 @@ void JoinArgs::add_to(CLI::App& app, bool joining) {
                    "that differs, the last inputs; `framelock synctest --compare` reads it) into "
                    "this directory (default: desyncs/ in the data directory, "
                    "~/.local/share/framelock/desyncs)");
+    app.add_option("--say", say,
+                   "say TEXT in the session's chat once frame FRAME has run (FRAME:TEXT; may "
+                   "be given again). In the window, T opens the chat line");
+    app.add_option("--mute", mute,
+                   "do not show chat lines from the player or spectator of this name (may be "
+                   "given again; in the window, /mute NAME)");
     app.add_flag("--sram", sram,
                  "load save RAM at start (every player needs the same file, or the games "
                  "differ from frame 0); it is never written during netplay");
@@ -81,6 +90,9 @@ Status JoinArgs::validate() const {
                           "--server-key '" + safe_text(server_key, 64) +
                               "' is not a server key: 43 characters of URL-safe base64, as the "
                               "server's log line 'server key ...' shows it");
+    }
+    for (const auto& line : say) {
+        if (auto parsed = parse_scripted_chat(line); !parsed) return parsed.error();
     }
     if (screenshot_frame >= 0 && screenshot.empty() && window_screenshot.empty()) {
         return make_error(ErrorCode::kUsage,
@@ -106,6 +118,11 @@ ClientRunConfig JoinArgs::to_config(const std::string& server_address) const {
     config.spectate = spectate;
     config.password = password;
     config.rejoin_file = rejoin_file;
+    config.muted = mute;
+    for (const auto& line : say) {
+        if (auto parsed = parse_scripted_chat(line))
+            config.say.push_back(std::move(parsed).value());
+    }
     if (!server_key.empty()) config.server_key = netplay::parse_server_key(server_key);
     if (screenshot_frame >= 0 && !screenshot.empty()) {
         config.screenshot_frame = static_cast<std::uint64_t>(screenshot_frame);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "frontend/app/host_args.h"
 #include "frontend/session/client_runner.h"
@@ -38,13 +39,16 @@ struct JoinArgs {
     std::string rejoin_file;
     // `join HOST:PORT`: the key the server there must hold (as `host` or `server` prints it).
     std::string server_key;
+    // Chat: names whose lines are not shown (--mute), lines said once a frame has run (--say).
+    std::vector<std::string> mute;
+    std::vector<std::string> say;
 
     // `joining`: `framelock join` (a spectator, a password); `host` plays slot 1 itself and
     // shares the server's --password.
     void add_to(CLI::App& app, bool joining);
 
-    // A usage error when --screenshot-frame has no file to write, --name is not safe text, or
-    // --server-key is not a key.
+    // A usage error when --screenshot-frame has no file to write, --name is not safe text,
+    // --server-key is not a key, or a --say is not FRAME:TEXT.
     Status validate() const;
     // The runner's config for playing on `server_address` (HOST:PORT).
     ClientRunConfig to_config(const std::string& server_address) const;

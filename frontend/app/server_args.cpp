@@ -93,6 +93,9 @@ void ServerArgs::add_to(CLI::App& app, bool dedicated) {
     app.add_flag("--no-repair", no_repair,
                  "on a desync only report it; by default the players that differ from the "
                  "majority get the majority's state (not in rollback sessions)");
+    app.add_flag("--no-chat", no_chat,
+                 "relay no chat: players' and spectators' messages are dropped, and their "
+                 "framelock says chat is off");
     app.add_flag("--no-common-start", no_common_start,
                  "each player starts from its own power-on state instead of the first "
                  "player's (for comparing: a core that keeps a clock or leftover memory in "
@@ -208,6 +211,7 @@ ServerRunConfig ServerArgs::to_config() const {
     config.server.repair_desyncs = !no_repair;
     config.server.host_slot = host_slot;
     config.server.common_start = !no_common_start;
+    config.server.chat = !no_chat;
     config.server.kick_off_pace = kick_speed_hack;
     config.server.hash_interval = static_cast<std::uint16_t>(hash_interval);
     // `auto` reaches here on a dedicated server only (a host decides it first, choose_mode):

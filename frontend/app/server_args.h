@@ -39,6 +39,7 @@ struct ServerArgs {
     double reconnect_grace = 60;
     bool no_repair = false;
     bool no_common_start = false;
+    bool no_chat = false;
     bool kick_speed_hack = false;
     // The lobby (frontend/lobby_client/lobby_client.h): `server` registers its sessions there,
     // `host` opens a room there.

@@ -47,10 +47,17 @@ Status ReplayWriter::add(const netplay::ReplayFrame& frame) {
 }
 
 Status ReplayWriter::add_mask(const netplay::EvidenceMask& mask) {
+    return write_now(netplay::encode_replay_mask(mask));
+}
+
+Status ReplayWriter::add_chat(const netplay::ChatLine& line) {
+    return write_now(netplay::encode_replay_chat(line));
+}
+
+Status ReplayWriter::write_now(const std::vector<std::uint8_t>& block) {
     if (Status s = write_block(); !s) return s;
     if (!m_file) return {};
-    const auto bytes = netplay::encode_replay_mask(mask);
-    if (std::fwrite(bytes.data(), 1, bytes.size(), m_file) != bytes.size())
+    if (std::fwrite(block.data(), 1, block.size(), m_file) != block.size())
         return make_error(ErrorCode::kIo, "writing replay '" + m_path + ".part' failed");
     return {};
 }

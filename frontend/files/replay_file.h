@@ -29,6 +29,8 @@ class ReplayWriter {
     // From mask.from_frame on, the frames' hashes leave the mask's bytes out (written at once,
     // after the frames before it).
     Status add_mask(const netplay::EvidenceMask& mask);
+    // A chat line said in the session (written at once, after the frames before it).
+    Status add_chat(const netplay::ChatLine& line);
     // Writes what is buffered, syncs, renames PATH.part to PATH.
     Status close();
     std::uint64_t frames() const { return m_written + m_pending.size(); }
@@ -36,6 +38,8 @@ class ReplayWriter {
   private:
     ReplayWriter() = default;
     Status write_block();
+    // The frames buffered, then `block` (a mask or chat block).
+    Status write_now(const std::vector<std::uint8_t>& block);
 
     std::FILE* m_file = nullptr;
     std::string m_path;

@@ -39,7 +39,11 @@ std::string slot_list(std::uint8_t slots) {
 
 ClientRunner::ClientRunner(RetroEmulator& emulator, InputSource& input, const netplay::Clock& clock,
                            ClientRunConfig config)
-    : m_emulator(emulator), m_input(input), m_clock(clock), m_config(std::move(config)) {}
+    : m_emulator(emulator),
+      m_input(input),
+      m_clock(clock),
+      m_config(std::move(config)),
+      m_chat(m_config.muted, m_config.say) {}
 
 ClientRunner::~ClientRunner() {
     // The client borrows the emulator's video sink; do not leave it pointing here.
@@ -160,6 +164,7 @@ void ClientRunner::step() {
     // Events first: a late joiner's replay is opened on kJoined, before the frames it ran
     // in the same tick are flushed to it.
     while (auto event = m_client->poll_event()) handle_event(*event);
+    m_chat.poll(*m_client, m_replay.get(), now);
     if (m_bundles) m_bundles->poll(*m_client, false);
     if (!m_left && (m_client->state() == netplay::Client::State::kJoining ||
                     m_client->receiving_start_state()))

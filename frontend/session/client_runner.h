@@ -18,6 +18,7 @@
 #include "frontend/host/headless.h"
 #include "frontend/host/io.h"
 #include "frontend/host/retro_emulator.h"
+#include "frontend/session/session_chat.h"
 #include "frontend/session/session_summary.h"
 #include "frontend/session/view_events.h"
 #include "frontend/terminal/progress.h"
@@ -37,9 +38,11 @@ struct ClientRunConfig {
     std::string player_name;
     std::string content_name;  // for the server's messages ("game.nes")
     unsigned ports = 2;        // controller ports the emulator has (HostConfig::ports)
-    std::uint64_t frames = 0;  // leave after this many frames; 0: until the session ends
-    std::string hash_log;      // "FRAME HASH" per frame, as `framelock run --hash-log`
-    std::string record_path;   // replay file (frontend/files/replay_file.h); empty: none
+    // Leave once the session's frame `frames` has run (counted from the session's frame 0,
+    // a late joiner's too); 0: until the session ends.
+    std::uint64_t frames = 0;
+    std::string hash_log;     // "FRAME HASH" per frame, as `framelock run --hash-log`
+    std::string record_path;  // replay file (frontend/files/replay_file.h); empty: none
     std::optional<std::uint64_t> screenshot_frame;  // picture after this frame ran ...
     std::string screenshot_path;                    // ... written here as PNG
     netplay::Micros server_timeout_us = netplay::kPeerSilenceTimeoutUs;
@@ -57,6 +60,10 @@ struct ClientRunConfig {
     std::function<Status()> savestate_check;
     // Where a desync's bundle goes (frontend/session/desync_bundles.h); empty: none is written.
     std::string desync_bundle_dir;
+    // Chat (frontend/session/session_chat.h): senders whose lines are not shown (--mute), and
+    // lines said once a frame has run (--say).
+    std::vector<std::string> muted;
+    std::vector<ScriptedChat> say;
 };
 
 class ClientRunner {
@@ -94,6 +101,10 @@ class ClientRunner {
     const netplay::Client& client() const { return *m_client; }
     const ClientRunConfig& config() const { return m_config; }
     std::optional<netplay::ClientEvent> poll_view_event() { return m_view_events.poll(); }
+    // The session's chat as this player sees it, and a line the player typed (said, or a
+    // command run): the answer to show, empty when said (SessionChat::submit).
+    const SessionChat& chat() const { return m_chat; }
+    std::string say(const std::string& typed) { return m_chat.submit(*m_client, typed); }
 
   private:
     ClientRunner(RetroEmulator& emulator, InputSource& input, const netplay::Clock& clock,
@@ -132,6 +143,7 @@ class ClientRunner {
     netplay::PeerStats m_traffic_at_start, m_traffic_at_end;
     ClientRunSummary m_summary;
     ViewEvents<netplay::ClientEvent> m_view_events;
+    SessionChat m_chat;
 };
 
 }  // namespace framelock::frontend

@@ -321,6 +321,9 @@ void ServerRunner::log_events(Session& session) {
                     fmt::format("{} (decided at frame {})", event->message, event->frame);
                 log_warn("port {}: {}", port, session.mode_change);
                 break;
+            case Type::kChat:
+                log_info("port {}: chat: {}", port, event->message);
+                break;
             case Type::kRefused:
             case Type::kConfigAdjusted:
             case Type::kHalfOpen:
