@@ -80,6 +80,7 @@ constexpr png_alloc_size_t kMaxChunkBytes = png_alloc_size_t{8} << 20;
 // The decoded picture grows with the rows that actually decode, from at most this many
 // pixels, so a small file claiming a large picture allocates little.
 constexpr std::size_t kInitialPixels = std::size_t{1} << 20;
+constexpr png_uint_32 kMaxPngTexts = 8;  // iTXt chunks kept (Image::text)
 
 // What libpng's callbacks read, write and report, reached through png_get_io_ptr() and
 // png_get_error_ptr().
@@ -200,7 +201,8 @@ Error size_limit_error(std::uint32_t width, std::uint32_t height) {
 struct WriteArgs {
     png_infop info;
     const Image* image;
-    png_bytep row;  // width * kChannels bytes
+    png_bytep row;                 // width * kChannels bytes
+    std::vector<png_text>* texts;  // the image's text, as libpng takes it
 };
 
 void write_steps(png_structp png, WriteArgs* args) {
@@ -213,6 +215,9 @@ void write_steps(png_structp png, WriteArgs* args) {
     png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_ALL_FILTERS);
     png_set_compression_level(png, kZlibLevel);
     png_set_compression_buffer_size(png, kIdatChunkSize);
+    // The text before the pixels.
+    if (!args->texts->empty())
+        png_set_text(png, args->info, args->texts->data(), static_cast<int>(args->texts->size()));
     png_write_info(png, args->info);
     for (unsigned y = 0; y < image.height; ++y) {
         for (unsigned x = 0; x < image.width; ++x) {
@@ -235,7 +240,15 @@ Result<std::vector<std::uint8_t>> encode(const Image& image) {
     PngHandle handle(true, io);
     if (!handle.ok()) return png_error_value("libpng could not start (out of memory)");
     png_set_write_fn(handle.png(), &io, write_to_memory, flush_nothing);
-    WriteArgs args{handle.info(), &image, row.data()};
+    // Uncompressed UTF-8 (iTXt), pointing into the image's strings.
+    std::vector<png_text> texts(image.text.size());
+    for (std::size_t i = 0; i < image.text.size(); ++i) {
+        texts[i].compression = PNG_ITXT_COMPRESSION_NONE;
+        texts[i].key = const_cast<png_charp>(image.text[i].first.c_str());
+        texts[i].text = const_cast<png_charp>(image.text[i].second.c_str());
+        texts[i].itxt_length = image.text[i].second.size();
+    }
+    WriteArgs args{handle.info(), &image, row.data(), &texts};
     if (!guarded(handle.png(), write_steps, &args)) return libpng_error(io);
     return file;
 }
@@ -252,7 +265,10 @@ void read_info_step(png_structp png, ReadArgs* args) {
     png_set_chunk_malloc_max(png, kMaxChunkBytes);
     // Ancillary chunks are skipped (their CRCs still checked), so none is kept in memory.
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, nullptr, -1);
-    png_set_chunk_cache_max(png, 1);  // 1: keep no ancillary chunk (0 would mean no limit)
+    // But the text a window's screenshot carries (Image::text, iTXt), a few chunks at most.
+    static constexpr png_byte kText[] = {'i', 'T', 'X', 't', '\0'};
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT, kText, 1);
+    png_set_chunk_cache_max(png, 1 + kMaxPngTexts);  // 0 would mean no limit
     // Strict: a bad CRC anywhere, data after the image, or IDATs split by another chunk are
     // errors, not warnings.
     png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
@@ -391,6 +407,15 @@ Result<Image> decode_png_rgb8(std::span<const std::uint8_t> file) {
     const int color_type = png_get_color_type(png, args.info);
     const int interlace = png_get_interlace_type(png, args.info);
     if (std::size_t{width} * height > kMaxPngPixels) return size_limit_error(width, height);
+    Image image;
+    png_textp texts = nullptr;
+    const int text_count = png_get_text(png, args.info, &texts, nullptr);
+    for (int i = 0; i < text_count; ++i) {
+        const std::size_t length = texts[i].compression >= PNG_ITXT_COMPRESSION_NONE
+                                       ? texts[i].itxt_length
+                                       : texts[i].text_length;
+        image.text.emplace_back(texts[i].key, std::string(texts[i].text, length));
+    }
     if (depth != 8 || color_type != PNG_COLOR_TYPE_RGB) {
         return png_error_value(
             fmt::format("bit depth {} with colour type {} is not supported "
@@ -403,7 +428,6 @@ Result<Image> decode_png_rgb8(std::span<const std::uint8_t> file) {
     // Row by row, so that memory follows the data that actually decodes.
     std::vector<png_byte> row(std::size_t{width} * kChannels);
     args.row = row.data();
-    Image image;
     image.width = width;
     image.height = height;
     image.pixels.reserve(std::min(std::size_t{width} * height, kInitialPixels));

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "frontend/host/io.h"
@@ -17,6 +19,9 @@ namespace framelock::frontend {
 struct Image {
     unsigned width = 0, height = 0;
     std::vector<std::uint32_t> pixels;
+    // Text that goes with the picture (a window's screenshot: the text rows its overlay drew),
+    // as (keyword, UTF-8 text): a PNG's iTXt chunks, written and read back.
+    std::vector<std::pair<std::string, std::string>> text = {};
 
     std::uint32_t at(unsigned x, unsigned y) const {
         return pixels[static_cast<std::size_t>(y) * width + x];
@@ -62,7 +67,8 @@ Status write_png(const std::filesystem::path& path, const Image& image);
 // five filter types) with libpng. Every length, CRC and size is checked; anything malformed,
 // truncated, larger than kMaxPngSide/kMaxPngPixels or in another pixel format is a kIo
 // error saying what is wrong (libpng's words, and how far into the file it got). Ancillary
-// chunks are skipped, but one claiming more than 8 MiB is refused.
+// chunks are skipped but the text (iTXt, into Image::text: a few at most), and one claiming
+// more than 8 MiB is refused.
 Result<Image> decode_png_rgb8(std::span<const std::uint8_t> png);
 
 // read_file() then decode_png_rgb8(); errors name the path.

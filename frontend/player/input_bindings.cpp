@@ -253,6 +253,7 @@ HotkeyAction hotkey_for(const Hotkeys& hotkeys, KeyCode key) {
     if (key == hotkeys.screenshot) return HotkeyAction::kScreenshot;
     if (key == hotkeys.overlay) return HotkeyAction::kOverlay;
     if (key == hotkeys.quit) return HotkeyAction::kQuit;
+    if (key == hotkeys.chat) return HotkeyAction::kChat;
     return HotkeyAction::kNone;
 }
 
@@ -322,6 +323,11 @@ void InputMapper::release_all() {
         pad.buttons = 0;
         pad.axes = {};
     }
+    for (int port = 0; port < kMaxLocalPorts; ++port) refresh_port(port);
+}
+
+void InputMapper::release_keys() {
+    m_keys.reset();
     for (int port = 0; port < kMaxLocalPorts; ++port) refresh_port(port);
 }
 

@@ -99,9 +99,10 @@ struct Hotkeys {
     KeyCode screenshot = 69;  // F12
     KeyCode overlay = 58;     // F1
     KeyCode quit = 41;        // Escape
+    KeyCode chat = 23;        // T: opens the chat line in a netplay session
 };
 
-enum class HotkeyAction { kNone, kFullscreen, kScreenshot, kOverlay, kQuit };
+enum class HotkeyAction { kNone, kFullscreen, kScreenshot, kOverlay, kQuit, kChat };
 HotkeyAction hotkey_for(const Hotkeys& hotkeys, KeyCode key);
 
 // Folds key and controller events into the pad words of every port. Controllers get the
@@ -124,6 +125,8 @@ class InputMapper {
     void pad_axis(std::int32_t instance, PadAxis axis, double value);
     // Every key and button released (the window lost focus).
     void release_all();
+    // Every key released, the controllers left as they are (the keyboard types chat).
+    void release_keys();
 
     // The pads for the next frame: what is held, plus whatever went down since the last
     // sample (a tap already released). A release counts at once. Starts a new period.

@@ -242,9 +242,37 @@ void NetplayView::refresh(Micros now) {
     m_window.overlay().sample(now);
 }
 
+void NetplayView::take_chat(Micros now) {
+    const netplay::Client& client = m_client.client();
+    if (!m_chat_set && client.state() != netplay::Client::State::kIdle &&
+        client.state() != netplay::Client::State::kConnecting) {
+        m_chat_set = true;
+        m_window.set_chat(client.chat_on());
+    }
+    ChatPanel& panel = m_window.overlay().chat();
+    for (const std::string& typed : m_window.take_chat_lines()) {
+        const std::string answer = m_client.say(typed);
+        if (!answer.empty()) panel.add(answer, Tone::kWarning, now);
+    }
+    const SessionChat& chat = m_client.chat();
+    const std::uint64_t fresh = chat.changes() - m_chat_seen;
+    m_chat_seen = chat.changes();
+    const auto& history = chat.history();
+    for (std::size_t i = history.size() - std::min<std::size_t>(fresh, history.size());
+         i < history.size(); ++i) {
+        const netplay::ChatLine& line = history[i].line;
+        panel.add(chat_entry_text(line),
+                  line.from_slot == netplay::kChatFromServer ? Tone::kWarning
+                  : line.from_slot == 0                      ? Tone::kDim
+                                                             : Tone::kNormal,
+                  now);
+    }
+}
+
 void NetplayView::after_step() {
     const Micros now = m_clock.now_us();
     take_events(now);
+    take_chat(now);
     if (now >= m_next_refresh) {
         refresh(now);
         m_next_refresh = now + kRefreshUs;
@@ -265,6 +293,7 @@ void NetplayView::linger(Micros duration) {
     while (m_clock.now_us() < until && !m_window.quit_requested()) {
         m_window.pump_events();
         take_events(m_clock.now_us());
+        take_chat(m_clock.now_us());
         m_window.overlay().set_progress(std::nullopt);
         m_window.show(m_clock.now_us());
         std::this_thread::sleep_for(std::chrono::milliseconds(30));

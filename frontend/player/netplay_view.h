@@ -64,6 +64,9 @@ class NetplayView final : public RealtimeObserver {
 
   private:
     void take_events(netplay::Micros now);
+    // Chat: turned on in the window once the server said whether it relays it; the lines
+    // typed there said, the lines heard shown.
+    void take_chat(netplay::Micros now);
     void refresh(netplay::Micros now);
 
     PlayerWindow& m_window;
@@ -77,6 +80,8 @@ class NetplayView final : public RealtimeObserver {
     std::uint8_t m_left_slots = 0, m_desynced_slots = 0;
     std::uint64_t m_desyncs = 0;
     std::optional<std::uint32_t> m_first_desync;
+    bool m_chat_set = false;        // the window was told whether chat is on
+    std::uint64_t m_chat_seen = 0;  // SessionChat::changes() shown so far
 };
 
 }  // namespace framelock::frontend

@@ -153,7 +153,8 @@ std::vector<ScreenMessage> MessageQueue::visible(netplay::Micros now) const {
 }
 
 OverlayLayout layout_overlay(int win_w, int win_h, int line_h, int char_w,
-                             const std::vector<OverlayLine>& lines, std::size_t messages) {
+                             const std::vector<OverlayLine>& lines, std::size_t messages,
+                             std::size_t chat_rows) {
     OverlayLayout layout;
     std::size_t columns = kMinColumns;
     for (const auto& line : lines) columns = std::max(columns, line.text.size());
@@ -179,6 +180,12 @@ OverlayLayout layout_overlay(int win_w, int win_h, int line_h, int char_w,
     for (std::size_t i = 0; i < messages; ++i) {
         layout.messages.push_back(
             {kMargin, win_h - kMargin - static_cast<int>(messages - i) * message_step});
+    }
+    // The chat's rows above the messages, a line each, a gap between the two.
+    const int chat_bottom =
+        win_h - kMargin - static_cast<int>(messages) * message_step - (messages > 0 ? kPadding : 0);
+    for (std::size_t i = 0; i < chat_rows; ++i) {
+        layout.chat.push_back({kMargin, chat_bottom - static_cast<int>(chat_rows - i) * line_h});
     }
     return layout;
 }

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "frontend/player/chat_panel.h"
+#include "frontend/player/overlay_line.h"
 #include "frontend/player/viewport.h"
 #include "netplay/interfaces/clock.h"
 
 namespace framelock::frontend {
-
-enum class Tone { kNormal, kGood, kWarning, kError, kDim };
 
 struct PeerStatus {
     enum class State { kYou, kPlaying, kWaiting, kLeft, kDesynced };
@@ -80,11 +80,6 @@ struct Point {
 // above are clamped to it).
 std::vector<Point> graph_points(const GraphSeries& series, const Rect& area, double top);
 
-struct OverlayLine {
-    std::string text;
-    Tone tone = Tone::kNormal;
-};
-
 // The overlay's text, top to bottom: ping, delay, stalls, frame, a desync warning when
 // there was one, then one line per peer.
 std::vector<OverlayLine> overlay_lines(const SessionStatus& status);
@@ -124,10 +119,12 @@ struct OverlayLayout {
     Rect progress_bar;            // centred
     Point progress_label;         // above the bar
     std::vector<Point> messages;  // bottom left, oldest first
+    std::vector<Point> chat;      // the chat's rows (ChatPanel::rows), above the messages
 };
 
 OverlayLayout layout_overlay(int win_w, int win_h, int line_h, int char_w,
-                             const std::vector<OverlayLine>& lines, std::size_t messages);
+                             const std::vector<OverlayLine>& lines, std::size_t messages,
+                             std::size_t chat_rows = 0);
 
 // Everything the overlay draws, kept by the window and fed by the session glue.
 class OverlayModel {
@@ -168,6 +165,12 @@ class OverlayModel {
     void set_menu(std::optional<Menu> menu) { m_menu = std::move(menu); }
     const std::optional<Menu>& menu() const { return m_menu; }
 
+    // The session's chat (chat_panel.h): shown only once a session has it on.
+    ChatPanel& chat() { return m_chat; }
+    const ChatPanel& chat() const { return m_chat; }
+    bool chat_on() const { return m_chat_on; }
+    void set_chat_on(bool on) { m_chat_on = on; }
+
   private:
     SessionStatus m_status;
     bool m_has_session = false;
@@ -177,6 +180,8 @@ class OverlayModel {
     std::optional<Progress> m_progress;
     bool m_visible = true;
     std::optional<Menu> m_menu;
+    ChatPanel m_chat;
+    bool m_chat_on = false;
 };
 
 }  // namespace framelock::frontend

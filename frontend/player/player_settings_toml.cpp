@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <vector>
@@ -267,10 +268,11 @@ Status parse_hotkeys(const toml::table& table, const SectionReader& r, Hotkeys& 
                           : k == "screenshot" ? &h.screenshot
                           : k == "overlay"    ? &h.overlay
                           : k == "quit"       ? &h.quit
+                          : k == "chat"       ? &h.chat
                                               : nullptr;
         if (!target) {
             return r.error(node, "unknown key hotkeys." + k +
-                                     " (known: fullscreen, screenshot, overlay, quit)");
+                                     " (known: fullscreen, screenshot, overlay, quit, chat)");
         }
         auto name = r.text(node, k);
         if (!name) return name.error();
@@ -312,7 +314,8 @@ Status check_conflicts(const PlayerSettings& s, const InputOrigins& origins,
     const std::pair<const char*, KeyCode> hotkeys[] = {{"fullscreen", s.hotkeys.fullscreen},
                                                        {"screenshot", s.hotkeys.screenshot},
                                                        {"overlay", s.hotkeys.overlay},
-                                                       {"quit", s.hotkeys.quit}};
+                                                       {"quit", s.hotkeys.quit},
+                                                       {"chat", s.hotkeys.chat}};
     for (const auto& [name, key] : hotkeys) {
         const auto origin = origins.hotkeys.find(name);
         Status st = claim(key, std::string("hotkeys.") + name,
@@ -375,6 +378,15 @@ Status parse_player_settings(const toml::table& root, const std::string& source,
         if (std::string_view(section) == "hotkeys")
             s = parse_hotkeys(*table, reader, out.hotkeys, origins);
         if (!s) return s;
+    }
+    // The chat key came after configs that bind its key (T) to a button: there, the button
+    // keeps the key and chat has none until hotkeys.chat names one (docs/config.md).
+    if (!origins.hotkeys.count("chat")) {
+        for (const auto& [where, origin] : origins.keys) {
+            const auto& keys = out.input.ports[where.first].keys[where.second];
+            if (std::find(keys.begin(), keys.end(), out.hotkeys.chat) != keys.end())
+                out.hotkeys.chat = 0;
+        }
     }
     return check_conflicts(out, origins, source);
 }

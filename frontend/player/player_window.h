@@ -108,12 +108,22 @@ class PlayerWindow {
         (void)text_input;
     }
     virtual std::vector<MenuEvent> take_menu_events() { return {}; }
+    // Chat (the overlay's ChatPanel): once on, the chat key opens the chat line, and while it
+    // is open the keyboard types into it (Enter sends, Escape closes, Page Up and Page Down
+    // scroll the history) instead of pressing buttons; controllers still play. The lines the
+    // player sent since the last call. Windows without a keyboard never produce any.
+    virtual void set_chat(bool on) { (void)on; }
+    virtual std::vector<std::string> take_chat_lines() { return {}; }
     // A new window title (the room browser's window becomes the game's).
     virtual void set_title(const std::string& title) { (void)title; }
     virtual std::optional<AudioReport> audio_report() const = 0;
     // "x11, renderer opengl, window 960x672" for the log.
     virtual std::string describe() const = 0;
 };
+
+// The text a window's screenshot carries (Image::text) under this keyword: the chat's rows as
+// the window drew them, one a line ("" when none showed).
+inline constexpr const char* kChatTextKey = "framelock:chat";
 
 // True when a window can be opened: $DISPLAY or $WAYLAND_DISPLAY is set and SDL's video
 // starts on it. Otherwise false with the reason in *why (if given).

@@ -41,7 +41,7 @@ FrameBuffer frame_buffer(unsigned height, std::size_t pitch) {
 }
 
 Image solid(unsigned width, unsigned height, std::uint32_t color) {
-    return Image{width, height, std::vector<std::uint32_t>(std::size_t{width} * height, color)};
+    return Image{width, height, std::vector<std::uint32_t>(std::size_t{width} * height, color), {}};
 }
 
 Image random_image(unsigned width, unsigned height, std::uint32_t seed) {

@@ -185,3 +185,17 @@ TEST_CASE("Player config: the example in docs/config.md is valid", "[frontend][c
           std::vector<KeyCode>{*key_from_name("Backspace")});
     CHECK(c.player.hotkeys.quit == 0);
 }
+
+TEST_CASE("Player config: the chat key (T) leaves a button bound to T where it is, unless asked",
+          "[config][chat]") {
+    CHECK(parsed("").player.hotkeys.chat == *key_from_name("T"));
+    // A config from before chat, with T on port 2's up: T stays up, chat has no key.
+    const Config old = parsed("[input.port2]\nup = \"T\"\n");
+    CHECK(old.player.hotkeys.chat == 0);
+    CHECK(old.player.input.ports[1].keys[pad::kUp] == std::vector<KeyCode>{*key_from_name("T")});
+    // Chat on another key beside it; or asked for on T too: a conflict, named.
+    CHECK(parsed("[input.port2]\nup = \"T\"\n[hotkeys]\nchat = \"Y\"\n").player.hotkeys.chat ==
+          *key_from_name("Y"));
+    CHECK_THAT(error_of("[input.port2]\nup = \"T\"\n[hotkeys]\nchat = \"T\"\n"),
+               Catch::Contains("hotkeys.chat") && Catch::Contains("port 2 UP"));
+}

@@ -40,6 +40,8 @@ class SdlInput final : public InputSource {
     std::vector<std::string> take_notices();
 
     const InputMapper& mapper() const { return m_mapper; }
+    // The keyboard goes to the chat line: every key is released (controllers still play).
+    void release_keys() { m_mapper.release_keys(); }
     int controllers() const { return static_cast<int>(m_controllers.size()); }
 
   private:

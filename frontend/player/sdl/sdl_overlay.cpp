@@ -20,6 +20,7 @@ constexpr SDL_Color kBarBack{40, 40, 48, 230};
 constexpr SDL_Color kBarFill{90, 200, 255, 255};
 constexpr SDL_Color kMenuBack{16, 18, 28, 255};
 constexpr SDL_Color kMenuHighlight{40, 60, 90, 255};
+constexpr SDL_Color kChatBack{12, 12, 20, 255};
 
 SDL_Color tone_color(Tone tone) {
     switch (tone) {
@@ -194,9 +195,18 @@ void SdlOverlay::draw(const OverlayModel& model, netplay::Micros now, int win_w,
     const std::vector<OverlayLine> lines =
         panel ? overlay_lines(model.status()) : std::vector<OverlayLine>{};
     const auto messages = model.messages().visible(now);
+    const std::vector<OverlayLine> chat =
+        model.chat_on() ? model.chat().rows(now) : std::vector<OverlayLine>{};
     const OverlayLayout layout =
-        layout_overlay(win_w, win_h, m_line_h, m_char_w, lines, messages.size());
+        layout_overlay(win_w, win_h, m_line_h, m_char_w, lines, messages.size(), chat.size());
     if (panel) draw_panel(model, layout, lines);
+    // The chat on an opaque backdrop: readable over any picture.
+    for (std::size_t i = 0; i < chat.size(); ++i) {
+        const Text* t = text(chat[i].text, chat[i].tone);
+        if (!t) continue;
+        fill({layout.chat[i].x - 4, layout.chat[i].y, t->w + 8, m_line_h}, kChatBack);
+        draw_text(chat[i].text, chat[i].tone, layout.chat[i].x, layout.chat[i].y);
+    }
     if (model.progress()) draw_progress(*model.progress(), layout, now);
     for (std::size_t i = 0; i < messages.size(); ++i) {
         const Text* t = text(messages[i].text, messages[i].tone);

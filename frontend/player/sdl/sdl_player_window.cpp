@@ -172,6 +172,7 @@ void SdlPlayerWindow::pump_events() {
             continue;
         }
         if (m_menu_mode && menu_event_for(event, m_text_input, m_menu_events)) continue;
+        if (m_overlay.chat().typing() && chat_event(event)) continue;
         if (event.type == SDL_KEYDOWN && !event.key.repeat) {
             const auto action = hotkey_for(m_config.settings.hotkeys,
                                            static_cast<KeyCode>(event.key.keysym.scancode));
@@ -190,6 +191,12 @@ void SdlPlayerWindow::pump_events() {
                 case HotkeyAction::kQuit:
                     m_quit = true;
                     continue;
+                case HotkeyAction::kChat:
+                    if (!m_overlay.chat_on()) break;  // no session with chat: a key as any
+                    m_overlay.chat().open_line();
+                    m_input->release_keys();
+                    set_text_input(true);
+                    continue;
             }
         }
         m_input->handle_event(event, m_next_frame);
@@ -200,17 +207,64 @@ void SdlPlayerWindow::pump_events() {
 
 void SdlPlayerWindow::set_menu_mode(bool on, bool text_input) {
     m_menu_mode = on;
-    text_input = on && text_input;
-    if (text_input != m_text_input) {
-        // Text input only while a prompt is open: it may bring up an input method, and
-        // outside a prompt every key is a command.
-        if (text_input)
-            SDL_StartTextInput();
-        else
-            SDL_StopTextInput();
-        m_text_input = text_input;
-    }
+    set_text_input(on && text_input);
     if (!on) m_menu_events.clear();
+}
+
+void SdlPlayerWindow::set_text_input(bool on) {
+    if (on == m_text_input) return;
+    // Text input only while a prompt or the chat line is open: it may bring up an input
+    // method, and outside them every key is a command or a button.
+    if (on)
+        SDL_StartTextInput();
+    else
+        SDL_StopTextInput();
+    m_text_input = on;
+}
+
+void SdlPlayerWindow::set_chat(bool on) {
+    m_overlay.set_chat_on(on);
+    if (!on && m_overlay.chat().typing()) {
+        m_overlay.chat().close_line();
+        set_text_input(false);
+    }
+}
+
+bool SdlPlayerWindow::chat_event(const SDL_Event& event) {
+    ChatPanel& chat = m_overlay.chat();
+    if (event.type == SDL_TEXTINPUT) {
+        chat.type(event.text.text);
+        return true;
+    }
+    if (event.type == SDL_KEYUP) return true;
+    if (event.type != SDL_KEYDOWN) return false;  // controllers, the window: as ever
+    switch (event.key.keysym.scancode) {
+        case SDL_SCANCODE_RETURN:
+        case SDL_SCANCODE_KP_ENTER:
+            if (auto line = chat.submit()) m_chat_out.push_back(std::move(*line));
+            set_text_input(false);
+            return true;
+        case SDL_SCANCODE_ESCAPE:
+            chat.close_line();
+            set_text_input(false);
+            return true;
+        case SDL_SCANCODE_BACKSPACE:
+            chat.backspace();
+            return true;
+        case SDL_SCANCODE_PAGEUP:
+            chat.scroll(static_cast<int>(ChatPanel::kHistoryRows) - 1);
+            return true;
+        case SDL_SCANCODE_PAGEDOWN:
+            chat.scroll(-(static_cast<int>(ChatPanel::kHistoryRows) - 1));
+            return true;
+        default:
+            break;
+    }
+    // Letters are text (they arrive as SDL_TEXTINPUT); of the hotkeys, fullscreen and
+    // screenshot still act while typing.
+    const HotkeyAction action =
+        hotkey_for(m_config.settings.hotkeys, static_cast<KeyCode>(event.key.keysym.scancode));
+    return action != HotkeyAction::kFullscreen && action != HotkeyAction::kScreenshot;
 }
 
 std::vector<MenuEvent> SdlPlayerWindow::take_menu_events() {
@@ -268,6 +322,13 @@ void SdlPlayerWindow::draw(netplay::Micros now) {
     m_overlay_renderer->draw(m_overlay, now, w, h);
     if (!m_captures.empty()) {
         auto image = m_video->read_window();
+        // What the chat's rows say, beside their pixels: a screenshot of a chat can be read
+        // back (the tests, a bug report).
+        if (image && m_overlay.chat_on()) {
+            std::string rows;
+            for (const auto& row : m_overlay.chat().rows(now)) rows += row.text + "\n";
+            image.value().text.emplace_back(kChatTextKey, rows);
+        }
         for (const auto& path : m_captures) {
             Status written = image ? write_png(path, image.value()) : Status(image.error());
             if (written) {

@@ -1,10 +1,12 @@
 // PlayerWindow with SDL2: one window (SdlVideo) with the overlay (SdlOverlay) drawn over
 // the picture, the sound device (SdlAudio), the keyboard and controllers (SdlInput), and
-// the hotkeys: fullscreen, screenshot (PNG of the window), overlay on/off, quit.
+// the hotkeys: fullscreen, screenshot (PNG of the window), overlay on/off, quit, and in a
+// netplay session the chat line (T).
 #pragma once
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "frontend/player/player_window.h"
@@ -60,6 +62,8 @@ class SdlPlayerWindow final : public PlayerWindow {
     OverlayModel& overlay() override { return m_overlay; }
     void set_menu_mode(bool on, bool text_input) override;
     std::vector<MenuEvent> take_menu_events() override;
+    void set_chat(bool on) override;
+    std::vector<std::string> take_chat_lines() override { return std::exchange(m_chat_out, {}); }
     void set_title(const std::string& title) override {
         SDL_SetWindowTitle(m_video->window(), title.c_str());
     }
@@ -72,6 +76,9 @@ class SdlPlayerWindow final : public PlayerWindow {
   private:
     explicit SdlPlayerWindow(const PlayerWindowConfig& config);
     void hotkey_screenshot(netplay::Micros now);
+    // While the chat line is open: the keyboard's and text events go to it (true: taken).
+    bool chat_event(const SDL_Event& event);
+    void set_text_input(bool on);
 
     PlayerWindowConfig m_config;
     std::unique_ptr<SdlSubsystems> m_sdl;  // first in, last out
@@ -89,6 +96,7 @@ class SdlPlayerWindow final : public PlayerWindow {
     netplay::Micros m_last_now = 0;
     bool m_menu_mode = false, m_text_input = false;
     std::vector<MenuEvent> m_menu_events;
+    std::vector<std::string> m_chat_out;  // lines sent with Enter, not yet taken
 };
 
 }  // namespace framelock::frontend
