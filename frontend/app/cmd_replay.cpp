@@ -84,7 +84,7 @@ int cmd_replay_play(const ReplayArgs& args) {
             netplay::ChatLine line = chat[next_chat];
             line.from = safe_text(line.from, netplay::kMaxNameBytes);
             line.text = safe_text(line.text, netplay::kMaxChatBytes);
-            fmt::print("chat     frame {}: {}\n", line.frame, chat_entry_text(line));
+            fmt::print("chat     frame {}: {}\n", line.frame, netplay::chat_line_text(line));
         }
     };
     for (const auto& recorded : contents.frames) {

@@ -268,7 +268,9 @@ void read_info_step(png_structp png, ReadArgs* args) {
     // But the text a window's screenshot carries (Image::text, iTXt), a few chunks at most.
     static constexpr png_byte kText[] = {'i', 'T', 'X', 't', '\0'};
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT, kText, 1);
-    png_set_chunk_cache_max(png, 1 + kMaxPngTexts);  // 0 would mean no limit
+    // libpng keeps one chunk less than the limit, less one more for the chunk it refuses: a
+    // file with more text than kMaxPngTexts chunks is refused (benign errors are errors).
+    png_set_chunk_cache_max(png, kMaxPngTexts + 2);  // 0 would mean no limit
     // Strict: a bad CRC anywhere, data after the image, or IDATs split by another chunk are
     // errors, not warnings.
     png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);

@@ -27,7 +27,9 @@ void ChatPanel::close_line() {
 
 void ChatPanel::type(const std::string& text) {
     if (!m_typing) return;
-    m_typed = cut_text(m_typed + text, kMaxTypedBytes);
+    // Whole, or not at all: a cut could take back a character typed before (a combining mark
+    // at the limit is cut with its base).
+    if (m_typed.size() + text.size() <= kMaxTypedBytes) m_typed += text;
 }
 
 void ChatPanel::backspace() {

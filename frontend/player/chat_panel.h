@@ -30,7 +30,7 @@ class ChatPanel {
     bool typing() const { return m_typing; }
     void open_line();
     void close_line();  // drops what was typed
-    // Typed text (UTF-8), appended while it fits in kMaxTypedBytes (cut on a character).
+    // Typed text (UTF-8), appended when all of it fits in kMaxTypedBytes.
     void type(const std::string& text);
     void backspace();  // removes the last character (a whole UTF-8 sequence)
     // Enter: what was typed (nullopt when nothing), and the line closes.

@@ -261,7 +261,7 @@ void NetplayView::take_chat(Micros now) {
     for (std::size_t i = history.size() - std::min<std::size_t>(fresh, history.size());
          i < history.size(); ++i) {
         const netplay::ChatLine& line = history[i].line;
-        panel.add(chat_entry_text(line),
+        panel.add(netplay::chat_line_text(line),
                   line.from_slot == netplay::kChatFromServer ? Tone::kWarning
                   : line.from_slot == 0                      ? Tone::kDim
                                                              : Tone::kNormal,

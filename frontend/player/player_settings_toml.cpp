@@ -379,13 +379,18 @@ Status parse_player_settings(const toml::table& root, const std::string& source,
             s = parse_hotkeys(*table, reader, out.hotkeys, origins);
         if (!s) return s;
     }
-    // The chat key came after configs that bind its key (T) to a button: there, the button
-    // keeps the key and chat has none until hotkeys.chat names one (docs/config.md).
+    // The chat key came after configs that bind its key (T) to a button or another hotkey:
+    // there, the key keeps what it did and chat has none until hotkeys.chat names one
+    // (docs/config.md).
     if (!origins.hotkeys.count("chat")) {
         for (const auto& [where, origin] : origins.keys) {
             const auto& keys = out.input.ports[where.first].keys[where.second];
             if (std::find(keys.begin(), keys.end(), out.hotkeys.chat) != keys.end())
                 out.hotkeys.chat = 0;
+        }
+        const Hotkeys& h = out.hotkeys;
+        for (const KeyCode other : {h.fullscreen, h.screenshot, h.overlay, h.quit}) {
+            if (other == out.hotkeys.chat) out.hotkeys.chat = 0;
         }
     }
     return check_conflicts(out, origins, source);

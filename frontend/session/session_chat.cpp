@@ -24,11 +24,6 @@ Result<ScriptedChat> parse_scripted_chat(const std::string& spec) {
     return out;
 }
 
-std::string chat_entry_text(const netplay::ChatLine& line) {
-    if (line.from_slot == netplay::kChatFromServer) return "server: " + line.text;
-    return line.from + (line.from_slot == 0 ? " (spectator)" : "") + ": " + line.text;
-}
-
 SessionChat::SessionChat(std::vector<std::string> muted, std::vector<ScriptedChat> script)
     : m_muted(muted.begin(), muted.end()), m_script(std::move(script)) {
     std::stable_sort(
@@ -51,7 +46,7 @@ void SessionChat::poll(netplay::Client& client, ReplayWriter* replay, netplay::M
                 log_warn("chat line not recorded: {}", s.error().message);
         }
         if (!from_server && muted(line->from)) continue;
-        log_info("chat at frame {}: {}", line->frame, chat_entry_text(*line));
+        log_info("chat at frame {}: {}", line->frame, netplay::chat_line_text(*line));
         keep(std::move(*line), now);
     }
     while (m_next_scripted < m_script.size() &&

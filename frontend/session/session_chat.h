@@ -38,9 +38,6 @@ struct ChatEntry {
     netplay::Micros at = 0;
 };
 
-// "ann: gl hf", "sam (spectator): go!", "server: not sent: ..." (safe text in, as it came).
-std::string chat_entry_text(const netplay::ChatLine& line);
-
 class SessionChat {
   public:
     static constexpr std::size_t kHistory = 200;  // lines the window can scroll back through

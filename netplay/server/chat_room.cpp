@@ -23,6 +23,8 @@ bool ChatRoom::take_token(ChatRecord& record, Micros now) {
                 std::min<int>(kChatBurst, record.m_tokens + static_cast<int>(refills));
             record.m_refilled_at += refills * kChatRefillUs;
         }
+        // A full bucket saves no time for later: the burst stays kChatBurst.
+        if (record.m_tokens == kChatBurst) record.m_refilled_at = now;
     }
     if (record.m_tokens == 0) return false;
     --record.m_tokens;
@@ -67,8 +69,8 @@ void ChatRoom::say(ServerSlot& member, int number, const ChatSay& say, Micros no
     }
     for (const ServerSlot& spectator : spectators)
         m_transport.send(spectator.peer, Channel::kControl, message);
-    m_events.emit({ServerEvent::Type::kChat, number, frame, 0, 0,
-                   member.name + (member.spectator ? " (spectator)" : "") + ": " + text});
+    if (m_events.room())
+        m_events.emit({ServerEvent::Type::kChat, number, frame, 0, 0, chat_line_text(line)});
 }
 
 }  // namespace framelock::netplay

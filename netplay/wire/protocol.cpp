@@ -423,6 +423,12 @@ SessionIdentity read_identity(WireReader& r) {
     return id;
 }
 
+std::string chat_line_text(const ChatLine& line) {
+    if (line.from_slot == kChatFromServer) return "server: " + line.text;
+    if (line.from_slot == 0) return "spectator " + line.from + ": " + line.text;
+    return "P" + std::to_string(line.from_slot) + " " + line.from + ": " + line.text;
+}
+
 std::string describe_unknown(std::span<const std::uint8_t> bytes) {
     char text[64];
     std::snprintf(text, sizeof text, "unknown message id 0x%02x (%zu bytes)",

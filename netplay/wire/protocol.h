@@ -414,6 +414,12 @@ struct ChatLine {
     std::string text;
 };
 
+// A chat line as every place shows it: "P2 ann: gl hf", "spectator sam: go!", "server: not
+// sent: ...". The sender's slot (which the server sets, never the sender) comes before the
+// name, so that no name can pose as the server's notice or as another member's line. The name
+// and text as they are (make them safe text first).
+std::string chat_line_text(const ChatLine& line);
+
 struct ResyncReport {
     std::uint32_t frame = 0;          // the reference state's frame
     std::uint32_t desync_frame = 0;   // the first frame whose hashes disagreed

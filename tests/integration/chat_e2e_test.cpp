@@ -52,24 +52,24 @@ TEST_CASE(
     session.require_success(sam, "sam", deadline);
     session.require_server_success(after(15s));
 
-    const std::string escaped = "ann: \\x1b]0;PWN\\x07 pwned\\x0a[warn] forged";
+    const std::string escaped = "P1 ann: \\x1b]0;PWN\\x07 pwned\\x0a[warn] forged";
     for (const char* name : {"ann", "bob"}) {
         const std::string log = read_text(session.dir().file(std::string(name) + ".log"));
         INFO(name << session.log_of(name));
-        CHECK(count_of(log, ": ann: gl hf") == 1);
-        CHECK(count_of(log, ": bob: you too") == 1);
+        CHECK(count_of(log, ": P1 ann: gl hf") == 1);
+        CHECK(count_of(log, ": P2 bob: you too") == 1);
         CHECK(count_of(log, escaped) == 1);
         CHECK(log.find("\x1b]0;PWN") == std::string::npos);
         CHECK(log.find("\n[warn] forged") == std::string::npos);
     }
     const std::string sam_log = read_text(session.dir().file("sam.log"));
     INFO(session.log_of("sam"));
-    CHECK(count_of(sam_log, ": ann: gl hf") == 1);
+    CHECK(count_of(sam_log, ": P1 ann: gl hf") == 1);
     CHECK(count_of(sam_log, escaped) == 1);
-    CHECK(count_of(sam_log, "bob: you too") == 0);  // muted
+    CHECK(count_of(sam_log, "P2 bob: you too") == 0);  // muted
     const std::string server_log = read_text(session.dir().file("server.log"));
-    CHECK(count_of(server_log, "chat: ann: gl hf") == 1);
-    CHECK(count_of(server_log, "chat: bob: you too") == 1);
+    CHECK(count_of(server_log, "chat: P1 ann: gl hf") == 1);
+    CHECK(count_of(server_log, "chat: P2 bob: you too") == 1);
     CHECK(count_of(server_log, "chat: " + escaped) == 1);
 
     // The replay keeps the three lines, printed where they were said, and still verifies.
@@ -78,8 +78,8 @@ TEST_CASE(
     INFO(played.out << played.err);
     REQUIRE(played.exit_code == 0);
     CHECK(count_of(played.out, "chat     frame ") == 3);
-    CHECK(count_of(played.out, ": ann: gl hf\n") == 1);
-    CHECK(count_of(played.out, ": bob: you too\n") == 1);
+    CHECK(count_of(played.out, ": P1 ann: gl hf\n") == 1);
+    CHECK(count_of(played.out, ": P2 bob: you too\n") == 1);
     CHECK(count_of(played.out, ": " + escaped + "\n") == 1);
     CHECK_THAT(played.out, Catch::Contains("state hashes equal the recorded ones"));
 }

@@ -7,6 +7,7 @@
 // there, and in the pixels, the rows' opaque backdrop is as many lines tall as there are rows.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <regex>
@@ -39,8 +40,8 @@ const std::string kHostileName = "eve\x1b]0;PWN\a";
 const std::string kHostileText = "hi\x1b[2J\xe2\x80\xae!";
 // How the players' windows show them.
 const std::string kHostileShownName = "eve\\x1b]0;PWN\\x07";
-const std::string kHostileRow = kHostileShownName + " (spectator): hi\\x1b[2J\\u202e!";
-const std::string kTypedRow = "ann: hello there";
+const std::string kHostileRow = "spectator " + kHostileShownName + ": hi\\x1b[2J\\u202e!";
+const std::string kTypedRow = "P1 ann: hello there";
 
 // The colour of the chat rows' backdrop (sdl_overlay.cpp), as a screenshot's pixel.
 constexpr std::uint32_t kChatBack = 0x0c0c14;
@@ -159,12 +160,16 @@ std::vector<std::string> chat_rows(const framelock::frontend::Image& image) {
     return {};
 }
 
-// How many pixel rows of the window's left edge (x = 4: the backdrop's first column) are the
-// chat's backdrop.
+// The longest run of pixel rows at the window's left edge (x = 4: the backdrop's first
+// column) in the chat's backdrop colour: the rows, one on the other (a pixel of the game's
+// that happens to be that colour is no run).
 int backdrop_lines(const framelock::frontend::Image& image) {
-    int n = 0;
-    for (unsigned y = 0; y < image.height; ++y) n += image.at(4, y) == kChatBack;
-    return n;
+    int longest = 0, run = 0;
+    for (unsigned y = 0; y < image.height; ++y) {
+        run = image.at(4, y) == kChatBack ? run + 1 : 0;
+        longest = std::max(longest, run);
+    }
+    return longest;
 }
 
 }  // namespace

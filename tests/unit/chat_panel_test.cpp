@@ -74,7 +74,10 @@ TEST_CASE(
     panel.open_line();
     CHECK(panel.typed().empty());
     // A line is at most the server's 160 bytes.
-    panel.type(std::string(200, 'x'));
+    panel.type(std::string(150, 'x'));
+    panel.type("0123456789");
+    CHECK(panel.typed().size() == ChatPanel::kMaxTypedBytes);
+    panel.type("\xc3\xa9");  // é: two bytes more than fit, not typed
     CHECK(panel.typed().size() == ChatPanel::kMaxTypedBytes);
 }
 
@@ -108,7 +111,8 @@ TEST_CASE("Chat rows sit above the session's messages at the bottom left", "[fro
     CHECK(two.chat[0].y + 17 <= two.messages[0].y);
 }
 
-TEST_CASE("Chat: --say takes FRAME:TEXT, and a line shows as NAME: TEXT", "[frontend][chat]") {
+TEST_CASE("Chat: --say takes FRAME:TEXT, and a line shows its sender's slot before the name",
+          "[frontend][chat]") {
     auto said = parse_scripted_chat("120:gl hf: have fun");
     REQUIRE(said.ok());
     CHECK(said.value().frame == 120);
@@ -117,8 +121,11 @@ TEST_CASE("Chat: --say takes FRAME:TEXT, and a line shows as NAME: TEXT", "[fron
     CHECK_FALSE(parse_scripted_chat(":gl hf").ok());
     CHECK_FALSE(parse_scripted_chat("12x:gl hf").ok());
     CHECK_FALSE(parse_scripted_chat("120:   ").ok());
-    CHECK(chat_entry_text({5, 2, "bob", "gg"}) == "bob: gg");
-    CHECK(chat_entry_text({5, 0, "sam", "go"}) == "sam (spectator): go");
-    CHECK(chat_entry_text({5, framelock::netplay::kChatFromServer, "", "not sent"}) ==
+    using framelock::netplay::chat_line_text;
+    CHECK(chat_line_text({5, 2, "bob", "gg"}) == "P2 bob: gg");
+    CHECK(chat_line_text({5, 0, "sam", "go"}) == "spectator sam: go");
+    CHECK(chat_line_text({5, framelock::netplay::kChatFromServer, "", "not sent"}) ==
           "server: not sent");
+    // A player named "server" cannot pose as the server's notice.
+    CHECK(chat_line_text({5, 1, "server", "not sent"}) == "P1 server: not sent");
 }

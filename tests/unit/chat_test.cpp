@@ -115,9 +115,9 @@ TEST_CASE(
     std::vector<std::string> logged;
     while (auto event = bench.server->poll_event())
         if (event->type == ServerEvent::Type::kChat) logged.push_back(event->message);
-    CHECK(logged ==
-          std::vector<std::string>{"bob\\x1b]0;PWN\\x07: gg \\x1b[31mred\\x1b[0m\\x0aforged line",
-                                   "sam (spectator): nice"});
+    CHECK(logged == std::vector<std::string>{
+                        "P2 bob\\x1b]0;PWN\\x07: gg \\x1b[31mred\\x1b[0m\\x0aforged line",
+                        "spectator sam: nice"});
 }
 
 TEST_CASE(
@@ -183,4 +183,15 @@ TEST_CASE(
     CHECK(bench.heard(0)[0].from_slot == kChatFromServer);
     CHECK(bench.heard(0)[0].text.find("chat is off") != std::string::npos);
     CHECK(bench.server->chat_lines() == 0);
+}
+
+TEST_CASE("Chat: a member quiet for a while still says 5 lines at once, not more",
+          "[netplay][chat]") {
+    ChatBench bench;
+    REQUIRE(bench.bob().say("one").ok());
+    bench.run_ms(3900);  // the bucket full again, and most of a refill's time on top
+    for (int i = 0; i < 6; ++i) REQUIRE(bench.bob().say("burst " + std::to_string(i)).ok());
+    bench.run_ms(300);
+    CHECK(bench.lines_from(0, 2) == 1 + 5);
+    CHECK(bench.lines_from(1, kChatFromServer) == 1);
 }

@@ -198,4 +198,8 @@ TEST_CASE("Player config: the chat key (T) leaves a button bound to T where it i
           *key_from_name("Y"));
     CHECK_THAT(error_of("[input.port2]\nup = \"T\"\n[hotkeys]\nchat = \"T\"\n"),
                Catch::Contains("hotkeys.chat") && Catch::Contains("port 2 UP"));
+    // Another hotkey on T, from before chat: it keeps T.
+    const Config overlay_t = parsed("[hotkeys]\noverlay = \"T\"\n");
+    CHECK(overlay_t.player.hotkeys.chat == 0);
+    CHECK(overlay_t.player.hotkeys.overlay == *key_from_name("T"));
 }

@@ -261,7 +261,9 @@ bool SdlPlayerWindow::chat_event(const SDL_Event& event) {
             break;
     }
     // Letters are text (they arrive as SDL_TEXTINPUT); of the hotkeys, fullscreen and
-    // screenshot still act while typing.
+    // screenshot still act while typing, when their key types nothing (F11, F12).
+    const SDL_Keycode key = event.key.keysym.sym;
+    if (key >= 0x20 && key < 0x7f) return true;
     const HotkeyAction action =
         hotkey_for(m_config.settings.hotkeys, static_cast<KeyCode>(event.key.keysym.scancode));
     return action != HotkeyAction::kFullscreen && action != HotkeyAction::kScreenshot;
