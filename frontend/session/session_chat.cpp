@@ -39,7 +39,6 @@ void SessionChat::keep(netplay::ChatLine line, netplay::Micros now) {
 
 void SessionChat::poll(netplay::Client& client, ReplayWriter* replay, netplay::Micros now) {
     while (auto line = client.poll_chat()) {
-        ++m_heard;
         const bool from_server = line->from_slot == netplay::kChatFromServer;
         if (replay && !from_server) {
             if (Status s = replay->add_chat(*line); !s)

@@ -55,8 +55,6 @@ class SessionChat {
     // The lines kept, oldest first, and a count that moves whenever they change.
     const std::deque<ChatEntry>& history() const { return m_history; }
     std::uint64_t changes() const { return m_changes; }
-    // Lines the server relayed (muted ones too), and lines recorded into the replay.
-    std::uint64_t lines_heard() const { return m_heard; }
 
   private:
     void keep(netplay::ChatLine line, netplay::Micros now);
@@ -65,7 +63,7 @@ class SessionChat {
     std::vector<ScriptedChat> m_script;  // by frame, the next at m_next_scripted
     std::size_t m_next_scripted = 0;
     std::deque<ChatEntry> m_history;
-    std::uint64_t m_changes = 0, m_heard = 0;
+    std::uint64_t m_changes = 0;
 };
 
 }  // namespace framelock::frontend

@@ -14,15 +14,10 @@ bool ChatRoom::take_token(ChatRecord& record, Micros now) {
         record.m_tokens = kChatBurst;
         record.m_refilled_at = now;
     } else if (now > record.m_refilled_at) {
-        const Micros refills = (now - record.m_refilled_at) / kChatRefillUs;
-        if (refills >= kChatBurst) {
-            record.m_tokens = kChatBurst;
-            record.m_refilled_at = now;
-        } else if (refills > 0) {
-            record.m_tokens =
-                std::min<int>(kChatBurst, record.m_tokens + static_cast<int>(refills));
-            record.m_refilled_at += refills * kChatRefillUs;
-        }
+        const Micros refills =
+            std::min<Micros>((now - record.m_refilled_at) / kChatRefillUs, kChatBurst);
+        record.m_tokens = std::min<int>(kChatBurst, record.m_tokens + static_cast<int>(refills));
+        record.m_refilled_at += refills * kChatRefillUs;
         // A full bucket saves no time for later: the burst stays kChatBurst.
         if (record.m_tokens == kChatBurst) record.m_refilled_at = now;
     }
@@ -44,14 +39,12 @@ void ChatRoom::say(ServerSlot& member, int number, const ChatSay& say, Micros no
                    const std::vector<ServerSlot>& spectators) {
     ChatRecord& record = member.chat;
     if (!m_config.chat) {
-        ++record.m_dropped;
         tell(member, frame, "chat is off on this server: your message was not sent", now);
         return;
     }
     const std::string text = safe_text(say.text, kMaxChatBytes);
     if (text.find_first_not_of(' ') == std::string::npos) return;
     if (!take_token(record, now)) {
-        ++record.m_dropped;
         tell(member, frame,
              "not sent: " + std::to_string(server_tuning::kChatBurst) +
                  " messages at once at most, then one every " +
@@ -59,7 +52,6 @@ void ChatRoom::say(ServerSlot& member, int number, const ChatSay& say, Micros no
              now);
         return;
     }
-    ++record.m_said;
     ++m_relayed;
     const ChatLine line{frame, static_cast<std::uint8_t>(number), member.name, text};
     const std::vector<std::uint8_t> message = encode(line);

@@ -7,7 +7,7 @@
 //   LinkRecord      DelayMeasurements  echoes, reports, loss, copies, the client's clock
 //   VoteRecord      HashVotes          from when its hashes count, the evidence it owes
 //   TransferRecord  StateTransfers     the state on its way, a resync pending
-//   ChatRecord      ChatRoom           what it may still say, what it said too fast
+//   ChatRecord      ChatRoom           what it may still say, when it was told it said too much
 #pragma once
 
 #include <array>
@@ -199,12 +199,8 @@ class VoteRecord {
     std::optional<std::uint32_t> m_frame_lock_from;
 };
 
-// The chat's record of a member (chat_room.h): its rate, and what it said too fast.
+// The chat's record of a member (chat_room.h): its rate.
 class ChatRecord {
-  public:
-    std::uint64_t said() const { return m_said; }
-    std::uint64_t dropped() const { return m_dropped; }
-
   private:
     friend class ChatRoom;
     // Messages it may say at once now (a token bucket of server_tuning::kChatBurst) as of
@@ -212,7 +208,6 @@ class ChatRecord {
     int m_tokens = 0;
     Micros m_refilled_at = -1;
     Micros m_told_at = -1;  // when it last heard that a message was dropped (-1: never)
-    std::uint64_t m_said = 0, m_dropped = 0;
 };
 
 struct ServerSlot {
