@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,11 +12,11 @@
 #include "frontend/app/command_error.h"
 #include "frontend/app/commands.h"
 #include "frontend/app/host_args.h"
+#include "frontend/app/replay_start.h"
 #include "frontend/files/replay_file.h"
 #include "frontend/host/headless.h"
 #include "frontend/host/retro_emulator.h"
 #include "frontend/session/session_chat.h"
-#include "frontend/session/session_identity.h"
 #include "netplay/base/safe_text.h"
 #include "netplay/determinism/evidence.h"
 #include "netplay/determinism/state_hash.h"
@@ -40,31 +39,10 @@ int cmd_replay_play(const ReplayArgs& args) {
     const netplay::ReplayContents& contents = replay.value();
     if (!contents.stopped.empty())
         log_warn("{}: the replay ends early: {}", args.file, contents.stopped);
-    auto host = args.host.to_host_config();
-    if (!host) return fail(host.error());
     // A session played with `join --sram` started from that save RAM: the replay needs it too.
-    host.value().load_sram = args.sram && !args.host.no_sram;
-    host.value().write_sram = false;
-    host.value().ports = std::max(1u, static_cast<unsigned>(contents.header.identity.ports));
-    auto emulator = RetroEmulator::create(host.value());
+    auto emulator = start_replay_emulator(args.host, contents, args.sram);
     if (!emulator) return fail(emulator.error());
     RetroEmulator& emu = *emulator.value();
-    const std::string content_name =
-        args.host.content.empty() ? "-"
-                                  : std::filesystem::path(args.host.content).filename().string();
-    const std::string why =
-        netplay::identity_mismatch(contents.header.identity, "the recorded content",
-                                   session_identity(emu), content_name, "the replay");
-    if (!why.empty()) {
-        return fail(
-            make_error(ErrorCode::kContent, "this replay was recorded with another setup: " + why));
-    }
-    if (!contents.header.start_state.empty() && !emu.load_state(contents.header.start_state)) {
-        return fail(
-            make_error(ErrorCode::kState, "the core refused the replay's start state (frame " +
-                                              std::to_string(contents.header.start_frame) + ")"));
-    }
-    emu.rewind_to(contents.header.start_frame);
     std::unique_ptr<HashLogWriter> log;
     if (!args.hash_log.empty()) {
         auto opened = HashLogWriter::open(args.hash_log, false);
