@@ -1,10 +1,13 @@
-// `framelock replay play FILE`: runs a recorded session again, headless, and with --verify
-// checks every recorded state hash; prints the session's chat where it was said.
+// `framelock replay play FILE`: runs a recorded session again, headless, all of it or from
+// --from (seeking from the nearest keyframe) to --to, and with --verify checks every
+// recorded state hash; prints the session's chat where it was said.
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,7 @@
 #include "frontend/session/session_chat.h"
 #include "netplay/base/safe_text.h"
 #include "netplay/determinism/evidence.h"
+#include "netplay/determinism/replay_seeker.h"
 #include "netplay/determinism/state_hash.h"
 
 namespace framelock::frontend {
@@ -30,6 +34,8 @@ struct ReplayArgs {
     bool verify = false;
     bool sram = false;
     std::string hash_log;
+    std::optional<std::uint64_t> from;
+    std::optional<std::uint64_t> to;
 };
 
 int cmd_replay_play(const ReplayArgs& args) {
@@ -49,14 +55,27 @@ int cmd_replay_play(const ReplayArgs& args) {
         if (!opened) return fail(opened.error());
         log = std::move(opened).value();
     }
-    std::uint64_t frame = contents.header.start_frame, verified = 0;
-    std::vector<std::uint8_t> scratch;
+    if (contents.frames.empty()) {
+        fmt::print("replay   {}: no frames recorded\n", args.file);
+        return 0;
+    }
+    netplay::ReplaySeeker seeker(emu, contents);
+    const std::uint64_t last = seeker.end() - 1;
+    const std::uint64_t from = args.from.value_or(seeker.first());
+    const std::uint64_t to = args.to.value_or(last);
+    if (from < seeker.first() || from > last || to < from || to > last) {
+        return fail(make_error(ErrorCode::kUsage,
+                               fmt::format("--from {} --to {}: this replay holds frames {} .. {}",
+                                           from, to, seeker.first(), last)));
+    }
+    std::uint64_t verified = 0;
     // The chat as it was said, printed where the session was when it was (safe text: a file
     // is anyone's).
     std::vector<netplay::ChatLine> chat = contents.chat;
     std::stable_sort(chat.begin(), chat.end(),
                      [](const auto& a, const auto& b) { return a.frame < b.frame; });
     std::size_t next_chat = 0;
+    while (next_chat < chat.size() && chat[next_chat].frame < from) ++next_chat;
     const auto print_chat = [&](std::uint64_t upto) {
         for (; next_chat < chat.size() && chat[next_chat].frame <= upto; ++next_chat) {
             netplay::ChatLine line = chat[next_chat];
@@ -65,34 +84,48 @@ int cmd_replay_play(const ReplayArgs& args) {
             fmt::print("chat     frame {}: {}\n", line.frame, netplay::chat_line_text(line));
         }
     };
-    for (const auto& recorded : contents.frames) {
-        print_chat(frame);
-        emu.run_frame(recorded.inputs, false);
-        if (args.verify || log) {
-            // The evidence the session recorded: the state without the bytes a load moves.
-            const std::uint64_t hash = netplay::evidence_hash(
-                emu, contents.mask_at(static_cast<std::uint32_t>(frame)), scratch);
-            if (log) log->write_line(std::to_string(frame) + ' ' + netplay::hash_to_hex(hash));
-            if (args.verify) {
-                if (hash != recorded.hash) {
-                    fmt::print("replay   {}: DIVERGED at frame {}: state {} here, {} recorded\n",
-                               args.file, frame, netplay::hash_to_hex(hash),
-                               netplay::hash_to_hex(recorded.hash));
-                    return 1;
-                }
-                ++verified;
-            }
+    // After each frame: the evidence the session recorded (the state without the bytes a
+    // load moves), logged and checked.
+    const auto check = [&]() -> bool {
+        if (!args.verify && !log) return true;
+        const std::uint64_t frame = seeker.shown();
+        const std::uint64_t hash = seeker.hash_now();
+        if (log) log->write_line(std::to_string(frame) + ' ' + netplay::hash_to_hex(hash));
+        if (!args.verify) return true;
+        if (hash != seeker.recorded_hash()) {
+            fmt::print("replay   {}: DIVERGED at frame {}: state {} here, {} recorded\n", args.file,
+                       frame, netplay::hash_to_hex(hash),
+                       netplay::hash_to_hex(seeker.recorded_hash()));
+            return false;
         }
-        ++frame;
+        ++verified;
+        return true;
+    };
+    print_chat(from);
+    const auto seek_started = std::chrono::steady_clock::now();
+    auto ran = seeker.show(from);
+    if (!ran) return fail(ran.error());
+    if (args.from) {
+        const double ms = std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - seek_started)
+                              .count();
+        fmt::print(
+            "seek     to frame {}: {} frames run from the state of frame {} in {:.1f} ms "
+            "({} keyframes in the file)\n",
+            from, ran.value(), seeker.seek_base(), ms, contents.keyframes.size());
     }
-    print_chat(UINT64_MAX);
+    if (!check()) return 1;
+    while (seeker.shown() < to) {
+        print_chat(seeker.next());
+        seeker.advance(false);
+        if (!check()) return 1;
+    }
+    if (!args.to) print_chat(UINT64_MAX);
     if (log) {
         if (Status closed = log->close(); !closed) return fail(closed.error());
     }
-    fmt::print("replay   {}: {} frames played ({} .. {}), {} {}\n", args.file,
-               contents.frames.size(), contents.header.start_frame,
-               frame == contents.header.start_frame ? frame : frame - 1,
-               contents.header.identity.core_name, contents.header.identity.core_version);
+    fmt::print("replay   {}: {} frames played ({} .. {}), {} {}\n", args.file, to + 1 - from, from,
+               to, contents.header.identity.core_name, contents.header.identity.core_version);
     if (args.verify) fmt::print("verify   {} state hashes equal the recorded ones\n", verified);
     if (!contents.stopped.empty()) fmt::print("note     ends early: {}\n", contents.stopped);
     return 0;
@@ -112,6 +145,9 @@ Subcommand add_replay_command(CLI::App& app) {
                           "check the state after every frame against the recorded hash");
     replay_play->add_option("--hash-log", args->hash_log,
                             "write 'FRAME HASH' for every frame played");
+    replay_play->add_option("--from", args->from,
+                            "start at this frame (from the nearest keyframe; default: the first)");
+    replay_play->add_option("--to", args->to, "stop after this frame (default: the last)");
     replay_play->add_flag("--sram", args->sram,
                           "load save RAM at start, as the session did with `join --sram` (from "
                           "--save-dir); it is never written");

@@ -54,6 +54,10 @@ Status ReplayWriter::add_chat(const netplay::ChatLine& line) {
     return write_now(netplay::encode_replay_chat(line));
 }
 
+Status ReplayWriter::add_keyframe(std::uint32_t frame, std::span<const std::uint8_t> state) {
+    return write_now(netplay::encode_replay_keyframe(frame, state));
+}
+
 Status ReplayWriter::write_now(const std::vector<std::uint8_t>& block) {
     if (Status s = write_block(); !s) return s;
     if (!m_file) return {};

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ class ReplayWriter {
     Status add_mask(const netplay::EvidenceMask& mask);
     // A chat line said in the session (written at once, after the frames before it).
     Status add_chat(const netplay::ChatLine& line);
+    // The core's state before `frame` ran (the next frame to be added: written at once,
+    // after the frames before it).
+    Status add_keyframe(std::uint32_t frame, std::span<const std::uint8_t> state);
     // Writes what is buffered, syncs, renames PATH.part to PATH.
     Status close();
     std::uint64_t frames() const { return m_written + m_pending.size(); }

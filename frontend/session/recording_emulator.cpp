@@ -11,6 +11,14 @@ namespace framelock::frontend {
 void RecordingEmulator::run_frame(const netplay::InputFrame& inputs, bool present) {
     const std::uint64_t frame = m_inner.frame_count();
     const bool picture = m_video && m_picture_frame == frame;
+    // A replay's keyframe: the state before this frame, kept until the frame is final (a
+    // rollback re-running it keeps the state it runs from then). Not at the replay's first
+    // frame, whose state its header holds.
+    if (m_record && m_ran_any && frame % netplay::kReplayKeyframeInterval == 0 &&
+        frame >= m_flushed_end) {
+        std::vector<std::uint8_t>& state = m_keyframes[frame];
+        if (!m_inner.save_state(state)) m_keyframes.erase(frame);
+    }
     m_inner.run_frame(inputs, present || picture);
     m_ran_any = true;
     if (m_bundles && m_client)
@@ -75,6 +83,15 @@ void RecordingEmulator::flush_log(std::uint64_t final_frames) {
             }
             ++m_masks_written;
         }
+        if (const auto keyframe = m_keyframes.find(frame);
+            m_replay && keyframe != m_keyframes.end()) {
+            if (Status s =
+                    m_replay->add_keyframe(static_cast<std::uint32_t>(frame), keyframe->second);
+                !s) {
+                log_error("{}; recording stopped", s.error().message);
+                m_replay = nullptr;
+            }
+        }
         if (m_replay) {
             if (Status s = m_replay->add({entry.inputs, entry.hash}); !s) {
                 log_error("{}; recording stopped", s.error().message);
@@ -83,6 +100,7 @@ void RecordingEmulator::flush_log(std::uint64_t final_frames) {
         }
         m_lines.erase(m_lines.begin());
     }
+    m_keyframes.erase(m_keyframes.begin(), m_keyframes.lower_bound(final_frames));
     // Once per step, not per line: a live session's log is watched while it grows (a
     // rejoin is checked against it), and 60 small writes a second cost nothing.
     if (wrote) m_log->flush();

@@ -83,6 +83,8 @@ class RecordingEmulator final : public netplay::Emulator {
         std::uint16_t generation = 0;  // of the evidence mask it was hashed with
     };
     std::map<std::uint64_t, Line> m_lines;  // frames run, not yet final
+    // The states before keyframes' frames (netplay::kReplayKeyframeInterval), not yet final.
+    std::map<std::uint64_t, std::vector<std::uint8_t>> m_keyframes;
     ReplayWriter* m_replay = nullptr;
     bool m_record = false;
     bool m_ran_any = false;

@@ -12,6 +12,7 @@ enum BlockType : std::uint8_t {
     kFramesBlock = 2,
     kMaskBlock = 3,
     kChatBlock = 4,
+    kKeyframeBlock = 5,
 };
 constexpr std::size_t kBlockHead = 1 + 4 + 4 + 4;
 
@@ -29,10 +30,14 @@ std::vector<std::uint8_t> block(BlockType type, const std::vector<std::uint8_t>&
 struct Block {
     std::uint8_t type = 0;
     std::vector<std::uint8_t> raw;
+    // A keyframe's bytes stay packed (read_block leaves raw empty): unpacked when used.
+    std::uint32_t raw_size = 0;
+    std::span<const std::uint8_t> packed;
 };
 
 // The block at `at`; on success `at` moves past it. An error says what is wrong.
-Result<Block> read_block(std::span<const std::uint8_t> bytes, std::size_t& at, std::size_t cap) {
+Result<Block> read_block(std::span<const std::uint8_t> bytes, std::size_t& at, std::size_t cap,
+                         std::uint16_t version) {
     if (bytes.size() - at < kBlockHead) return make_error(ErrorCode::kState, "a block cut short");
     WireReader r(bytes.subspan(at, kBlockHead));
     Block b;
@@ -40,13 +45,26 @@ Result<Block> read_block(std::span<const std::uint8_t> bytes, std::size_t& at, s
     const std::uint32_t raw_size = r.u32();
     const std::uint32_t packed_size = r.u32();
     const std::uint32_t crc = r.u32();
-    if (b.type != kHeaderBlock && b.type != kFramesBlock && b.type != kMaskBlock &&
-        b.type != kChatBlock)
+    const BlockType newest = version >= 4   ? kKeyframeBlock
+                             : version >= 3 ? kChatBlock
+                             : version >= 2 ? kMaskBlock
+                                            : kFramesBlock;
+    if (b.type < kHeaderBlock || b.type > newest)
         return make_error(ErrorCode::kState, "an unknown block type " + std::to_string(b.type));
     if (packed_size > bytes.size() - at - kBlockHead)
         return make_error(ErrorCode::kState, "a block cut short");
     const auto packed = bytes.subspan(at + kBlockHead, packed_size);
     if (crc32_of(packed) != crc) return make_error(ErrorCode::kState, "a corrupt block (CRC)");
+    if (b.type == kKeyframeBlock) {
+        if (raw_size < 4 || raw_size > kMaxReplayStateBytes + 4)
+            return make_error(ErrorCode::kState, "a keyframe of " + std::to_string(raw_size) +
+                                                     " bytes (the limit is " +
+                                                     std::to_string(kMaxReplayStateBytes) + ")");
+        b.raw_size = raw_size;
+        b.packed = packed;
+        at += kBlockHead + packed_size;
+        return b;
+    }
     auto raw = inflate_bounded(packed, raw_size, cap);
     if (!raw) return raw.error();
     b.raw = std::move(raw).value();
@@ -92,6 +110,27 @@ std::vector<std::uint8_t> encode_replay_chat(const ChatLine& line) {
     return block(kChatBlock, encode(line));
 }
 
+std::vector<std::uint8_t> encode_replay_keyframe(std::uint32_t frame,
+                                                 std::span<const std::uint8_t> state) {
+    WireWriter payload;
+    payload.u32(frame);
+    payload.bytes(state);
+    return block(kKeyframeBlock, payload.take());
+}
+
+Result<std::vector<std::uint8_t>> keyframe_state(const ReplayKeyframe& keyframe) {
+    auto raw = inflate_bounded(keyframe.packed, keyframe.raw_size, kMaxReplayStateBytes + 4);
+    if (!raw) return raw.error();
+    WireReader r(raw.value());
+    if (r.u32() != keyframe.frame) {
+        return make_error(
+            ErrorCode::kState,
+            "the keyframe of frame " + std::to_string(keyframe.frame) + " names another frame");
+    }
+    std::vector<std::uint8_t> state(raw.value().begin() + 4, raw.value().end());
+    return state;
+}
+
 EvidenceMask ReplayContents::mask_at(std::uint32_t frame) const {
     EvidenceMask in_force;
     for (const EvidenceMask& mask : masks) {
@@ -113,7 +152,7 @@ Result<ReplayContents> parse_replay(std::span<const std::uint8_t> bytes) {
                                                  std::to_string(kReplayVersion));
     }
     std::size_t at = 6;
-    auto header_block = read_block(bytes, at, kMaxReplayStateBytes + 4096);
+    auto header_block = read_block(bytes, at, kMaxReplayStateBytes + 4096, version);
     if (!header_block)
         return make_error(ErrorCode::kState,
                           "replay header unreadable: " + header_block.error().message);
@@ -137,14 +176,24 @@ Result<ReplayContents> parse_replay(std::span<const std::uint8_t> bytes) {
     }
     const int players = out.header.players;
     while (at < bytes.size()) {
-        auto b = read_block(bytes, at, kMaxReplayBlockBytes);
+        auto b = read_block(bytes, at, kMaxReplayBlockBytes, version);
         if (!b) {
             out.stopped = b.error().message + " after frame " +
                           std::to_string(out.header.start_frame + out.frames.size()) +
                           " (the frames before it are complete)";
             break;
         }
-        if (b.value().type == kMaskBlock && version >= 2) {
+        if (b.value().type == kKeyframeBlock) {
+            // Written after the frames before it: its frame is the next one to come.
+            const std::uint32_t next =
+                out.header.start_frame + static_cast<std::uint32_t>(out.frames.size());
+            // One at the start frame says what the header's state says: not kept.
+            if (out.frames.empty()) continue;
+            out.keyframes.push_back(
+                {next, b.value().raw_size, {b.value().packed.begin(), b.value().packed.end()}});
+            continue;
+        }
+        if (b.value().type == kMaskBlock) {
             auto mask = decode_evidence_mask(b.value().raw);
             if (!mask || (!out.masks.empty() && mask->from_frame < out.masks.back().from_frame)) {
                 out.stopped = "a malformed mask block after frame " +
@@ -154,7 +203,7 @@ Result<ReplayContents> parse_replay(std::span<const std::uint8_t> bytes) {
             out.masks.push_back(std::move(*mask));
             continue;
         }
-        if (b.value().type == kChatBlock && version >= 3) {
+        if (b.value().type == kChatBlock) {
             auto line = decode_chat_line(b.value().raw);
             if (!line) {
                 out.stopped = "a malformed chat block after frame " +

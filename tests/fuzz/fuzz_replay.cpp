@@ -105,6 +105,16 @@ int fuzz_replay(const std::uint8_t* data, std::size_t size) {
         FUZZ_CHECK(!replay.error().message.empty());
         return 0;
     }
+    // A keyframe unpacks to its state or says why not, within the cap, and round-trips.
+    for (const ReplayKeyframe& keyframe : replay.value().keyframes) {
+        FUZZ_CHECK(keyframe.frame > replay.value().header.start_frame);
+        const auto state = keyframe_state(keyframe);
+        if (!state) {
+            FUZZ_CHECK(!state.error().message.empty());
+            continue;
+        }
+        FUZZ_CHECK(state.value().size() <= kMaxReplayStateBytes);
+    }
     check_round_trip(replay.value());
     return 0;
 }

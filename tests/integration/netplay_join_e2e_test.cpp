@@ -365,6 +365,27 @@ TEST_CASE("netplay: a spectator joins a running session and sees the players' ga
     CHECK(played.exit_code == 0);
     CHECK_THAT(played.out, Catch::Contains(std::to_string(watched.size()) + " state hashes equal"));
     CHECK(read_lines(replay + ".hashes") == watched);
+
+    // It kept a keyframe every 600 frames after its first, and a seek starts from the
+    // nearest: from frame 700, the keyframe of 600 (when it joined before it), and every hash
+    // from there is the spectator's own.
+    constexpr std::uint32_t kFrom = 700;
+    const int keyframes = first < 600 ? 1 : 0;
+    const auto sought =
+        run_process({build_paths::framelock_exe, "replay", "play", replay, "--verify", "--from",
+                     std::to_string(kFrom), "--core", core.core, "--no-sram", "-q", "--hash-log",
+                     replay + ".from.hashes"},
+                    60s);
+    INFO(sought.out << sought.err);
+    CHECK(sought.exit_code == 0);
+    CHECK_THAT(sought.out, Catch::Contains("(" + std::to_string(keyframes) + " keyframes in"));
+    // The replay's first frame (which a seek runs once, from the start), then 600 .. 700.
+    if (keyframes == 1)
+        CHECK_THAT(sought.out, Catch::Contains("to frame 700: 102 frames run from the state of "
+                                               "frame 600"));
+    const auto from_lines = read_lines(replay + ".from.hashes");
+    REQUIRE(watched.size() > kFrom - first);
+    CHECK(from_lines == std::vector<std::string>(watched.begin() + (kFrom - first), watched.end()));
 }
 
 TEST_CASE("netplay: a dropped player's slot is refused to another name, and a wrong password too",
