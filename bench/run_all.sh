@@ -34,7 +34,7 @@ ROMS=$B/roms
 mkdir -p "$OUT"
 # A stale file from an earlier run must not reach this run's report (only the files this
 # script writes are removed: --out may name a directory that holds other things).
-rm -f "$OUT"/{run,results,netplay_delay,state_transfer,bandwidth,server_capacity}.json \
+rm -f "$OUT"/{run,results,netplay_delay,state_transfer,bandwidth,server_capacity,replay_seek}.json \
     "$OUT"/host_overhead_*.json "$OUT"/rollback_*.json "$OUT"/hybrid_sessions_*.json
 # The machine's load says how far to trust the timings (the report prints it).
 LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
@@ -49,6 +49,7 @@ if [ "$QUICK" = 1 ]; then
     BANDWIDTH=(--seconds 5)
     CAPACITY=(--sweep 1,2,4,8,16,32,64 --seconds 2 --warmup 0.5 --retries 0)
     HYBRID=(--frames 600 --networks 80ms)
+    SEEK=(--minutes 5)
 else
     HOST_FRAMES=(--frames 3000 --rounds 7)
     ROLLBACK_SAMPLES=()
@@ -56,10 +57,14 @@ else
     BANDWIDTH=(--seconds 20)
     CAPACITY=()
     HYBRID=()
+    SEEK=()
 fi
 
 "$B/bench_netplay_delay" "${DELAY[@]}" --json "$OUT/netplay_delay.json"
 "$B/bench_state_transfer" --json "$OUT/state_transfer.json"
+# Seeking in a 30-minute replay of the bundled arcade core (10 random frames; 5 minutes with
+# --quick), against re-running from the start.
+"$B/bench_replay_seek" "${SEEK[@]}" --json "$OUT/replay_seek.json"
 # The player's window: frame pacing under Xvfb (skips itself without Xvfb), and an
 # emulated minute of sound through SDL's disk driver, the emulator 0.1% slow and fast.
 if [ -x "$B/bench_frame_pacing" ]; then

@@ -164,6 +164,17 @@ def summary_table(results):
                 f"{row['mbit10_s'] / row['floor_mbit10_s']:.2f})",
             ]
         )
+    seek = one(results, "replay_seek")
+    if seek:
+        rows.append(
+            [
+                f"replay seek, {seek['frames'] / seek['fps'] / 60:.0f}-minute replay "
+                f"({seek['keyframes']} keyframes), {len(seek['seeks'])} random frames",
+                f"max {seek['seek_max_ms']:.1f} ms (target < 200 ms); "
+                f"{seek['hash_mismatches']} states unlike the recording's",
+                f"re-running from the start: max {seek['from_start_max_ms']:.1f} ms",
+            ]
+        )
     for _, r in of_kind(results, "rollback"):
         rows.append(
             [
