@@ -153,11 +153,23 @@ TEST_CASE(
     "replay seeker: a replay without keyframes (version 3) plays and seeks from the states "
     "kept while playing, a bounded number of them",
     "[replay][seek]") {
-    const auto file = record(0, false);
+    // A file of version 3, as framelock wrote them before keyframes.
+    auto file = record(0, false);
+    file[4] = 3;
+    file[5] = 0;
     auto parsed = parse_replay(file);
     REQUIRE(parsed);
     ReplayContents* contents = &parsed.value();
+    CHECK(contents->stopped.empty());
+    REQUIRE(contents->frames.size() == kFrames);
     CHECK(contents->keyframes.empty());
+    // In version 3 a keyframe block is unknown: the frames before it are kept.
+    auto with_keyframe = record(0, true);
+    with_keyframe[4] = 3;
+    auto older = parse_replay(with_keyframe);
+    REQUIRE(older);
+    CHECK(older.value().frames.size() == kReplayKeyframeInterval);
+    CHECK_THAT(older.value().stopped, Catch::Contains("an unknown block type 5 after frame 600"));
     HashingEmulator emu;
     ReplaySeeker::Options options;
     options.cache_bytes = 40 * 8;  // 40 HashingEmulator states
