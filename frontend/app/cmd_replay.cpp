@@ -16,9 +16,11 @@
 #include "frontend/app/commands.h"
 #include "frontend/app/host_args.h"
 #include "frontend/app/replay_start.h"
+#include "frontend/app/window_setup.h"
 #include "frontend/files/replay_file.h"
 #include "frontend/host/headless.h"
 #include "frontend/host/retro_emulator.h"
+#include "frontend/player/replay_window.h"
 #include "frontend/session/session_chat.h"
 #include "netplay/base/safe_text.h"
 #include "netplay/determinism/evidence.h"
@@ -131,6 +133,55 @@ int cmd_replay_play(const ReplayArgs& args) {
     return 0;
 }
 
+struct ViewArgs {
+    HostArgs host;
+    std::string file;
+    bool sram = false;
+    std::optional<std::uint64_t> from;
+    bool paused = false;
+};
+
+int cmd_replay_view(const ViewArgs& args) {
+    args.host.apply_log_level();
+    auto replay = read_replay_file(args.file);
+    if (!replay) return fail(replay.error());
+    const netplay::ReplayContents& contents = replay.value();
+    if (!contents.stopped.empty())
+        log_warn("{}: the replay ends early: {}", args.file, contents.stopped);
+    if (contents.frames.empty())
+        return fail(make_error(ErrorCode::kState, args.file + ": no frames recorded"));
+    if (args.host.video == VideoMode::kNone)
+        return fail(make_error(ErrorCode::kUsage,
+                               "replay view needs a window; `replay play` runs headless"));
+    auto emulator = start_replay_emulator(args.host, contents, args.sram);
+    if (!emulator) return fail(emulator.error());
+    RetroEmulator& emu = *emulator.value();
+    netplay::ReplaySeeker seeker(emu, contents);
+    const std::uint64_t last = seeker.end() - 1;
+    if (args.from && (*args.from < seeker.first() || *args.from > last)) {
+        return fail(make_error(ErrorCode::kUsage,
+                               fmt::format("--from {}: this replay holds frames {} .. {}",
+                                           *args.from, seeker.first(), last)));
+    }
+    auto window = open_window(args.host, emu);
+    if (!window) return fail(window.error());
+    log_info(
+        "viewing {}: frames {} .. {}, {} keyframes, {} chat lines; H in the window lists "
+        "the keys",
+        args.file, seeker.first(), last, contents.keyframes.size(), contents.chat.size());
+    ReplayWindowOptions options;
+    options.start_frame = args.from;
+    options.play = !args.paused;
+    auto summary = run_replay_window(emu, *window.value(), contents, seeker, options);
+    if (!summary) return fail(summary.error());
+    fmt::print(
+        "viewer   {}: {} pictures shown, {} seeks, ended at frame {}; {} frames checked "
+        "where it paused, {} unlike the recording\n",
+        args.file, summary.value().frames_shown, summary.value().seeks, summary.value().last_frame,
+        summary.value().checked, summary.value().differed);
+    return summary.value().differed == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 Subcommand add_replay_command(CLI::App& app) {
@@ -151,7 +202,18 @@ Subcommand add_replay_command(CLI::App& app) {
     replay_play->add_flag("--sram", args->sram,
                           "load save RAM at start, as the session did with `join --sram` (from "
                           "--save-dir); it is never written");
-    return {replay_play, [args] { return cmd_replay_play(*args); }};
+    auto view_args = std::make_shared<ViewArgs>();
+    CLI::App* replay_view = replay->add_subcommand(
+        "view", "watch a replay in the window: pause, step both ways, seek, 1/4x to 4x (H: keys)");
+    replay_view->add_option("file", view_args->file, "the replay file")->required();
+    view_args->host.add_to(*replay_view);
+    replay_view->add_option("--from", view_args->from, "start at this frame");
+    replay_view->add_flag("--paused", view_args->paused, "start paused");
+    replay_view->add_flag("--sram", view_args->sram,
+                          "load save RAM at start, as the session did with `join --sram`");
+    return {replay, [args, view_args, replay_view] {
+                return replay_view->parsed() ? cmd_replay_view(*view_args) : cmd_replay_play(*args);
+            }};
 }
 
 }  // namespace framelock::frontend

@@ -154,7 +154,7 @@ std::vector<ScreenMessage> MessageQueue::visible(netplay::Micros now) const {
 
 OverlayLayout layout_overlay(int win_w, int win_h, int line_h, int char_w,
                              const std::vector<OverlayLine>& lines, std::size_t messages,
-                             std::size_t chat_rows) {
+                             std::size_t chat_rows, std::size_t replay_rows) {
     OverlayLayout layout;
     std::size_t columns = kMinColumns;
     for (const auto& line : lines) columns = std::max(columns, line.text.size());
@@ -176,14 +176,29 @@ OverlayLayout layout_overlay(int win_w, int win_h, int line_h, int char_w,
     layout.progress_bar = {(win_w - bar_w) / 2, win_h / 2, bar_w, bar_h};
     layout.progress_label = {(win_w - bar_w) / 2, win_h / 2 - line_h - 4};
 
+    // The replay panel across the bottom: its lines, then the bar.
+    int bottom = win_h;
+    if (replay_rows > 0) {
+        const int timeline_h = std::max(8, line_h / 2);
+        const int panel_h =
+            kPadding + static_cast<int>(replay_rows) * line_h + kPadding + timeline_h + kPadding;
+        layout.replay_panel = {0, win_h - panel_h, win_w, panel_h};
+        for (std::size_t i = 0; i < replay_rows; ++i) {
+            layout.replay.push_back(
+                {kMargin, layout.replay_panel.y + kPadding + static_cast<int>(i) * line_h});
+        }
+        layout.timeline = {kMargin, win_h - kPadding - timeline_h, std::max(0, win_w - 2 * kMargin),
+                           timeline_h};
+        bottom = layout.replay_panel.y + kMargin - kPadding;
+    }
     const int message_step = line_h + 4;
     for (std::size_t i = 0; i < messages; ++i) {
         layout.messages.push_back(
-            {kMargin, win_h - kMargin - static_cast<int>(messages - i) * message_step});
+            {kMargin, bottom - kMargin - static_cast<int>(messages - i) * message_step});
     }
     // The chat's rows above the messages, a line each, a gap between the two.
-    const int chat_bottom =
-        win_h - kMargin - static_cast<int>(messages) * message_step - (messages > 0 ? kPadding : 0);
+    const int chat_bottom = bottom - kMargin - static_cast<int>(messages) * message_step -
+                            (messages > 0 ? kPadding : 0);
     for (std::size_t i = 0; i < chat_rows; ++i) {
         layout.chat.push_back({kMargin, chat_bottom - static_cast<int>(chat_rows - i) * line_h});
     }

@@ -109,6 +109,13 @@ struct Progress {
     double fraction = -1;  // 0..1; < 0: no known end (an animated bar)
 };
 
+// The replay viewer's panel (frontend/player/replay_viewer.h) at the bottom of the window:
+// its lines, and the fill of the bar under them (0..1: where in the replay the frame is).
+struct ReplayPanel {
+    std::vector<OverlayLine> lines;
+    double position = 0;
+};
+
 // Where everything goes in a window of `win_w` x `win_h` with text `line_h` high and
 // characters `char_w` wide (a monospace font).
 struct OverlayLayout {
@@ -120,11 +127,16 @@ struct OverlayLayout {
     Point progress_label;         // above the bar
     std::vector<Point> messages;  // bottom left, oldest first
     std::vector<Point> chat;      // the chat's rows (ChatPanel::rows), above the messages
+    // The replay panel: its backdrop across the bottom, its lines, the bar under them (the
+    // messages and the chat stand above it).
+    Rect replay_panel;
+    std::vector<Point> replay;
+    Rect timeline;
 };
 
 OverlayLayout layout_overlay(int win_w, int win_h, int line_h, int char_w,
                              const std::vector<OverlayLine>& lines, std::size_t messages,
-                             std::size_t chat_rows = 0);
+                             std::size_t chat_rows = 0, std::size_t replay_rows = 0);
 
 // Everything the overlay draws, kept by the window and fed by the session glue.
 class OverlayModel {
@@ -171,6 +183,10 @@ class OverlayModel {
     bool chat_on() const { return m_chat_on; }
     void set_chat_on(bool on) { m_chat_on = on; }
 
+    // The replay viewer's panel (nullopt: no replay).
+    void set_replay(std::optional<ReplayPanel> panel) { m_replay = std::move(panel); }
+    const std::optional<ReplayPanel>& replay() const { return m_replay; }
+
   private:
     SessionStatus m_status;
     bool m_has_session = false;
@@ -182,6 +198,7 @@ class OverlayModel {
     std::optional<Menu> m_menu;
     ChatPanel m_chat;
     bool m_chat_on = false;
+    std::optional<ReplayPanel> m_replay;
 };
 
 }  // namespace framelock::frontend

@@ -17,6 +17,7 @@
 #include "frontend/player/overlay_model.h"
 #include "frontend/player/player_settings.h"
 #include "frontend/player/room_browser_model.h"
+#include "frontend/player/viewer_keys.h"
 #include "netplay/base/result.h"
 #include "netplay/interfaces/clock.h"
 
@@ -114,6 +115,12 @@ class PlayerWindow {
     // player sent since the last call. Windows without a keyboard never produce any.
     virtual void set_chat(bool on) { (void)on; }
     virtual std::vector<std::string> take_chat_lines() { return {}; }
+    // Viewer mode (the replay viewer): pump_events() turns the viewer's keys and controller
+    // buttons (viewer_keys.h) and a click on the replay panel's bar into ViewerInputs instead
+    // of pads; the hotkeys (quit, fullscreen, screenshot, overlay) keep theirs. The inputs
+    // since the last call. Windows without a keyboard never produce any.
+    virtual void set_viewer_mode(bool on) { (void)on; }
+    virtual std::vector<ViewerInput> take_viewer_inputs() { return {}; }
     // A new window title (the room browser's window becomes the game's).
     virtual void set_title(const std::string& title) { (void)title; }
     virtual std::optional<AudioReport> audio_report() const = 0;
@@ -124,6 +131,8 @@ class PlayerWindow {
 // The text a window's screenshot carries (Image::text) under this keyword: the chat's rows as
 // the window drew them, one a line ("" when none showed).
 inline constexpr const char* kChatTextKey = "framelock:chat";
+// ... and the replay viewer's panel, its lines as drawn (none when it was hidden).
+inline constexpr const char* kReplayTextKey = "framelock:replay";
 
 // True when a window can be opened: $DISPLAY or $WAYLAND_DISPLAY is set and SDL's video
 // starts on it. Otherwise false with the reason in *why (if given).

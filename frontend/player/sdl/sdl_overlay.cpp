@@ -177,6 +177,19 @@ void SdlOverlay::draw_menu(const OverlayModel::Menu& menu, int win_w, int win_h)
     }
 }
 
+void SdlOverlay::draw_replay(const ReplayPanel& replay, const OverlayLayout& layout) {
+    fill(layout.replay_panel, kChatBack);
+    for (std::size_t i = 0; i < replay.lines.size(); ++i)
+        draw_text(replay.lines[i].text, replay.lines[i].tone, layout.replay[i].x,
+                  layout.replay[i].y);
+    const Rect& bar = layout.timeline;
+    fill(bar, kBarBack);
+    const int filled = static_cast<int>(bar.w * std::clamp(replay.position, 0.0, 1.0));
+    fill({bar.x, bar.y, filled, bar.h}, kBarFill);
+    // Where the frame is, a mark taller than the bar.
+    fill({bar.x + std::max(0, filled - 2), bar.y - 3, 4, bar.h + 6}, kDelayColor);
+}
+
 void SdlOverlay::draw(const OverlayModel& model, netplay::Micros now, int win_w, int win_h) {
     SDL_SetRenderDrawBlendMode(m_renderer, SDL_BLENDMODE_BLEND);
     if (model.menu()) {
@@ -197,9 +210,14 @@ void SdlOverlay::draw(const OverlayModel& model, netplay::Micros now, int win_w,
     const auto messages = model.messages().visible(now);
     const std::vector<OverlayLine> chat =
         model.chat_on() ? model.chat().rows(now) : std::vector<OverlayLine>{};
+    // The replay viewer's panel (hidden with the overlay, F1, to watch the picture alone).
+    const ReplayPanel* replay = model.visible() && model.replay() ? &*model.replay() : nullptr;
     const OverlayLayout layout =
-        layout_overlay(win_w, win_h, m_line_h, m_char_w, lines, messages.size(), chat.size());
+        layout_overlay(win_w, win_h, m_line_h, m_char_w, lines, messages.size(), chat.size(),
+                       replay ? replay->lines.size() : 0);
+    m_timeline = replay ? std::optional<Rect>(layout.timeline) : std::nullopt;
     if (panel) draw_panel(model, layout, lines);
+    if (replay) draw_replay(*replay, layout);
     // The chat on an opaque backdrop: readable over any picture.
     for (std::size_t i = 0; i < chat.size(); ++i) {
         const Text* t = text(chat[i].text, chat[i].tone);

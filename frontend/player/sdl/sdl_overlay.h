@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -31,6 +32,8 @@ class SdlOverlay {
 
     void draw(const OverlayModel& model, netplay::Micros now, int win_w, int win_h);
     bool has_font() const { return m_font != nullptr; }
+    // The replay panel's bar as last drawn (a click on it seeks), nullopt when none was.
+    const std::optional<Rect>& timeline() const { return m_timeline; }
 
   private:
     struct Text {
@@ -43,12 +46,14 @@ class SdlOverlay {
     void draw_panel(const OverlayModel& model, const OverlayLayout& layout,
                     const std::vector<OverlayLine>& lines);
     void draw_menu(const OverlayModel::Menu& menu, int win_w, int win_h);
+    void draw_replay(const ReplayPanel& replay, const OverlayLayout& layout);
     void draw_progress(const Progress& progress, const OverlayLayout& layout, netplay::Micros now);
 
     SDL_Renderer* m_renderer;
     TTF_Font* m_font = nullptr;
     bool m_ttf_started = false;
     int m_line_h = 16, m_char_w = 8;
+    std::optional<Rect> m_timeline;
     std::map<std::pair<std::string, Tone>, Text> m_cache;
 };
 

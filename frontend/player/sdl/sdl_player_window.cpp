@@ -199,6 +199,7 @@ void SdlPlayerWindow::pump_events() {
                     continue;
             }
         }
+        if (m_viewer_mode && viewer_event(event)) continue;
         m_input->handle_event(event, m_next_frame);
     }
     for (auto& notice : m_input->take_notices())
@@ -269,6 +270,53 @@ bool SdlPlayerWindow::chat_event(const SDL_Event& event) {
     return action != HotkeyAction::kFullscreen && action != HotkeyAction::kScreenshot;
 }
 
+bool SdlPlayerWindow::viewer_event(const SDL_Event& event) {
+    switch (event.type) {
+        case SDL_KEYDOWN: {
+            const auto input =
+                viewer_input_for_key(static_cast<KeyCode>(event.key.keysym.scancode));
+            if (input && (!event.key.repeat || viewer_key_repeats(input->command)))
+                m_viewer_inputs.push_back(*input);
+            return true;  // no key plays a pad in the viewer
+        }
+        case SDL_KEYUP:
+            return true;
+        case SDL_CONTROLLERBUTTONDOWN: {
+            if (event.cbutton.button >= static_cast<int>(PadControl::kButtonCount)) return true;
+            const auto input = viewer_input_for_pad(static_cast<PadControl>(event.cbutton.button));
+            if (input) m_viewer_inputs.push_back(*input);
+            return true;
+        }
+        case SDL_CONTROLLERBUTTONUP:
+            return true;
+        case SDL_MOUSEBUTTONDOWN:
+        case SDL_MOUSEMOTION: {
+            // A click on the bar, or a drag along it with the left button held: that moment.
+            const bool held = event.type == SDL_MOUSEBUTTONDOWN
+                                  ? event.button.button == SDL_BUTTON_LEFT
+                                  : (event.motion.state & SDL_BUTTON_LMASK) != 0;
+            const auto& bar = m_overlay_renderer->timeline();
+            if (!held || !bar || bar->w <= 0) return true;
+            // Window coordinates to the renderer's pixels (a HiDPI window has more of them).
+            int win_w = 0, win_h = 0;
+            SDL_GetWindowSize(m_video->window(), &win_w, &win_h);
+            const auto [out_w, out_h] = m_video->output_size();
+            const int mx = event.type == SDL_MOUSEBUTTONDOWN ? event.button.x : event.motion.x;
+            const int my = event.type == SDL_MOUSEBUTTONDOWN ? event.button.y : event.motion.y;
+            const double x = win_w > 0 ? mx * static_cast<double>(out_w) / win_w : mx;
+            const double y = win_h > 0 ? my * static_cast<double>(out_h) / win_h : my;
+            constexpr int kSlop = 6;  // a bar a few pixels high is hard to hit exactly
+            if (y < bar->y - kSlop || y > bar->y + bar->h + kSlop) return true;
+            m_viewer_inputs.push_back(
+                {ViewerCommand::kSeekTo, std::clamp((x - bar->x) / bar->w, 0.0, 1.0)});
+            return true;
+        }
+        default:
+            // Device and window events go on to their usual handlers.
+            return false;
+    }
+}
+
 std::vector<MenuEvent> SdlPlayerWindow::take_menu_events() {
     return std::exchange(m_menu_events, {});
 }
@@ -330,6 +378,11 @@ void SdlPlayerWindow::draw(netplay::Micros now) {
             std::string rows;
             for (const auto& row : m_overlay.chat().rows(now)) rows += row.text + "\n";
             image.value().text.emplace_back(kChatTextKey, rows);
+        }
+        if (image && m_overlay.replay() && m_overlay.visible()) {
+            std::string rows;
+            for (const auto& row : m_overlay.replay()->lines) rows += row.text + "\n";
+            image.value().text.emplace_back(kReplayTextKey, rows);
         }
         for (const auto& path : m_captures) {
             Status written = image ? write_png(path, image.value()) : Status(image.error());

@@ -64,6 +64,10 @@ class SdlPlayerWindow final : public PlayerWindow {
     std::vector<MenuEvent> take_menu_events() override;
     void set_chat(bool on) override;
     std::vector<std::string> take_chat_lines() override { return std::exchange(m_chat_out, {}); }
+    void set_viewer_mode(bool on) override { m_viewer_mode = on; }
+    std::vector<ViewerInput> take_viewer_inputs() override {
+        return std::exchange(m_viewer_inputs, {});
+    }
     void set_title(const std::string& title) override {
         SDL_SetWindowTitle(m_video->window(), title.c_str());
     }
@@ -78,6 +82,8 @@ class SdlPlayerWindow final : public PlayerWindow {
     void hotkey_screenshot(netplay::Micros now);
     // While the chat line is open: the keyboard's and text events go to it (true: taken).
     bool chat_event(const SDL_Event& event);
+    // Viewer mode: true when `event` was the viewer's (a key, a button, a click on the bar).
+    bool viewer_event(const SDL_Event& event);
     void set_text_input(bool on);
 
     PlayerWindowConfig m_config;
@@ -97,6 +103,8 @@ class SdlPlayerWindow final : public PlayerWindow {
     bool m_menu_mode = false, m_text_input = false;
     std::vector<MenuEvent> m_menu_events;
     std::vector<std::string> m_chat_out;  // lines sent with Enter, not yet taken
+    bool m_viewer_mode = false;
+    std::vector<ViewerInput> m_viewer_inputs;  // not yet taken
 };
 
 }  // namespace framelock::frontend
