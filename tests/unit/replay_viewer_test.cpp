@@ -3,9 +3,13 @@
 // the frame shown as safe text, the keys) and the panel's place in the window.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "frontend/player/overlay_model.h"
 #include "frontend/player/replay_viewer.h"
 #include "frontend/player/viewer_keys.h"
+#include "support/build_paths.h"
 
 using namespace framelock::frontend;
 using framelock::netplay::ChatLine;
@@ -150,4 +154,21 @@ TEST_CASE(
     CHECK(with.messages[0].y + 16 <= with.replay_panel.y);
     CHECK(with.chat[0].y < with.messages[0].y);
     CHECK(plain.messages[0].y > with.messages[0].y);
+}
+
+TEST_CASE("replay viewer keys: the README lists the keys the window's help lists, one a line",
+          "[viewer]") {
+    std::ifstream file(framelock::test::build_paths::readme);
+    std::stringstream text;
+    text << file.rdbuf();
+    const std::string readme = text.str();
+    const std::string begin = "<!-- viewer-keys:", end = "<!-- /viewer-keys -->";
+    const auto from = readme.find(begin), to = readme.find(end);
+    REQUIRE(from != std::string::npos);
+    REQUIRE(to != std::string::npos);
+    const auto first = readme.find('\n', from) + 1;
+    std::string expected;
+    for (const std::string& line : viewer_help_lines()) expected += "- " + line + "\n";
+    INFO("README.md between the viewer-keys markers should be:\n" << expected);
+    CHECK(readme.substr(first, to - first) == expected);
 }
