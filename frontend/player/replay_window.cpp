@@ -76,6 +76,8 @@ Result<ReplayWindowSummary> run_replay_window(RetroEmulator& emulator, PlayerWin
                 } else {
                     ++summary.seeks;
                 }
+                // A long seek (a heavy core re-running hundreds of frames) is no time played.
+                last_tick = monotonic_ns();
             }
             ++summary.frames_shown;
         }

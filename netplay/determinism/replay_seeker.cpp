@@ -90,7 +90,8 @@ Result<std::uint64_t> ReplaySeeker::show(std::uint64_t frame) {
             keyframe = &k;
         }
     }
-    if (m_next <= frame && m_next >= base) {
+    const bool loads = !(m_next <= frame && m_next >= base);
+    if (!loads) {
         base = m_next;
     } else if (keyframe) {
         auto state = keyframe_state(*keyframe);
@@ -116,9 +117,9 @@ Result<std::uint64_t> ReplaySeeker::show(std::uint64_t frame) {
     ran += frame + 1 - base;
     while (m_next < frame) run(false);
     run(true);
-    // The first frame shown again: its picture is up, and the state goes on from the one it
-    // had the first time (see run()).
-    if (frame == m_first) {
+    // The first frame shown again from the start's state: its picture is up, and the state
+    // goes on from the one it had the first time (see run()).
+    if (frame == m_first && loads) {
         if (const auto after = m_kept.find(m_first + 1); after != m_kept.end()) {
             if (m_emulator.load_state(after->second)) m_emulator.rewind_to(m_first + 1);
         }
