@@ -1,7 +1,7 @@
 // `framelock replay play FILE`: runs a recorded session again, headless, all of it or from
 // --from (seeking from the nearest keyframe) to --to, and with --verify checks every
 // recorded state hash; prints the session's chat where it was said; with --input-log writes
-// the pads as an input script.
+// the pads as an input script. `replay export` is cmd_replay_export.cpp.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -233,7 +233,10 @@ Subcommand add_replay_command(CLI::App& app) {
     replay_view->add_flag("--paused", view_args->paused, "start paused");
     replay_view->add_flag("--sram", view_args->sram,
                           "load save RAM at start, as the session did with `join --sram`");
-    return {replay, [args, view_args, replay_view] {
+    const Subcommand exported = add_replay_export_command(*replay);
+    // The parent dispatches to whichever of its subcommands the command line chose.
+    return {replay, [args, view_args, replay_view, exported] {
+                if (exported.command->parsed()) return exported.run();
                 return replay_view->parsed() ? cmd_replay_view(*view_args) : cmd_replay_play(*args);
             }};
 }
