@@ -163,7 +163,7 @@ int cmd_replay_export(const ExportArgs& args) {
                from, to, av.timing.fps, options.width, options.height, format.value().description,
                args.input_display ? ", input display" : "");
     fmt::print("export: {} frames in {:.2f} s ({:.1f} fps)\n", frames, seconds,
-               seconds > 0 ? static_cast<double>(to - first + 1) / seconds : 0.0);
+               seconds > 0 ? static_cast<double>(frames) / seconds : 0.0);
     return 0;
 }
 
