@@ -45,6 +45,9 @@ TEST_CASE("export format: a core's frame rate becomes an exact or very close fra
     CHECK(frame_rate_of(60.0).den == 1);
     CHECK(frame_rate_of(59.94).num == 2997);
     CHECK(frame_rate_of(59.94).den == 50);
+    // The Game Boy's (gambatte's av_info: 4194304 / 70224), exact: what ffprobe reads from an mp4.
+    CHECK(frame_rate_of(4194304.0 / 70224.0).num == 262144);
+    CHECK(frame_rate_of(4194304.0 / 70224.0).den == 4389);
     // The NES's NTSC rate (nestopia's av_info) and the SNES's.
     for (const double fps : {60.098813897440515, 60.0988, 60.09881389744051, 59.727500569606}) {
         const FrameRate rate = frame_rate_of(fps);
