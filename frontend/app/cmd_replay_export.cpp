@@ -1,10 +1,12 @@
 // `framelock replay export FILE OUT`: a replay as a video anyone can watch (picture and
-// sound, through FFmpeg's libraries): its frames run from its start state, one picture per
-// frame at the core's exact rate, optionally a range, the pads burnt in, or lossless.
+// sound, through FFmpeg's libraries): its frames run from its start state (a range from the
+// nearest keyframe), one picture per frame at the core's exact rate, the pads burnt in, or
+// lossless.
 #include <fmt/core.h>
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "frontend/video/export_format.h"
 #include "frontend/video/input_display.h"
 #include "frontend/video/video_encoder.h"
+#include "netplay/determinism/replay_seeker.h"
 
 namespace framelock::frontend {
 namespace {
@@ -39,14 +42,13 @@ struct ExportArgs {
     bool no_progress = false;
 };
 
-// The sound of the frame being run, kept until its picture is encoded (the encoder opens at
-// the first picture, whose size it takes).
+// The sound of the frame being shown (frames run unseen give none), kept until its picture
+// is encoded (the encoder opens at the first picture, whose size it takes).
 class FrameSound final : public AudioSink {
   public:
     void play(const std::int16_t* samples, std::size_t frames) override {
-        if (m_keep) m_samples.insert(m_samples.end(), samples, samples + frames * 2);
+        m_samples.insert(m_samples.end(), samples, samples + frames * 2);
     }
-    void keep(bool keep) { m_keep = keep; }
     // Hands the frame's sound to the encoder and forgets it.
     Status flush_to(VideoEncoder& encoder) {
         Status s = encoder.add_audio(m_samples.data(), m_samples.size() / 2);
@@ -55,7 +57,6 @@ class FrameSound final : public AudioSink {
     }
 
   private:
-    bool m_keep = false;
     std::vector<std::int16_t> m_samples;
 };
 
@@ -117,21 +118,15 @@ int cmd_replay_export(const ExportArgs& args) {
     emu.set_audio_sink(&sound);
     const unsigned ports = contents.header.identity.ports;
 
-    const std::uint64_t first = contents.header.start_frame;
-    ProgressBar progress("export", to - first + 1, !args.no_progress && !args.host.quiet);
+    // Forward only: the seeker keeps no states on the way (a seek to --from starts at the
+    // nearest keyframe at or before it; the frames from there run unseen and unheard).
+    netplay::ReplaySeeker seeker(emu, contents,
+                                 {std::numeric_limits<std::uint32_t>::max(), std::size_t{0}});
+    ProgressBar progress("export", to - from + 1, !args.no_progress && !args.host.quiet);
     std::unique_ptr<VideoEncoder> encoder;
     Image picture;
-    const auto started = std::chrono::steady_clock::now();
-    for (std::uint64_t frame = first; frame <= to; ++frame) {
-        if (stop_requested()) {
-            return fail(make_error(ErrorCode::kIo, "stopped: " + args.out + " not written"));
-        }
-        // Frames before the range still run (the state must reach it), unseen and unheard.
-        const bool shown = frame >= from;
-        sound.keep(shown);
-        emu.run_frame(contents.frames[frame - first].inputs, shown);
-        progress.update(frame - first + 1);
-        if (!shown) continue;
+    // The frame the seeker just showed, and its sound, to the video.
+    const auto encode_shown = [&]() -> Status {
         // A frame the core did not draw (a dupe) shows the last picture again.
         Image drawn = to_image(video.last_frame());
         if (drawn.width) {
@@ -141,18 +136,32 @@ int cmd_replay_export(const ExportArgs& args) {
             picture.height = std::max(1u, av.geometry.base_height);
             picture.pixels.assign(static_cast<std::size_t>(picture.width) * picture.height, 0);
         }
-        Image shown_picture = picture;
-        if (args.input_display)
-            draw_input_display(shown_picture, contents.frames[frame - first].inputs, ports);
+        Image shown = picture;
+        if (args.input_display) {
+            draw_input_display(shown, contents.frames[seeker.shown() - seeker.first()].inputs,
+                               ports);
+        }
         if (!encoder) {
-            options.width = shown_picture.width;
-            options.height = shown_picture.height;
+            options.width = shown.width;
+            options.height = shown.height;
             auto opened = VideoEncoder::open(args.out, options);
-            if (!opened) return fail(opened.error());
+            if (!opened) return opened.error();
             encoder = std::move(opened).value();
         }
-        if (Status s = encoder->add_video(shown_picture); !s) return fail(s.error());
-        if (Status s = sound.flush_to(*encoder); !s) return fail(s.error());
+        if (Status s = encoder->add_video(shown); !s) return s;
+        progress.update(seeker.shown() - from + 1);
+        return sound.flush_to(*encoder);
+    };
+    const auto started = std::chrono::steady_clock::now();
+    auto sought = seeker.show(from);
+    if (!sought) return fail(sought.error());
+    if (Status s = encode_shown(); !s) return fail(s.error());
+    while (seeker.shown() < to) {
+        if (stop_requested()) {
+            return fail(make_error(ErrorCode::kIo, "stopped: " + args.out + " not written"));
+        }
+        seeker.advance(true);
+        if (Status s = encode_shown(); !s) return fail(s.error());
     }
     if (Status s = encoder->finish(); !s) return fail(s.error());
     progress.done();
@@ -181,8 +190,8 @@ Subcommand add_replay_export_command(CLI::App& replay) {
         ->required();
     args->host.add_to(*command);
     command->add_option("--from", args->from,
-                        "the first frame in the video (the replay's numbering; the frames "
-                        "before it still run)");
+                        "the first frame in the video (the replay's numbering; reached from the "
+                        "nearest keyframe before it, unseen and unheard)");
     command->add_option("--to", args->to, "the last frame in the video (included)");
     command->add_flag("--input-display", args->input_display,
                       "burn each player's pad into the picture's bottom: a box per button, lit "
