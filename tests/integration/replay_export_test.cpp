@@ -4,7 +4,8 @@
 // one video frame per replay frame, a sound stream as long as the video); exported lossless, 10
 // decoded frames equal, pixel for pixel, `framelock run`'s screenshots of the same frames with
 // the replay's pads (`replay play --input-log`); and the errors: a wrong extension for
-// --lossless, an empty or outside range, a folder that is not there, none leaving a file.
+// --lossless, an empty or outside range, a folder that is not there, none leaving a file; a
+// range reached from a keyframe, frame for frame the whole video there.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -233,4 +234,59 @@ TEST_CASE(
     CHECK_FALSE(std::filesystem::exists(mp4));
     CHECK_FALSE(std::filesystem::exists(mp4 + ".part"));
     CHECK(std::filesystem::is_empty(dir.path()));
+}
+
+TEST_CASE(
+    "replay export, real processes: a range reached from a keyframe holds the very frames the "
+    "whole video holds there",
+    "[integration][export]") {
+    // A session long enough for a keyframe (one every 600 frames).
+    constexpr int kLong = 720;
+    const CoreCase core = two_player_arcade();
+    require_core_case(core);
+    const auto limit = session_time(kLong);
+    const Deadline deadline = after(limit);
+    Session session("replay_export_keyframe");
+    session.start_server(2, limit);
+    const std::string replay = session.dir().file("ann.flrp");
+    ChildProcess& ann = session.start_client("ann", core, 1, 81, kLong, {"--record", replay});
+    ChildProcess& bob = session.start_client("bob", core, 2, 82, kLong);
+    session.require_success(ann, "ann", deadline);
+    session.require_success(bob, "bob", deadline);
+    session.require_server_success(after(15s));
+    const ProcessResult sought = run_process(
+        with_core({build_paths::framelock_exe, "replay", "play", replay, "--from", "650"}));
+    INFO(sought.out << sought.err);
+    REQUIRE(sought.exit_code == 0);
+    REQUIRE_THAT(sought.out, Catch::Contains("from the state of frame 600"));
+
+    const std::string whole = session.dir().file("whole.mkv");
+    const std::string range = session.dir().file("range.mkv");
+    const ProcessResult whole_run = export_replay(replay, whole, {"--lossless"});
+    INFO(whole_run.out << whole_run.err);
+    REQUIRE(whole_run.exit_code == 0);
+    const ProcessResult range_run =
+        export_replay(replay, range, {"--lossless", "--from", "650", "--to", "659"});
+    INFO(range_run.out << range_run.err);
+    REQUIRE(range_run.exit_code == 0);
+    CHECK(stream_of(probe(range), "video").at("nb_read_frames") == "10");
+    const auto decode = [&](const std::string& video, int n) {
+        const std::string raw = session.dir().file("frame.rgb");
+        const ProcessResult decoded =
+            run_process({tool("ffmpeg"), "-v", "error", "-y", "-i", video, "-vf",
+                         "select=eq(n\\," + std::to_string(n) + ")", "-vframes", "1", "-f",
+                         "rawvideo", "-pix_fmt", "rgb24", raw});
+        INFO(decoded.err);
+        REQUIRE(decoded.exit_code == 0);
+        return read_text(raw);
+    };
+    std::set<std::string> distinct;
+    for (int i : {0, 4, 9}) {
+        INFO("frame " << 650 + i);
+        const std::string in_range = decode(range, i);
+        CHECK(in_range.size() == 320u * 224u * 3u);
+        CHECK(in_range == decode(whole, 650 + i));
+        distinct.insert(in_range);
+    }
+    CHECK(distinct.size() > 1);
 }
