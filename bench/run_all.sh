@@ -84,6 +84,8 @@ fi
 if [ -f "$ROMS/framelock_test.nes" ]; then
     "$B/bench_synctest" --core nestopia --content "$ROMS/framelock_test.nes" --frames 3000
 fi
+# replay export: a minute's replay to .mp4, .webm and lossless .mkv beside replay play.
+"$B/bench_replay_export" --core arcade --frames 3600
 "$B/bench_rollback" --core arcade --ports 4 --option farcade_players=4 "${ROLLBACK_SAMPLES[@]}" \
     --json "$OUT/rollback_arcade.json"
 if [ -f "$ROMS/framelock_test.pce" ]; then

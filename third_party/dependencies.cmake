@@ -43,6 +43,14 @@ add_library(framelock::sodium ALIAS PkgConfig::FRAMELOCK_SODIUM)
 pkg_check_modules(FRAMELOCK_MINIUPNPC REQUIRED IMPORTED_TARGET miniupnpc>=2.1)
 add_library(framelock::miniupnpc ALIAS PkgConfig::FRAMELOCK_MINIUPNPC)
 
+# `replay export` writes videos through FFmpeg's libraries (frontend/video/): Debian's
+# libavcodec-dev, libavformat-dev, libswscale-dev, libswresample-dev, libavutil-dev (FFmpeg
+# 5.1 in bookworm: the AVChannelLayout API, hence the minimum versions).
+pkg_check_modules(FRAMELOCK_LIBAV REQUIRED IMPORTED_TARGET
+                  libavcodec>=59.37 libavformat>=59.27 libswscale>=6.7 libswresample>=4.7
+                  libavutil>=57.28)
+add_library(framelock::libav ALIAS PkgConfig::FRAMELOCK_LIBAV)
+
 find_package(ZLIB REQUIRED)
 # PNG files (screenshots, determinism reports): libpng 1.6 (Debian: libpng-dev).
 pkg_check_modules(FRAMELOCK_PNG REQUIRED IMPORTED_TARGET libpng>=1.6)

@@ -74,7 +74,7 @@ breach "${shipped[@]}" -- '#include +"netplay/sim/' \
     "only the simulator itself, tests and benchmarks include it"
 # The player's program (frontend/): every file in the room of what it is (nothing in frontend/
 # itself nor in a folder that is no room, besides the build files), the rooms one way.
-frontend_rooms="files terminal reach host session player player/sdl lobby_client app"
+frontend_rooms="files terminal reach host session player player/sdl video lobby_client app"
 while IFS= read -r f; do
     echo "$f  <- frontend/ keeps its files in rooms (${frontend_rooms// /, })"
     status=1
@@ -99,7 +99,8 @@ frontend_room() {
 # files/ (file formats, safe writing) and terminal/ (the progress bar) serve every room and
 # include none; reach/ talks to the router and the lobby, not to the rooms that use it; a
 # session never includes the window that shows it (the window polls the session); the program
-# (app/) opens a window through PlayerWindow, never through player/sdl/ (linked, not included).
+# (app/) opens a window through PlayerWindow, never through player/sdl/ (linked, not included);
+# video/ (the encoder, FFmpeg) sees pictures and pads, not the session or the window.
 frontend_room files
 frontend_room terminal
 frontend_room reach
@@ -107,11 +108,16 @@ frontend_room host files
 frontend_room session files terminal host
 frontend_room player files host session
 frontend_room player/sdl files host player
+frontend_room video files host
 frontend_room lobby_client files host session player reach
-frontend_room app files terminal reach host session player lobby_client
+frontend_room app files terminal reach host session player video lobby_client
 # SDL lives in the player's window only: the rooms above it see a PlayerWindow.
 mapfile -t not_sdl < <(files frontend | grep -v '^frontend/player/sdl/')
 breach "${not_sdl[@]}" -- '#include +[<"]SDL' "SDL only in frontend/player/sdl/"
+# FFmpeg's libraries are the video room's: nothing else of the program sees them.
+mapfile -t not_video < <(files netplay frontend common lobby | grep -v '^frontend/video/')
+breach "${not_video[@]}" -- '#include +<lib(avcodec|avformat|avutil|avfilter|avdevice|swscale|swresample)/' \
+    "FFmpeg's libraries only in frontend/video/"
 # The lobby is a service of its own (framelock-lobby runs it without the player): nothing of
 # the player, its window or the core host, in the service nor in its tests.
 breach lobby/*.h lobby/*.cpp lobby/*/*.h lobby/*/*.cpp -- '#include +("frontend/|[<"](SDL|libretro))' \

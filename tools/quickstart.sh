@@ -22,6 +22,7 @@ PACKAGES=(
     libretro-bsnes-mercury-accuracy libretro-bsnes-mercury-balanced libretro-bsnes-mercury-performance
     libretro-beetle-wswan libretro-beetle-vb libretro-beetle-psx libretro-desmume
     libminiupnpc-dev iproute2 nftables python3 universal-ctags
+    libavcodec-dev libavformat-dev libswscale-dev libswresample-dev libavutil-dev ffmpeg
 )
 
 JOBS=$(nproc 2>/dev/null || echo 2)

@@ -1,6 +1,7 @@
 // `framelock replay play FILE`: runs a recorded session again, headless, all of it or from
 // --from (seeking from the nearest keyframe) to --to, and with --verify checks every
-// recorded state hash; prints the session's chat where it was said.
+// recorded state hash; prints the session's chat where it was said; with --input-log writes
+// the pads as an input script. `replay export` is cmd_replay_export.cpp.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "frontend/app/window_setup.h"
 #include "frontend/files/replay_file.h"
 #include "frontend/host/headless.h"
+#include "frontend/host/input_log.h"
 #include "frontend/host/retro_emulator.h"
 #include "frontend/player/replay_window.h"
 #include "frontend/session/session_chat.h"
@@ -36,6 +38,7 @@ struct ReplayArgs {
     bool verify = false;
     bool sram = false;
     std::string hash_log;
+    std::string input_log;
     std::optional<std::uint64_t> from;
     std::optional<std::uint64_t> to;
 };
@@ -69,6 +72,22 @@ int cmd_replay_play(const ReplayArgs& args) {
         return fail(make_error(ErrorCode::kUsage,
                                fmt::format("--from {} --to {}: this replay holds frames {} .. {}",
                                            from, to, seeker.first(), last)));
+    }
+    // The pads as a script for `framelock run --input`, which counts from 0 at power-on: the
+    // lines count from the replay's first frame, so they match when the replay starts at its
+    // session's start (frame 0, where the start state is the power-on state). Every frame's up
+    // to --to, from the first (a run must reach --from too).
+    if (!args.input_log.empty()) {
+        auto opened = InputLogWriter::open(
+            args.input_log, fmt::format("framelock replay play {}: the pads of every port; line "
+                                        "frame 0 is the replay's frame {}",
+                                        args.file, seeker.first()));
+        if (!opened) return fail(opened.error());
+        for (std::uint64_t f = seeker.first(); f <= to; ++f) {
+            opened.value()->write(f - seeker.first(), contents.frames[f - seeker.first()].inputs,
+                                  emu.ports());
+        }
+        if (Status closed = opened.value()->close(); !closed) return fail(closed.error());
     }
     std::uint64_t verified = 0;
     // The chat as it was said, printed where the session was when it was (safe text: a file
@@ -202,6 +221,9 @@ Subcommand add_replay_command(CLI::App& app) {
     replay_play->add_flag("--sram", args->sram,
                           "load save RAM at start, as the session did with `join --sram` (from "
                           "--save-dir); it is never written");
+    replay_play->add_option("--input-log", args->input_log,
+                            "write the pads up to --to as an input script (FRAME PORT BUTTONS, "
+                            "frame 0 the replay's first) for `framelock run --input`");
     auto view_args = std::make_shared<ViewArgs>();
     CLI::App* replay_view = replay->add_subcommand(
         "view", "watch a replay in the window: pause, step both ways, seek, 1/4x to 4x (H: keys)");
@@ -211,7 +233,10 @@ Subcommand add_replay_command(CLI::App& app) {
     replay_view->add_flag("--paused", view_args->paused, "start paused");
     replay_view->add_flag("--sram", view_args->sram,
                           "load save RAM at start, as the session did with `join --sram`");
-    return {replay, [args, view_args, replay_view] {
+    const Subcommand exported = add_replay_export_command(*replay);
+    // The parent dispatches to whichever of its subcommands the command line chose.
+    return {replay, [args, view_args, replay_view, exported] {
+                if (exported.command->parsed()) return exported.run();
                 return replay_view->parsed() ? cmd_replay_view(*view_args) : cmd_replay_play(*args);
             }};
 }

@@ -15,6 +15,7 @@
 #include "frontend/files/text_file.h"
 #include "frontend/host/headless.h"
 #include "frontend/host/image.h"
+#include "frontend/host/input_log.h"
 #include "frontend/host/input_script.h"
 
 namespace framelock::frontend {
@@ -49,17 +50,18 @@ Result<WindowedRunSummary> run_windowed(RetroEmulator& emulator, PlayerWindow& w
         if (!opened) return opened.error();
         hash_log = std::move(opened).value();
     }
-    std::unique_ptr<TextFile> timing_log, input_log;
+    std::unique_ptr<TextFile> timing_log;
+    std::unique_ptr<InputLogWriter> input_log;
     if (!options.timing_log.empty()) {
         auto opened = TextFile::open(options.timing_log, "timing log");
         if (!opened) return opened.error();
         timing_log = std::move(opened).value();
     }
     if (!options.input_log.empty()) {
-        auto opened = TextFile::open(options.input_log, "input log");
+        auto opened = InputLogWriter::open(options.input_log,
+                                           "framelock run: the pads of every port, as played");
         if (!opened) return opened.error();
         input_log = std::move(opened).value();
-        std::fprintf(input_log->get(), "# framelock run: the pads of every port, as played\n");
     }
 
     HeadlessVideo copy;  // the core screenshot's copy, passing every picture on
@@ -82,8 +84,6 @@ Result<WindowedRunSummary> run_windowed(RetroEmulator& emulator, PlayerWindow& w
     issued_times.reserve(expected);
     presented.reserve(expected);
     retro_system_av_info av = emulator.av_info();
-    netplay::InputFrame last_logged;
-    bool logged_any = false;
     Status core_picture_status;
 
     const Nanos start = monotonic_ns();
@@ -106,17 +106,7 @@ Result<WindowedRunSummary> run_windowed(RetroEmulator& emulator, PlayerWindow& w
             for (int p = 0; p < netplay::kMaxPlayers; ++p)
                 input.pads[p] = static_cast<netplay::InputWord>(input.pads[p] | scripted.pads[p]);
         }
-        if (input_log) {
-            for (unsigned p = 0; p < emulator.ports(); ++p) {
-                if (!logged_any || input.pads[p] != last_logged.pads[p]) {
-                    std::fprintf(input_log->get(), "%llu %u %s\n",
-                                 static_cast<unsigned long long>(frame), p + 1,
-                                 format_buttons(input.pads[p]).c_str());
-                }
-            }
-            last_logged = input;
-            logged_any = true;
-        }
+        if (input_log) input_log->write(frame, input, emulator.ports());
         emulator.run_frame(input, true);
         if (hash_log) hash_log->write(frame, emulator);
         ++summary.frames;
@@ -183,10 +173,11 @@ Result<WindowedRunSummary> run_windowed(RetroEmulator& emulator, PlayerWindow& w
     if (hash_log) {
         if (Status s = hash_log->close(); !s) return s.error();
     }
-    for (auto* file : {timing_log.get(), input_log.get()}) {
-        if (file) {
-            if (Status s = file->close(); !s) return s.error();
-        }
+    if (timing_log) {
+        if (Status s = timing_log->close(); !s) return s.error();
+    }
+    if (input_log) {
+        if (Status s = input_log->close(); !s) return s.error();
     }
     if (!core_picture_status) return core_picture_status.error();
     if (Status s = window.capture_status(); !s) return s.error();

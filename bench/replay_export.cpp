@@ -1,0 +1,151 @@
+// How fast `framelock replay export` turns a replay into a video, beside the baseline of the
+// same replay played headless (`framelock replay play`, the emulation alone) in the same run.
+//
+// A replay of --frames (default 3,600: a minute at 60 fps) is made here the way a session
+// records one (the core's state at its first frame, every frame's pads from two seeded bots,
+// the evidence hash after each), checked with `replay play --verify`, then exported to .mp4
+// (the default settings), .webm and a lossless .mkv; each child's wall time is printed with
+// its ratio to the baseline, and the export's own "export: N frames in S s" line. The goal:
+// a minute's .mp4 in under 30 s on a 2-core machine.
+//
+//   bench_replay_export [--frames N] [--core arcade] [--option K=V]...
+#include <fmt/core.h>
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/bench_core.h"
+#include "bench/sibling_exe.h"
+#include "common/child_process.h"
+#include "frontend/files/replay_file.h"
+#include "frontend/host/input_script.h"
+#include "frontend/host/retro_emulator.h"
+#include "frontend/session/session_identity.h"
+#include "netplay/determinism/evidence.h"
+#include "support/temp_dir.h"
+
+using namespace framelock;
+
+namespace {
+
+// A replay of `frames` frames from the core's first frame, two bots' pads.
+Status make_replay(const frontend::HostConfig& host, std::uint64_t frames,
+                   const std::string& path) {
+    auto created = frontend::RetroEmulator::create(host);
+    if (!created) return created.error();
+    frontend::RetroEmulator& emu = *created.value();
+    netplay::ReplayHeader header;
+    header.identity = frontend::session_identity(emu);
+    header.players = static_cast<std::uint8_t>(host.ports);
+    header.start_frame = 0;
+    if (!emu.save_state(header.start_state))
+        return make_error(ErrorCode::kState, "the core cannot save its state");
+    auto writer = frontend::ReplayWriter::open(path, header);
+    if (!writer) return writer.error();
+    frontend::RandomInput bots(7, host.ports);
+    std::vector<std::uint8_t> scratch;
+    for (std::uint64_t f = 0; f < frames; ++f) {
+        netplay::ReplayFrame frame;
+        frame.inputs = bots.input_for(f);
+        emu.run_frame(frame.inputs, false);
+        frame.hash = netplay::evidence_hash(emu, netplay::EvidenceMask{}, scratch);
+        if (Status s = writer.value()->add(frame); !s) return s;
+    }
+    return writer.value()->close();
+}
+
+struct Timed {
+    bool ok = false;
+    double seconds = 0;
+    std::string out;
+};
+
+// Runs `args` to its end with its output in LOG: its wall time and output.
+Timed timed(const std::vector<std::string>& args, const std::string& log) {
+    Timed result;
+    const auto started = std::chrono::steady_clock::now();
+    auto child = ChildProcess::spawn(args, log, log + ".err");
+    if (!child) {
+        fmt::print(stderr, "export   cannot start {}: {}\n", args[0], child.error().message);
+        return result;
+    }
+    const auto status = child.value().wait_until(started + std::chrono::minutes(10));
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::ifstream in(log), err(log + ".err");
+    std::stringstream text;
+    text << in.rdbuf();
+    result.out = text.str();
+    result.ok = status && status->signal == 0 && status->code == 0;
+    if (!result.ok) {
+        std::stringstream why;
+        why << err.rdbuf();
+        fmt::print(stderr, "export   {} failed:\n{}{}\n", args[2], result.out, why.str());
+    }
+    return result;
+}
+
+// The export's own line: "export: N frames in S s (X fps)".
+std::string export_line(const std::string& out) {
+    const auto at = out.find("export: ");
+    return at == std::string::npos ? "(no export line)" : out.substr(at, out.find('\n', at) - at);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"replay export's speed against replay play's, same replay, same run"};
+    bench::BenchCore core;
+    core.options = {"farcade_players=2"};
+    core.add_to(app);
+    std::uint64_t frames = 3600;
+    app.add_option("--frames", frames, "the replay's length")->capture_default_str();
+    CLI11_PARSE(app, argc, argv);
+    const auto host = core.host_config();
+    if (!host) return 1;
+    const framelock::test::TempDir dir("bench_replay_export");
+    const std::string replay = dir.file("match.flrp");
+    if (Status s = make_replay(*host, frames, replay); !s) {
+        fmt::print(stderr, "export   cannot make the replay: {}\n", s.error().message);
+        return 1;
+    }
+    std::vector<std::string> game = {"--core", host->core_path, "--no-sram",
+                                     "-q",     "--ports",       std::to_string(host->ports)};
+    for (const auto& o : core.options) game.insert(game.end(), {"--option", o});
+    const std::string exe = bench::sibling_exe("framelock");
+    const auto run = [&](std::vector<std::string> args, const std::string& name) {
+        args.insert(args.begin(), exe);
+        args.insert(args.end(), game.begin(), game.end());
+        return timed(args, dir.file(name + ".log"));
+    };
+    const Timed verified = run({"replay", "play", replay, "--verify"}, "verify");
+    if (!verified.ok) return 1;
+    const Timed baseline = run({"replay", "play", replay}, "play");
+    if (!baseline.ok) return 1;
+    fmt::print("export   {} frames of {} ({:.1f} s of play), replay verified\n", frames, core.core,
+               static_cast<double>(frames) / 60.0);
+    fmt::print("export   baseline  replay play          {:6.2f} s\n", baseline.seconds);
+    bool fast = true;
+    for (const char* out : {"match.mp4", "match.webm", "lossless.mkv"}) {
+        std::vector<std::string> args = {"replay", "export", replay, dir.file(out),
+                                         "--no-progress"};
+        if (std::string(out) == "lossless.mkv") args.push_back("--lossless");
+        const Timed exported = run(args, out);
+        if (!exported.ok) return 1;
+        fmt::print("export   {:<12} replay export {:6.2f} s ({:.1f}x the baseline)  {}\n", out,
+                   exported.seconds, exported.seconds / baseline.seconds,
+                   export_line(exported.out));
+        if (std::string(out) == "match.mp4") {
+            // The goal scales with the length: 30 s a minute.
+            const double limit = 30.0 * static_cast<double>(frames) / 3600.0;
+            fast = exported.seconds < limit;
+            fmt::print("export   mp4 goal: under {:.1f} s: {}\n", limit, fast ? "met" : "MISSED");
+        }
+    }
+    return fast ? 0 : 1;
+}
