@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench/bench_core.h"
+#include "bench/bench_json.h"
 #include "bench/sibling_exe.h"
 #include "common/child_process.h"
 #include "frontend/files/replay_file.h"
@@ -105,6 +106,8 @@ int main(int argc, char** argv) {
     core.add_to(app);
     std::uint64_t frames = 3600;
     app.add_option("--frames", frames, "the replay's length")->capture_default_str();
+    std::string json_path;
+    app.add_option("--json", json_path, "also write the figures to this JSON file");
     CLI11_PARSE(app, argc, argv);
     const auto host = core.host_config();
     if (!host) return 1;
@@ -131,6 +134,7 @@ int main(int argc, char** argv) {
                static_cast<double>(frames) / 60.0);
     fmt::print("export   baseline  replay play          {:6.2f} s\n", baseline.seconds);
     bool fast = true;
+    bench::Json exports = bench::Json::array();
     for (const char* out : {"match.mp4", "match.webm", "lossless.mkv"}) {
         std::vector<std::string> args = {"replay", "export", replay, dir.file(out),
                                          "--no-progress"};
@@ -140,12 +144,24 @@ int main(int argc, char** argv) {
         fmt::print("export   {:<12} replay export {:6.2f} s ({:.1f}x the baseline)  {}\n", out,
                    exported.seconds, exported.seconds / baseline.seconds,
                    export_line(exported.out));
+        exports.push_back({{"file", out},
+                           {"seconds", exported.seconds},
+                           {"baseline_ratio", exported.seconds / baseline.seconds}});
         if (std::string(out) == "match.mp4") {
             // The goal scales with the length: 30 s a minute.
             const double limit = 30.0 * static_cast<double>(frames) / 3600.0;
             fast = exported.seconds < limit;
             fmt::print("export   mp4 goal: under {:.1f} s: {}\n", limit, fast ? "met" : "MISSED");
         }
+    }
+    if (!json_path.empty()) {
+        const bench::Json json = {{"bench", "replay_export"},
+                                  {"core", core.core},
+                                  {"frames", frames},
+                                  {"baseline_play_s", baseline.seconds},
+                                  {"mp4_limit_s", 30.0 * static_cast<double>(frames) / 3600.0},
+                                  {"exports", exports}};
+        if (!bench::write_json(json_path, json)) return 1;
     }
     return fast ? 0 : 1;
 }

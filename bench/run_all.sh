@@ -34,7 +34,7 @@ ROMS=$B/roms
 mkdir -p "$OUT"
 # A stale file from an earlier run must not reach this run's report (only the files this
 # script writes are removed: --out may name a directory that holds other things).
-rm -f "$OUT"/{run,results,netplay_delay,state_transfer,bandwidth,server_capacity,replay_seek}.json \
+rm -f "$OUT"/{run,results,netplay_delay,state_transfer,bandwidth,server_capacity,replay_seek,replay_export}.json \
     "$OUT"/host_overhead_*.json "$OUT"/rollback_*.json "$OUT"/hybrid_sessions_*.json
 # The machine's load says how far to trust the timings (the report prints it).
 LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
@@ -85,7 +85,7 @@ if [ -f "$ROMS/framelock_test.nes" ]; then
     "$B/bench_synctest" --core nestopia --content "$ROMS/framelock_test.nes" --frames 3000
 fi
 # replay export: a minute's replay to .mp4, .webm and lossless .mkv beside replay play.
-"$B/bench_replay_export" --core arcade --frames 3600
+"$B/bench_replay_export" --core arcade --frames 3600 --json "$OUT/replay_export.json"
 "$B/bench_rollback" --core arcade --ports 4 --option farcade_players=4 "${ROLLBACK_SAMPLES[@]}" \
     --json "$OUT/rollback_arcade.json"
 if [ -f "$ROMS/framelock_test.pce" ]; then

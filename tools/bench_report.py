@@ -175,6 +175,19 @@ def summary_table(results):
                 f"re-running from the start: max {seek['from_start_max_ms']:.1f} ms",
             ]
         )
+    export = one(results, "replay_export")
+    if export:
+        by_file = {e["file"]: e for e in export["exports"]}
+        mp4 = by_file.get("match.mp4")
+        rows.append(
+            [
+                f"replay export, {export['frames']} frames of {export['core']}",
+                (f"mp4 {mp4['seconds']:.1f} s (goal < {export['mp4_limit_s']:.0f} s)" if mp4 else "-")
+                + "; " + ", ".join(f"{e['file']} {e['seconds']:.1f} s" for e in export["exports"]
+                                   if e is not mp4),
+                f"replay play of it {export['baseline_play_s']:.2f} s",
+            ]
+        )
     for _, r in of_kind(results, "rollback"):
         rows.append(
             [

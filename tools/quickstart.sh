@@ -172,6 +172,7 @@ bench_smoke() {
     "$B/bench_synctest" --core arcade --frames 300 --rounds 1
     "$B/bench_rollback" --core arcade --samples 20
     "$B/bench_replay_seek" --check  # the acceptance: 30 minutes, 10 seeks, a few seconds
+    "$B/bench_replay_export"        # a minute's replay as .mp4 (under 30 s), .webm, lossless .mkv
     if [ -f "$R/framelock_test.pce" ]; then
         "$B/bench_rollback" --core mednafen_pce_fast --content "$R/framelock_test.pce" --ports 5 \
             --samples 10
