@@ -6,15 +6,19 @@
 // the evidence hash after each), checked with `replay play --verify`, then exported to .mp4
 // (the default settings), .webm and a lossless .mkv; each child's wall time is printed with
 // its ratio to the baseline, and the export's own "export: N frames in S s" line. The goal:
-// a minute's .mp4 in under 30 s on a 2-core machine.
+// a minute's .mp4 in under 30 s on a 2-core machine, and that .mp4 as ffprobe reads it: the
+// core's frame rate, every frame (counted by decoding) and a sound stream.
 //
 //   bench_replay_export [--frames N] [--core arcade] [--option K=V]...
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -97,6 +101,52 @@ std::string export_line(const std::string& out) {
     return at == std::string::npos ? "(no export line)" : out.substr(at, out.find('\n', at) - at);
 }
 
+// What ffprobe reads of an export: the video's rate and frame count (counted by decoding),
+// the sound's codec and rate. False, after saying why, unless the rate is the core's, every
+// frame is there and there is sound.
+bool probe_export(const std::string& file, std::uint64_t frames, double fps,
+                  const test::TempDir& dir) {
+    const Timed probed = timed({"/usr/bin/ffprobe", "-v", "error", "-count_frames", "-show_entries",
+                                "stream=codec_type,codec_name,r_frame_rate,sample_rate,"
+                                "nb_read_frames",
+                                "-of", "default=noprint_wrappers=1", file},
+                               dir.file("ffprobe.log"));
+    if (!probed.ok) return false;
+    std::map<std::string, std::string> video, audio;
+    std::istringstream lines(probed.out);
+    std::vector<std::pair<std::string, std::string>> fields;
+    for (std::string line; std::getline(lines, line);) {
+        const auto eq = line.find('=');
+        if (eq != std::string::npos) fields.emplace_back(line.substr(0, eq), line.substr(eq + 1));
+    }
+    // Fields come a stream at a time, codec_name first.
+    std::map<std::string, std::string> current;
+    for (const auto& [key, value] : fields) {
+        if (key == "codec_name" && !current.empty()) {
+            (current["codec_type"] == "video" ? video : audio) = current;
+            current.clear();
+        }
+        current[key] = value;
+    }
+    if (!current.empty()) (current["codec_type"] == "video" ? video : audio) = current;
+    double rate = 0;
+    if (const auto slash = video["r_frame_rate"].find('/'); slash != std::string::npos) {
+        rate = std::stod(video["r_frame_rate"].substr(0, slash)) /
+               std::stod(video["r_frame_rate"].substr(slash + 1));
+    }
+    const bool rate_ok = std::abs(rate - fps) < 1e-6 * fps;
+    const bool frames_ok = video["nb_read_frames"] == std::to_string(frames);
+    const bool sound_ok = !audio["codec_name"].empty();
+    fmt::print(
+        "export   ffprobe {}: video {} at {} ({} the core's {:.6f} fps), {} frames ({}); "
+        "audio {} at {} Hz\n",
+        std::filesystem::path(file).filename().string(), video["codec_name"], video["r_frame_rate"],
+        rate_ok ? "is" : "IS NOT", fps, video["nb_read_frames"],
+        frames_ok ? "every one" : "NOT " + std::to_string(frames),
+        sound_ok ? audio["codec_name"] : "NONE", audio["sample_rate"]);
+    return rate_ok && frames_ok && sound_ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -111,6 +161,15 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
     const auto host = core.host_config();
     if (!host) return 1;
+    double fps = 0;
+    {
+        auto probe_core = frontend::RetroEmulator::create(*host);
+        if (!probe_core) {
+            fmt::print(stderr, "export   {}\n", probe_core.error().message);
+            return 1;
+        }
+        fps = probe_core.value()->frames_per_second();
+    }
     const framelock::test::TempDir dir("bench_replay_export");
     const std::string replay = dir.file("match.flrp");
     if (Status s = make_replay(*host, frames, replay); !s) {
@@ -147,6 +206,8 @@ int main(int argc, char** argv) {
         exports.push_back({{"file", out},
                            {"seconds", exported.seconds},
                            {"baseline_ratio", exported.seconds / baseline.seconds}});
+        if (std::string(out) == "match.mp4" && !probe_export(dir.file(out), frames, fps, dir))
+            return 1;
         if (std::string(out) == "match.mp4") {
             // The goal scales with the length: 30 s a minute.
             const double limit = 30.0 * static_cast<double>(frames) / 3600.0;
