@@ -1,9 +1,10 @@
 // How fast `framelock replay export` turns a replay into a video, beside the baseline of the
 // same replay played headless (`framelock replay play`, the emulation alone) in the same run.
 //
-// A replay of --frames (default 3,600: a minute at 60 fps) is made here the way a session
-// records one (the core's state at its first frame, every frame's pads from two seeded bots,
-// the evidence hash after each), checked with `replay play --verify`, then exported to .mp4
+// A replay of --frames (default 3,600: a minute at 60 fps) is made here with what a session's
+// replay holds (the core's state at its first frame, every frame's pads, from two seeded bots,
+// and the evidence hash after each; no keyframes: an export plays forward and needs none),
+// checked with `replay play --verify`, then exported to .mp4
 // (the default settings), .webm and a lossless .mkv; each child's wall time is printed with
 // its ratio to the baseline, and the export's own "export: N frames in S s" line. The goal:
 // a minute's .mp4 in under 30 s on a 2-core machine, and that .mp4 as ffprobe reads it: the
@@ -106,6 +107,7 @@ std::string export_line(const std::string& out) {
 // frame is there and there is sound.
 bool probe_export(const std::string& file, std::uint64_t frames, double fps,
                   const test::TempDir& dir) {
+    // Debian's ffmpeg package (tools/quickstart.sh installs it) puts ffprobe there.
     const Timed probed = timed({"/usr/bin/ffprobe", "-v", "error", "-count_frames", "-show_entries",
                                 "stream=codec_type,codec_name,r_frame_rate,sample_rate,"
                                 "nb_read_frames",

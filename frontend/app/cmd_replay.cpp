@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/log.h"
+#include "common/stop_signal.h"
 #include "frontend/app/command_error.h"
 #include "frontend/app/commands.h"
 #include "frontend/app/host_args.h"
@@ -61,17 +62,24 @@ int cmd_replay_play(const ReplayArgs& args) {
         log = std::move(opened).value();
     }
     if (contents.frames.empty()) {
-        fmt::print("replay   {}: no frames recorded\n", args.file);
-        return 0;
+        fmt::print("replay   {}: no frames recorded{}\n", args.file,
+                   args.verify ? ": nothing to verify" : "");
+        return args.verify ? 1 : 0;
     }
-    netplay::ReplaySeeker seeker(emu, contents);
+    // Forward only: no states kept on the way (--from starts at the nearest keyframe).
+    netplay::ReplaySeeker seeker(emu, contents, netplay::ReplaySeeker::Options::forward_only());
     const std::uint64_t last = seeker.end() - 1;
     const std::uint64_t from = args.from.value_or(seeker.first());
     const std::uint64_t to = args.to.value_or(last);
-    if (from < seeker.first() || from > last || to < from || to > last) {
+    const std::string holds =
+        fmt::format("this replay holds frames {} .. {}", seeker.first(), last);
+    if (from < seeker.first() || from > last)
+        return fail(make_error(ErrorCode::kUsage, fmt::format("--from {}: {}", from, holds)));
+    if (to < seeker.first() || to > last)
+        return fail(make_error(ErrorCode::kUsage, fmt::format("--to {}: {}", to, holds)));
+    if (to < from) {
         return fail(make_error(ErrorCode::kUsage,
-                               fmt::format("--from {} --to {}: this replay holds frames {} .. {}",
-                                           from, to, seeker.first(), last)));
+                               fmt::format("--to {} is before --from {}: {}", to, from, holds)));
     }
     // The pads as a script for `framelock run --input`, which counts from 0 at power-on: the
     // lines count from the replay's first frame, so they match when the replay starts at its
@@ -169,9 +177,14 @@ int cmd_replay_view(const ViewArgs& args) {
         log_warn("{}: the replay ends early: {}", args.file, contents.stopped);
     if (contents.frames.empty())
         return fail(make_error(ErrorCode::kState, args.file + ": no frames recorded"));
-    if (args.host.video == VideoMode::kNone)
-        return fail(make_error(ErrorCode::kUsage,
-                               "replay view needs a window; `replay play` runs headless"));
+    std::string no_display;
+    if (args.host.video == VideoMode::kNone || !display_available(&no_display)) {
+        return fail(make_error(
+            ErrorCode::kUsage,
+            "replay view needs a window" +
+                (no_display.empty() ? std::string() : " (" + no_display + ")") +
+                "; `framelock replay play` runs it headless, `replay export` makes a video"));
+    }
     auto emulator = start_replay_emulator(args.host, contents, args.sram);
     if (!emulator) return fail(emulator.error());
     RetroEmulator& emu = *emulator.value();
@@ -184,6 +197,7 @@ int cmd_replay_view(const ViewArgs& args) {
     }
     auto window = open_window(args.host, emu);
     if (!window) return fail(window.error());
+    install_stop_signal_handlers();
     log_info(
         "viewing {}: frames {} .. {}, {} keyframes, {} chat lines; H in the window lists "
         "the keys",

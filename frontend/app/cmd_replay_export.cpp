@@ -6,8 +6,8 @@
 
 #include <chrono>
 #include <cstdint>
-#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,8 +34,8 @@ struct ExportArgs {
     HostArgs host;
     std::string file;
     std::string out;
-    std::int64_t from = -1;  // -1: the replay's first frame
-    std::int64_t to = -1;    // -1: its last
+    std::optional<std::uint64_t> from;  // none: the replay's first frame
+    std::optional<std::uint64_t> to;    // none: its last
     bool input_display = false;
     bool lossless = false;
     bool sram = false;
@@ -69,8 +69,7 @@ Result<FrameRange> range_of(const ExportArgs& args, const netplay::ReplayContent
         return make_error(ErrorCode::kUsage, args.file + ": the replay holds no frames to export");
     const std::uint64_t first = contents.header.start_frame;
     const std::uint64_t last = first + contents.frames.size() - 1;
-    FrameRange range{args.from >= 0 ? static_cast<std::uint64_t>(args.from) : first,
-                     args.to >= 0 ? static_cast<std::uint64_t>(args.to) : last};
+    FrameRange range{args.from.value_or(first), args.to.value_or(last)};
     const std::string holds = fmt::format("{} holds frames {} to {}", args.file, first, last);
     if (range.from < first || range.from > last)
         return make_error(ErrorCode::kUsage,
@@ -120,8 +119,7 @@ int cmd_replay_export(const ExportArgs& args) {
 
     // Forward only: the seeker keeps no states on the way (a seek to --from starts at the
     // nearest keyframe at or before it; the frames from there run unseen and unheard).
-    netplay::ReplaySeeker seeker(emu, contents,
-                                 {std::numeric_limits<std::uint32_t>::max(), std::size_t{0}});
+    netplay::ReplaySeeker seeker(emu, contents, netplay::ReplaySeeker::Options::forward_only());
     ProgressBar progress("export", to - from + 1, !args.no_progress && !args.host.quiet);
     std::unique_ptr<VideoEncoder> encoder;
     Image picture;

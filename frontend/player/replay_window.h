@@ -27,7 +27,7 @@ struct ReplayWindowOptions {
 
 struct ReplayWindowSummary {
     std::uint64_t frames_shown = 0;  // pictures presented
-    std::uint64_t seeks = 0;         // moves that loaded a state
+    std::uint64_t seeks = 0;         // moves other than running on (through ReplaySeeker::show)
     std::uint64_t checked = 0;       // frames checked against the recording
     std::uint64_t differed = 0;      // ... that differed from it
     std::uint64_t last_frame = 0;    // the frame shown at the end

@@ -16,8 +16,10 @@ void RecordingEmulator::run_frame(const netplay::InputFrame& inputs, bool presen
     // frame, whose state its header holds.
     if (m_record && m_ran_any && frame % netplay::kReplayKeyframeInterval == 0 &&
         frame >= m_flushed_end) {
+        // A state over the format's cap is not kept (a reader would pass it over).
         std::vector<std::uint8_t>& state = m_keyframes[frame];
-        if (!m_inner.save_state(state)) m_keyframes.erase(frame);
+        if (!m_inner.save_state(state) || state.size() > netplay::kMaxReplayStateBytes)
+            m_keyframes.erase(frame);
     }
     m_inner.run_frame(inputs, present || picture);
     m_ran_any = true;

@@ -54,6 +54,7 @@ Result<ExportFormat> choose_export_format(const std::string& path, bool lossless
 }
 
 FrameRate frame_rate_of(double fps) {
+    if (!(fps > 0)) return {60, 1};  // a core that says nothing sensible: the usual rate
     const AVRational q = av_d2q(fps, (1 << 26) - 1);
     return {q.num, q.den};
 }

@@ -38,6 +38,7 @@ struct FrameRate {
     int num = 0;
     int den = 1;
 };
+// A rate that is not above 0 (a core that reports none) is taken as 60/1.
 FrameRate frame_rate_of(double fps);
 
 }  // namespace framelock::frontend

@@ -83,6 +83,7 @@ Result<std::unique_ptr<VideoEncoder>> VideoEncoder::open(const std::string& path
                                                   av_error_text(error) +
                                                   " (is its folder there and writable?)");
         }
+        encoder->m_part_created = true;
     }
     // MP4: the index at the front, so a browser plays the video before it has all of it.
     std::unique_ptr<AVDictionary, libav::DictionaryFree> muxer_options(
@@ -314,7 +315,8 @@ Status VideoEncoder::finish() {
 }
 
 VideoEncoder::~VideoEncoder() {
-    if (m_finished || m_part_path.empty()) return;
+    // Only a file this encoder created: an open that failed before leaves another's alone.
+    if (m_finished || !m_part_created) return;
     // Closes the half-written file first, then removes it.
     m_output.reset();
     std::error_code ignored;

@@ -62,6 +62,7 @@ class VideoEncoder {
     std::string m_path;
     std::string m_part_path;
     bool m_finished = false;
+    bool m_part_created = false;  // PATH.part was opened (and so is this encoder's to remove)
     bool m_header_written = false;
     libav::OutputFormat m_output;
     libav::CodecContext m_video;

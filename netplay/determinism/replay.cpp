@@ -16,8 +16,13 @@ enum BlockType : std::uint8_t {
 };
 constexpr std::size_t kBlockHead = 1 + 4 + 4 + 4;
 
-std::vector<std::uint8_t> block(BlockType type, const std::vector<std::uint8_t>& raw) {
-    const std::vector<std::uint8_t> packed = deflate_bytes(raw);
+// Keyframes are packed at zlib's fastest level: the recorder packs one in the session's loop
+// every 10 s, and a large state at level 6 takes a frame's time or more.
+constexpr int kKeyframeLevel = 1;
+
+std::vector<std::uint8_t> block(BlockType type, const std::vector<std::uint8_t>& raw,
+                                int level = 6) {
+    const std::vector<std::uint8_t> packed = deflate_bytes(raw, level);
     WireWriter w;
     w.u8(type);
     w.u32(static_cast<std::uint32_t>(raw.size()));
@@ -56,12 +61,12 @@ Result<Block> read_block(std::span<const std::uint8_t> bytes, std::size_t& at, s
     const auto packed = bytes.subspan(at + kBlockHead, packed_size);
     if (crc32_of(packed) != crc) return make_error(ErrorCode::kState, "a corrupt block (CRC)");
     if (b.type == kKeyframeBlock) {
-        if (raw_size < 4 || raw_size > kMaxReplayStateBytes + 4)
-            return make_error(ErrorCode::kState, "a keyframe of " + std::to_string(raw_size) +
-                                                     " bytes (the limit is " +
-                                                     std::to_string(kMaxReplayStateBytes) + ")");
-        b.raw_size = raw_size;
-        b.packed = packed;
+        // One over the cap (or too short to name its frame) is passed over: raw_size 0. The
+        // frames after it are still the replay's.
+        if (raw_size >= 4 && raw_size <= kMaxReplayStateBytes + 4) {
+            b.raw_size = raw_size;
+            b.packed = packed;
+        }
         at += kBlockHead + packed_size;
         return b;
     }
@@ -115,7 +120,7 @@ std::vector<std::uint8_t> encode_replay_keyframe(std::uint32_t frame,
     WireWriter payload;
     payload.u32(frame);
     payload.bytes(state);
-    return block(kKeyframeBlock, payload.take());
+    return block(kKeyframeBlock, payload.take(), kKeyframeLevel);
 }
 
 Result<std::vector<std::uint8_t>> keyframe_state(const ReplayKeyframe& keyframe) {
@@ -185,12 +190,13 @@ Result<ReplayContents> parse_replay(std::span<const std::uint8_t> bytes) {
         }
         if (b.value().type == kKeyframeBlock) {
             // Written after the frames before it: its frame is the next one to come.
-            const std::uint32_t next =
-                out.header.start_frame + static_cast<std::uint32_t>(out.frames.size());
-            // One at the start frame says what the header's state says: not kept.
-            if (out.frames.empty()) continue;
-            out.keyframes.push_back(
-                {next, b.value().raw_size, {b.value().packed.begin(), b.value().packed.end()}});
+            const std::uint64_t next = out.header.start_frame + std::uint64_t{out.frames.size()};
+            // One at the start frame says what the header's state says: not kept; nor one
+            // passed over (its size), nor one past the last frame number.
+            if (out.frames.empty() || b.value().raw_size == 0 || next > UINT32_MAX) continue;
+            out.keyframes.push_back({static_cast<std::uint32_t>(next),
+                                     b.value().raw_size,
+                                     {b.value().packed.begin(), b.value().packed.end()}});
             continue;
         }
         if (b.value().type == kMaskBlock) {
@@ -216,10 +222,10 @@ Result<ReplayContents> parse_replay(std::span<const std::uint8_t> bytes) {
         WireReader r(b.value().raw);
         const std::uint32_t first = r.u32();
         const std::size_t count = r.u16();
-        const std::uint32_t expected =
-            out.header.start_frame + static_cast<std::uint32_t>(out.frames.size());
+        // Frame numbers are u32: frames past 4294967295 end the replay (no wrap to 0).
+        const std::uint64_t expected = out.header.start_frame + std::uint64_t{out.frames.size()};
         if (b.value().type != kFramesBlock || count == 0 || count > kReplayFramesPerBlock ||
-            first != expected) {
+            first != expected || expected + count - 1 > UINT32_MAX) {
             out.stopped =
                 "an unexpected block where frame " + std::to_string(expected) + " should follow";
             break;

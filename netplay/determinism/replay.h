@@ -40,7 +40,8 @@ inline constexpr std::uint16_t kReplayOldestVersion = 1;  // still read
 inline constexpr std::size_t kReplayFramesPerBlock = 240;
 inline constexpr std::size_t kMaxReplayStateBytes = std::size_t{64} << 20;
 inline constexpr std::size_t kMaxReplayBlockBytes = std::size_t{1} << 20;
-// A keyframe every 10 s at 60 fps: a seek re-runs at most this many frames from the file.
+// A keyframe every 10 s at 60 fps: a seek re-runs at most this many frames from one (and the
+// replay's first frame once, the first time it leaves the start).
 inline constexpr std::uint32_t kReplayKeyframeInterval = 600;
 
 struct ReplayHeader {

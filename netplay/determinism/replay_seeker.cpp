@@ -68,9 +68,7 @@ Result<std::uint64_t> ReplaySeeker::show(std::uint64_t frame) {
     // nothing has touched yet (see run()).
     std::uint64_t ran = 0;
     if (frame > m_first && m_next == m_first && !m_kept.contains(m_first + 1)) {
-        run(frame == m_first + 1);
-        m_seek_base = m_first;
-        if (frame == m_first + 1) return std::uint64_t{1};
+        run(false);
         ran = 1;
     }
     // The nearest state at or before `frame`: one kept, or a keyframe of the file; the
@@ -85,6 +83,7 @@ Result<std::uint64_t> ReplaySeeker::show(std::uint64_t frame) {
     const ReplayKeyframe* keyframe = nullptr;
     for (const ReplayKeyframe& k : m_contents.keyframes) {
         if (k.frame > frame) break;
+        if (k.frame <= m_first || k.frame >= m_end) continue;  // not this replay's
         if (k.frame > base || !kept) {
             base = k.frame;
             keyframe = &k;

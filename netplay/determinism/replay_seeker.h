@@ -21,6 +21,8 @@ class ReplaySeeker {
     struct Options {
         std::uint32_t cache_interval = 60;
         std::size_t cache_bytes = std::size_t{256} << 20;
+        // Playing forward only (replay play, replay export): no states kept on the way.
+        static Options forward_only() { return {UINT32_MAX, 0}; }
     };
 
     // `emulator` stands at the replay's first frame, its start state loaded (as

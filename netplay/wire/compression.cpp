@@ -6,10 +6,10 @@
 
 namespace framelock::netplay {
 
-std::vector<std::uint8_t> deflate_bytes(std::span<const std::uint8_t> in) {
+std::vector<std::uint8_t> deflate_bytes(std::span<const std::uint8_t> in, int level) {
     uLongf size = compressBound(static_cast<uLong>(in.size()));
     std::vector<std::uint8_t> out(size);
-    const int rc = compress2(out.data(), &size, in.data(), static_cast<uLong>(in.size()), 6);
+    const int rc = compress2(out.data(), &size, in.data(), static_cast<uLong>(in.size()), level);
     if (rc != Z_OK) return {};  // only on out-of-memory: compressBound is always enough
     out.resize(size);
     return out;

@@ -12,8 +12,8 @@
 
 namespace framelock::netplay {
 
-// zlib (deflate) at level 6.
-std::vector<std::uint8_t> deflate_bytes(std::span<const std::uint8_t> in);
+// zlib (deflate), at level 6 unless asked (1: fastest, 9: smallest).
+std::vector<std::uint8_t> deflate_bytes(std::span<const std::uint8_t> in, int level = 6);
 
 // Inflates `in` into exactly `declared` bytes. kState errors: `declared` above `cap`, data
 // that inflates to more or fewer bytes than declared, corrupt zlib data.

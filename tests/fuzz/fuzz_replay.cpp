@@ -105,7 +105,8 @@ int fuzz_replay(const std::uint8_t* data, std::size_t size) {
         FUZZ_CHECK(!replay.error().message.empty());
         return 0;
     }
-    // A keyframe unpacks to its state or says why not, within the cap, and round-trips.
+    // A keyframe unpacks to its state or says why not, within the cap (keyframes are not
+    // part of the round trip below).
     for (const ReplayKeyframe& keyframe : replay.value().keyframes) {
         FUZZ_CHECK(keyframe.frame > replay.value().header.start_frame);
         const auto state = keyframe_state(keyframe);

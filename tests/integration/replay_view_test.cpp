@@ -130,25 +130,23 @@ TEST_CASE(
         return ids.substr(0, ids.find('\n'));
     }();
 
+    // A key, then the rest it leads to (one key at a time: two keys the viewer took in one
+    // turn of its loop would rest once).
+    std::size_t rested = 1;
+    const auto key = [&](const std::string& name) {
+        press(window, {name});
+        wait_rests(++rested);
+    };
     // Back across the keyframe of 1200 and forward again, a frame at a time.
-    press(window, {"Left", "Left", "Left", "Right", "period"});
-    wait_rests(6);
+    for (const char* name : {"Left", "Left", "Left", "Right", "period"}) key(name);
     // The number keys (5: half of 0 .. 1499), Page Down (10 s on), End, Home.
-    press(window, {"5"});
-    wait_rests(7);
-    press(window, {"Next"});
-    wait_rests(8);
-    press(window, {"End"});
-    wait_rests(9);
-    press(window, {"Home"});
-    wait_rests(10);
+    for (const char* name : {"5", "Next", "End", "Home"}) key(name);
     // Play for a while, then pause: somewhere further on.
     press(window, {"space"});
     REQUIRE(
         poll_until([&] { return log().find("viewer: playing from frame 0") != std::string::npos; },
                    kReadyLimit));
-    press(window, {"space"});
-    wait_rests(11);
+    key("space");
     // A click in the middle of the bar at the bottom (the panel spans the window's width).
     const std::string geometry = xdotool({"getwindowgeometry", window});
     std::smatch size;
@@ -156,10 +154,9 @@ TEST_CASE(
     const int w = std::stoi(size[1]), h = std::stoi(size[2]);
     xdotool({"mousemove", "--window", window, std::to_string(w / 2), std::to_string(h - 10),
              "click", "1"});
-    wait_rests(12);
+    wait_rests(++rested);
     // Page Down twice from the start: frame 1200, where the chat line shows; a screenshot.
-    press(window, {"Home", "Next", "Next"});
-    wait_rests(15);
+    for (const char* name : {"Home", "Next", "Next"}) key(name);
     const std::size_t before = log().size();
     press(window, {"F12"});
     REQUIRE(poll_until(
@@ -191,8 +188,8 @@ TEST_CASE(
     auto image = fe::read_png(shot);
     REQUIRE(image);
     std::string panel;
-    for (const auto& [key, value] : image.value().text)
-        if (key == fe::kReplayTextKey) panel = value;
+    for (const auto& [name, value] : image.value().text)
+        if (name == fe::kReplayTextKey) panel = value;
     INFO(panel);
     CHECK_THAT(panel, Catch::StartsWith("replay  paused 1x  frame 1200 of 0 .. 1499  0:20.00 / "
                                         "0:24.98\n"));

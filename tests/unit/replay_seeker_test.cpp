@@ -204,3 +204,63 @@ TEST_CASE("replay seeker: a damaged keyframe fails the seek that needs it, by it
     REQUIRE(good);
     CHECK(seeker.hash_now() == contents->frames[1500].hash);
 }
+
+TEST_CASE("replay seeker: a first seek to the second frame shows the second frame",
+          "[replay][seek]") {
+    const auto file = record(0, true);
+    auto parsed = parse_replay(file);
+    REQUIRE(parsed);
+    HashingEmulator emu;
+    ReplaySeeker seeker(emu, parsed.value());
+    auto ran = seeker.show(1);
+    REQUIRE(ran);
+    CHECK(ran.value() == 2);  // the first frame, then the second
+    CHECK(seeker.shown() == 1);
+    CHECK(emu.frame_count() == 2);
+    CHECK(seeker.hash_now() == parsed.value().frames[1].hash);
+}
+
+TEST_CASE(
+    "replay format: frame numbers end at 4294967295, a keyframe over the state cap is passed "
+    "over and the frames after it kept",
+    "[replay][seek]") {
+    ReplayHeader header;
+    header.identity = {"hashing", "1", 1, 2, 60000, 2};
+    header.players = 2;
+    header.start_frame = UINT32_MAX - 99;  // room for 100 frames
+    std::vector<std::uint8_t> file = encode_replay_start(header);
+    std::vector<ReplayFrame> block(60);
+    const auto append = [&](std::uint32_t first) {
+        const auto bytes = encode_replay_frames(first, block, 2);
+        file.insert(file.end(), bytes.begin(), bytes.end());
+    };
+    append(header.start_frame);
+    // A keyframe block that declares a state over kMaxReplayStateBytes (its CRC right).
+    const auto keyframe =
+        encode_replay_keyframe(header.start_frame + 60, std::vector<std::uint8_t>(16));
+    std::vector<std::uint8_t> big = keyframe;
+    const std::uint32_t huge = static_cast<std::uint32_t>(kMaxReplayStateBytes + 5);
+    for (int i = 0; i < 4; ++i) big[1 + i] = static_cast<std::uint8_t>(huge >> (8 * i));
+    file.insert(file.end(), big.begin(), big.end());
+    append(header.start_frame + 60);  // 60 more: past UINT32_MAX, refused
+    auto parsed = parse_replay(file);
+    REQUIRE(parsed);
+    CHECK(parsed.value().frames.size() == 60);
+    CHECK(parsed.value().keyframes.empty());
+    CHECK_THAT(parsed.value().stopped,
+               Catch::Contains("an unexpected block where frame 4294967256 should follow"));
+    // The same file ending within the numbers: the oversize keyframe passed over, every frame
+    // after it kept.
+    header.start_frame = 1000;
+    file = encode_replay_start(header);
+    append(1000);
+    std::vector<std::uint8_t> big2 = encode_replay_keyframe(1060, std::vector<std::uint8_t>(16));
+    for (int i = 0; i < 4; ++i) big2[1 + i] = static_cast<std::uint8_t>(huge >> (8 * i));
+    file.insert(file.end(), big2.begin(), big2.end());
+    append(1060);
+    auto kept = parse_replay(file);
+    REQUIRE(kept);
+    CHECK(kept.value().stopped.empty());
+    CHECK(kept.value().frames.size() == 120);
+    CHECK(kept.value().keyframes.empty());
+}
