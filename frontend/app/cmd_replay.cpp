@@ -46,11 +46,9 @@ struct ReplayArgs {
 
 int cmd_replay_play(const ReplayArgs& args) {
     args.host.apply_log_level();
-    auto replay = read_replay_file(args.file);
+    auto replay = read_replay(args.file);
     if (!replay) return fail(replay.error());
     const netplay::ReplayContents& contents = replay.value();
-    if (!contents.stopped.empty())
-        log_warn("{}: the replay ends early: {}", args.file, contents.stopped);
     // A session played with `join --sram` started from that save RAM: the replay needs it too.
     auto emulator = start_replay_emulator(args.host, contents, args.sram);
     if (!emulator) return fail(emulator.error());
@@ -170,11 +168,9 @@ struct ViewArgs {
 
 int cmd_replay_view(const ViewArgs& args) {
     args.host.apply_log_level();
-    auto replay = read_replay_file(args.file);
+    auto replay = read_replay(args.file);
     if (!replay) return fail(replay.error());
     const netplay::ReplayContents& contents = replay.value();
-    if (!contents.stopped.empty())
-        log_warn("{}: the replay ends early: {}", args.file, contents.stopped);
     if (contents.frames.empty())
         return fail(make_error(ErrorCode::kState, args.file + ": no frames recorded"));
     std::string no_display;

@@ -91,11 +91,9 @@ int cmd_replay_export(const ExportArgs& args) {
     // What the output can be is known before any frame runs.
     auto format = choose_export_format(args.out, args.lossless);
     if (!format) return fail(format.error());
-    auto replay = read_replay_file(args.file);
+    auto replay = read_replay(args.file);
     if (!replay) return fail(replay.error());
     const netplay::ReplayContents& contents = replay.value();
-    if (!contents.stopped.empty())
-        log_warn("{}: the replay ends early: {}", args.file, contents.stopped);
     auto range = range_of(args, contents);
     if (!range) return fail(range.error());
     const auto [from, to] = range.value();

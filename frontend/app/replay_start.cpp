@@ -4,9 +4,18 @@
 #include <filesystem>
 #include <string>
 
+#include "common/log.h"
+#include "frontend/files/replay_file.h"
 #include "frontend/session/session_identity.h"
 
 namespace framelock::frontend {
+
+Result<netplay::ReplayContents> read_replay(const std::string& file) {
+    auto replay = read_replay_file(file);
+    if (replay && !replay.value().stopped.empty())
+        log_warn("{}: the replay ends early: {}", file, replay.value().stopped);
+    return replay;
+}
 
 Result<std::unique_ptr<RetroEmulator>> start_replay_emulator(
     const HostArgs& args, const netplay::ReplayContents& contents, bool sram) {

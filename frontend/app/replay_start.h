@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "frontend/app/host_args.h"
 #include "frontend/host/retro_emulator.h"
@@ -11,6 +12,10 @@
 #include "netplay/determinism/replay.h"
 
 namespace framelock::frontend {
+
+// The replay at `file`, read whole; a file cut short (a crash while recording) is read up to
+// its last complete block, with a warning saying where it ends.
+Result<netplay::ReplayContents> read_replay(const std::string& file);
 
 // `sram`: the session was played with `join --sram` and started from that save RAM (which
 // is never written). Errors say which setup differs, or that the core refused the state.
