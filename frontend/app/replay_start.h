@@ -1,6 +1,6 @@
-// A replay's emulator ready at its first frame: the core and content the replay names (checked
-// against its recorded identity), its start state loaded, its save RAM if asked. What every
-// `framelock replay` subcommand starts from.
+// What every `framelock replay` subcommand starts from: the replay read, and its emulator ready
+// at its first frame (the core and content the replay names, checked against its recorded
+// identity; its start state loaded; its save RAM if asked).
 #pragma once
 
 #include <memory>
