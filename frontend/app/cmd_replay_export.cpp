@@ -96,7 +96,9 @@ int cmd_replay_export(const ExportArgs& args) {
     const netplay::ReplayContents& contents = replay.value();
     auto range = range_of(args, contents);
     if (!range) return fail(range.error());
-    const auto [from, to] = range.value();
+    // Plain names, not a structured binding: the lambdas below use them (clang 14 refuses a
+    // binding in a lambda).
+    const std::uint64_t from = range.value().from, to = range.value().to;
     auto emulator = start_replay_emulator(args.host, contents, args.sram);
     if (!emulator) return fail(emulator.error());
     RetroEmulator& emu = *emulator.value();
