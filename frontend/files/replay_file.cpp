@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 #include "frontend/files/atomic_file.h"
 
@@ -28,63 +29,112 @@ Result<std::unique_ptr<ReplayWriter>> ReplayWriter::open(const std::string& path
     const auto start = netplay::encode_replay_start(header);
     if (std::fwrite(start.data(), 1, start.size(), w->m_file) != start.size() ||
         std::fflush(w->m_file) != 0) {
+        std::fclose(w->m_file);
+        w->m_file = nullptr;
         return make_error(ErrorCode::kIo, "cannot write replay '" + part + "'");
     }
+    w->m_thread = std::thread([writer = w.get()] { writer->run(); });
     return w;
 }
 
 ReplayWriter::~ReplayWriter() {
-    if (m_file) {
-        (void)write_block();
-        std::fclose(m_file);
+    if (!m_file) return;
+    (void)hand_over(std::nullopt);
+    stop_thread();
+    std::fclose(m_file);
+}
+
+void ReplayWriter::run() {
+    std::unique_lock lock(m_mutex);
+    while (true) {
+        m_changed.wait(lock, [this] { return m_stopping || !m_jobs.empty(); });
+        if (m_jobs.empty()) return;  // stopping, and everything written
+        Job job = std::move(m_jobs.front());
+        m_jobs.pop_front();
+        const bool failed = !m_error.ok();
+        lock.unlock();
+        bool ok = true;
+        if (!failed) {
+            const std::vector<std::uint8_t> bytes = job.pack();
+            ok = std::fwrite(bytes.data(), 1, bytes.size(), m_file) == bytes.size() &&
+                 (!job.sync || (std::fflush(m_file) == 0 && ::fdatasync(::fileno(m_file)) == 0));
+        }
+        lock.lock();
+        if (!ok && m_error.ok())
+            m_error = make_error(ErrorCode::kIo, "writing replay '" + m_path + ".part' failed");
+        m_changed.notify_all();  // room in the queue
     }
+}
+
+Status ReplayWriter::first_error() {
+    std::lock_guard lock(m_mutex);
+    return m_error;
+}
+
+void ReplayWriter::stop_thread() {
+    if (!m_thread.joinable()) return;
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+    }
+    m_changed.notify_all();
+    m_thread.join();
+}
+
+Status ReplayWriter::hand_over(std::optional<Job> next) {
+    std::unique_lock lock(m_mutex);
+    if (!m_error.ok()) return m_error;
+    // A disk far behind holds the session up rather than the queue growing without end.
+    constexpr std::size_t kMaxQueued = 32;
+    m_changed.wait(lock, [this] { return m_jobs.size() < kMaxQueued || !m_error.ok(); });
+    if (!m_pending.empty()) {
+        const auto count = static_cast<std::uint32_t>(m_pending.size());
+        m_jobs.push_back(
+            {[first = m_next_block_frame, frames = std::move(m_pending), players = m_players] {
+                 return netplay::encode_replay_frames(first, frames, players);
+             },
+             true});
+        m_next_block_frame += count;
+        m_pending.clear();
+    }
+    if (next) m_jobs.push_back(std::move(*next));
+    lock.unlock();
+    m_changed.notify_all();
+    return {};
 }
 
 Status ReplayWriter::add(const netplay::ReplayFrame& frame) {
     m_pending.push_back(frame);
-    if (m_pending.size() >= kFramesPerFlush) return write_block();
-    return {};
+    ++m_added;
+    if (m_pending.size() >= kFramesPerFlush) return hand_over(std::nullopt);
+    return first_error();
 }
 
 Status ReplayWriter::add_mask(const netplay::EvidenceMask& mask) {
-    return write_now(netplay::encode_replay_mask(mask));
+    return hand_over(Job{[mask] { return netplay::encode_replay_mask(mask); }, false});
 }
 
 Status ReplayWriter::add_chat(const netplay::ChatLine& line) {
-    return write_now(netplay::encode_replay_chat(line));
+    return hand_over(Job{[line] { return netplay::encode_replay_chat(line); }, false});
 }
 
-Status ReplayWriter::add_keyframe(std::uint32_t frame, std::span<const std::uint8_t> state) {
-    return write_now(netplay::encode_replay_keyframe(frame, state));
-}
-
-Status ReplayWriter::write_now(const std::vector<std::uint8_t>& block) {
-    if (Status s = write_block(); !s) return s;
-    if (!m_file) return {};
-    if (std::fwrite(block.data(), 1, block.size(), m_file) != block.size())
-        return make_error(ErrorCode::kIo, "writing replay '" + m_path + ".part' failed");
-    return {};
-}
-
-Status ReplayWriter::write_block() {
-    if (!m_file || m_pending.empty()) return {};
-    const auto bytes = netplay::encode_replay_frames(m_next_block_frame, m_pending, m_players);
-    const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), m_file) == bytes.size() &&
-                    std::fflush(m_file) == 0 && ::fdatasync(::fileno(m_file)) == 0;
-    m_next_block_frame += static_cast<std::uint32_t>(m_pending.size());
-    m_written += m_pending.size();
-    m_pending.clear();
-    if (!ok) return make_error(ErrorCode::kIo, "writing replay '" + m_path + ".part' failed");
-    return {};
+Status ReplayWriter::add_keyframe(std::uint32_t frame, std::vector<std::uint8_t> state) {
+    auto shared = std::make_shared<std::vector<std::uint8_t>>(std::move(state));
+    return hand_over(
+        Job{[frame, shared] { return netplay::encode_replay_keyframe(frame, *shared); }, false});
 }
 
 Status ReplayWriter::close() {
     if (!m_file) return {};
-    Status written = write_block();
+    (void)hand_over(std::nullopt);
+    stop_thread();
+    Status written = first_error();
+    const bool synced = std::fflush(m_file) == 0 && ::fdatasync(::fileno(m_file)) == 0;
     const bool closed = std::fclose(m_file) == 0;
     m_file = nullptr;
     if (!written) return written;
-    if (!closed) return make_error(ErrorCode::kIo, "closing replay '" + m_path + ".part' failed");
+    if (!synced || !closed)
+        return make_error(ErrorCode::kIo, "closing replay '" + m_path + ".part' failed");
     std::error_code ec;
     std::filesystem::rename(m_path + ".part", m_path, ec);
     if (ec) {

@@ -87,8 +87,8 @@ void RecordingEmulator::flush_log(std::uint64_t final_frames) {
         }
         if (const auto keyframe = m_keyframes.find(frame);
             m_replay && keyframe != m_keyframes.end()) {
-            if (Status s =
-                    m_replay->add_keyframe(static_cast<std::uint32_t>(frame), keyframe->second);
+            if (Status s = m_replay->add_keyframe(static_cast<std::uint32_t>(frame),
+                                                  std::move(keyframe->second));
                 !s) {
                 log_error("{}; recording stopped", s.error().message);
                 m_replay = nullptr;
