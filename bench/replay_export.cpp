@@ -13,26 +13,24 @@
 //   bench_replay_export [--frames N] [--core arcade] [--option K=V]...
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench/bench_core.h"
 #include "bench/bench_json.h"
 #include "bench/sibling_exe.h"
-#include "common/child_process.h"
 #include "frontend/files/replay_file.h"
 #include "frontend/host/input_script.h"
 #include "frontend/host/retro_emulator.h"
 #include "frontend/session/session_identity.h"
 #include "netplay/determinism/evidence.h"
+#include "support/process.h"
 #include "support/temp_dir.h"
 
 using namespace framelock;
@@ -71,28 +69,16 @@ struct Timed {
     std::string out;
 };
 
-// Runs `args` to its end with its output in LOG: its wall time and output.
-Timed timed(const std::vector<std::string>& args, const std::string& log) {
-    Timed result;
+// Runs `args` to its end (support/process.h, 10 minutes at most): its wall time and output.
+Timed timed(const std::vector<std::string>& args) {
     const auto started = std::chrono::steady_clock::now();
-    auto child = ChildProcess::spawn(args, log, log + ".err");
-    if (!child) {
-        fmt::print(stderr, "export   cannot start {}: {}\n", args[0], child.error().message);
-        return result;
-    }
-    const auto status = child.value().wait_until(started + std::chrono::minutes(10));
+    const test::ProcessResult run = test::run_process(args, std::chrono::minutes(10));
+    Timed result;
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::ifstream in(log), err(log + ".err");
-    std::stringstream text;
-    text << in.rdbuf();
-    result.out = text.str();
-    result.ok = status && status->signal == 0 && status->code == 0;
-    if (!result.ok) {
-        std::stringstream why;
-        why << err.rdbuf();
-        fmt::print(stderr, "export   {} failed:\n{}{}\n", args[2], result.out, why.str());
-    }
+    result.out = run.out;
+    result.ok = !run.timed_out && !run.signaled && run.exit_code == 0;
+    if (!result.ok) fmt::print(stderr, "export   {} failed:\n{}{}\n", args[2], run.out, run.err);
     return result;
 }
 
@@ -105,47 +91,35 @@ std::string export_line(const std::string& out) {
 // What ffprobe reads of an export: the video's rate and frame count (counted by decoding),
 // the sound's codec and rate. False, after saying why, unless the rate is the core's, every
 // frame is there and there is sound.
-bool probe_export(const std::string& file, std::uint64_t frames, double fps,
-                  const test::TempDir& dir) {
+bool probe_export(const std::string& file, std::uint64_t frames, double fps) {
     // Debian's ffmpeg package (tools/quickstart.sh installs it) puts ffprobe there.
-    const Timed probed = timed({"/usr/bin/ffprobe", "-v", "error", "-count_frames", "-show_entries",
-                                "stream=codec_type,codec_name,r_frame_rate,sample_rate,"
-                                "nb_read_frames",
-                                "-of", "default=noprint_wrappers=1", file},
-                               dir.file("ffprobe.log"));
+    const Timed probed = timed(
+        {"/usr/bin/ffprobe", "-v", "error", "-count_frames", "-show_streams", "-of", "json", file});
     if (!probed.ok) return false;
-    std::map<std::string, std::string> video, audio;
-    std::istringstream lines(probed.out);
-    std::vector<std::pair<std::string, std::string>> fields;
-    for (std::string line; std::getline(lines, line);) {
-        const auto eq = line.find('=');
-        if (eq != std::string::npos) fields.emplace_back(line.substr(0, eq), line.substr(eq + 1));
+    const auto streams =
+        nlohmann::json::parse(probed.out, nullptr, false).value("streams", nlohmann::json::array());
+    nlohmann::json video = nlohmann::json::object(), audio = nlohmann::json::object();
+    for (const auto& stream : streams) {
+        const std::string type = stream.value("codec_type", "");
+        if (type == "video") video = stream;
+        if (type == "audio") audio = stream;
     }
-    // Fields come a stream at a time, codec_name first.
-    std::map<std::string, std::string> current;
-    for (const auto& [key, value] : fields) {
-        if (key == "codec_name" && !current.empty()) {
-            (current["codec_type"] == "video" ? video : audio) = current;
-            current.clear();
-        }
-        current[key] = value;
-    }
-    if (!current.empty()) (current["codec_type"] == "video" ? video : audio) = current;
-    double rate = 0;
-    if (const auto slash = video["r_frame_rate"].find('/'); slash != std::string::npos) {
-        rate = std::stod(video["r_frame_rate"].substr(0, slash)) /
-               std::stod(video["r_frame_rate"].substr(slash + 1));
-    }
+    const std::string rate_text = video.value("r_frame_rate", "0/1");
+    const auto slash = rate_text.find('/');
+    const double rate = slash == std::string::npos ? 0
+                                                   : std::stod(rate_text.substr(0, slash)) /
+                                                         std::stod(rate_text.substr(slash + 1));
+    const std::string counted = video.value("nb_read_frames", "");
     const bool rate_ok = std::abs(rate - fps) < 1e-6 * fps;
-    const bool frames_ok = video["nb_read_frames"] == std::to_string(frames);
-    const bool sound_ok = !audio["codec_name"].empty();
+    const bool frames_ok = counted == std::to_string(frames);
+    const bool sound_ok = audio.contains("codec_name");
     fmt::print(
         "export   ffprobe {}: video {} at {} ({} the core's {:.6f} fps), {} frames ({}); "
         "audio {} at {} Hz\n",
-        std::filesystem::path(file).filename().string(), video["codec_name"], video["r_frame_rate"],
-        rate_ok ? "is" : "IS NOT", fps, video["nb_read_frames"],
+        std::filesystem::path(file).filename().string(), video.value("codec_name", "NONE"),
+        rate_text, rate_ok ? "is" : "IS NOT", fps, counted,
         frames_ok ? "every one" : "NOT " + std::to_string(frames),
-        sound_ok ? audio["codec_name"] : "NONE", audio["sample_rate"]);
+        audio.value("codec_name", "NONE"), audio.value("sample_rate", "-"));
     return rate_ok && frames_ok && sound_ok;
 }
 
@@ -182,14 +156,14 @@ int main(int argc, char** argv) {
                                      "-q",     "--ports",       std::to_string(host->ports)};
     for (const auto& o : core.options) game.insert(game.end(), {"--option", o});
     const std::string exe = bench::sibling_exe("framelock");
-    const auto run = [&](std::vector<std::string> args, const std::string& name) {
+    const auto run = [&](std::vector<std::string> args) {
         args.insert(args.begin(), exe);
         args.insert(args.end(), game.begin(), game.end());
-        return timed(args, dir.file(name + ".log"));
+        return timed(args);
     };
-    const Timed verified = run({"replay", "play", replay, "--verify"}, "verify");
+    const Timed verified = run({"replay", "play", replay, "--verify"});
     if (!verified.ok) return 1;
-    const Timed baseline = run({"replay", "play", replay}, "play");
+    const Timed baseline = run({"replay", "play", replay});
     if (!baseline.ok) return 1;
     fmt::print("export   {} frames of {} ({:.1f} s of play), replay verified\n", frames, core.core,
                static_cast<double>(frames) / 60.0);
@@ -200,7 +174,7 @@ int main(int argc, char** argv) {
         std::vector<std::string> args = {"replay", "export", replay, dir.file(out),
                                          "--no-progress"};
         if (std::string(out) == "lossless.mkv") args.push_back("--lossless");
-        const Timed exported = run(args, out);
+        const Timed exported = run(args);
         if (!exported.ok) return 1;
         fmt::print("export   {:<12} replay export {:6.2f} s ({:.1f}x the baseline)  {}\n", out,
                    exported.seconds, exported.seconds / baseline.seconds,
@@ -208,8 +182,7 @@ int main(int argc, char** argv) {
         exports.push_back({{"file", out},
                            {"seconds", exported.seconds},
                            {"baseline_ratio", exported.seconds / baseline.seconds}});
-        if (std::string(out) == "match.mp4" && !probe_export(dir.file(out), frames, fps, dir))
-            return 1;
+        if (std::string(out) == "match.mp4" && !probe_export(dir.file(out), frames, fps)) return 1;
         if (std::string(out) == "match.mp4") {
             // The goal scales with the length: 30 s a minute.
             const double limit = 30.0 * static_cast<double>(frames) / 3600.0;

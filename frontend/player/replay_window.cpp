@@ -27,13 +27,7 @@ Result<ReplayWindowSummary> run_replay_window(RetroEmulator& emulator, PlayerWin
     ReplayViewer viewer(seeker.first(), seeker.end(), fps);
     emulator.set_video_sink(&window.video());
     window.set_viewer_mode(true);
-    if (options.start_frame) {
-        viewer.apply({ViewerCommand::kSeekTo,
-                      seeker.end() - 1 == seeker.first()
-                          ? 0.0
-                          : static_cast<double>(*options.start_frame - seeker.first()) /
-                                static_cast<double>(seeker.end() - 1 - seeker.first())});
-    }
+    if (options.start_frame) viewer.rest_at(*options.start_frame);
     if (options.play) viewer.apply({ViewerCommand::kPlayPause, 0});
 
     FramePacer pacer(fps);

@@ -11,6 +11,7 @@
 #include "frontend/session/recording_emulator.h"
 #include "frontend/session/session_identity.h"
 #include "integration/netplay_session.h"
+#include "integration/sim_cores.h"
 #include "netplay/determinism/evidence.h"
 #include "support/temp_dir.h"
 
@@ -34,13 +35,7 @@ np::InputFrame predicted_pads(std::uint64_t f) {
 }
 
 std::unique_ptr<fe::RetroEmulator> arcade(const CoreCase& core) {
-    fe::HostConfig host;
-    host.core_path = core.core;
-    host.ports = 2;
-    host.load_sram = host.write_sram = false;
-    host.private_core_copy = true;
-    host.option_overrides.emplace("farcade_players", "2");
-    auto emu = fe::RetroEmulator::create(host);
+    auto emu = fe::RetroEmulator::create(sim_host(core, 2));
     REQUIRE(emu);
     return std::move(emu).value();
 }

@@ -18,6 +18,7 @@
 #include "frontend/session/recording_emulator.h"
 #include "frontend/session/session_identity.h"
 #include "integration/netplay_session.h"
+#include "integration/sim_cores.h"
 #include "support/process.h"
 #include "support/xvfb.h"
 
@@ -33,12 +34,7 @@ constexpr std::uint64_t kFrames = 1500;
 // Records kFrames frames of the two-player arcade core with a pad pattern, as a player's
 // runner does (every frame final as soon as it ran: the frame lock), and a chat line.
 void record(const CoreCase& core, const std::string& path) {
-    fe::HostConfig host;
-    host.core_path = core.core;
-    host.ports = 2;
-    host.load_sram = host.write_sram = false;
-    host.option_overrides.emplace("farcade_players", "2");
-    auto emu = fe::RetroEmulator::create(host);
+    auto emu = fe::RetroEmulator::create(sim_host(core, 2));
     REQUIRE(emu);
     np::ReplayHeader header;
     header.identity = fe::session_identity(*emu.value());
